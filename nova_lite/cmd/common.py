@@ -1,0 +1,43 @@
+"""What every daemon does first: load config, logging, objects and RPC."""
+
+import sys
+
+from oslo_log import log as logging
+
+from nova_lite import config
+from nova_lite import conf as nova_conf
+from nova_lite import exception
+from nova_lite import objects
+
+CONF = nova_conf.CONF
+LOG = logging.getLogger(__name__)
+
+
+def setup(argv=None, description=None):
+    argv = sys.argv[1:] if argv is None else argv
+    config.parse_args(argv)
+    objects.register_all()
+    from nova_lite import cmd
+    LOG.debug('Concurrency backend: %s', cmd.concurrency_backend())
+
+
+def run(main_body):
+    """Run a daemon's body, turning configuration problems into one clear
+    line on stderr and exit status 2 instead of a traceback."""
+    try:
+        main_body()
+    except (exception.ConfigurationError, exception.InvalidDatabaseURL,
+            exception.DatabaseUnavailable,
+            exception.ServiceUnavailable) as e:
+        LOG.error('%s', e)
+        print('ERROR: %s' % e, file=sys.stderr)
+        sys.exit(2)
+
+
+def wait_for_databases(api=True, cell=True):
+    from nova_lite.db import api as db_api
+    if api:
+        db_api.wait_for_database(CONF.api_database.connection,
+                                 CONF.api_database)
+    if cell:
+        db_api.wait_for_database(CONF.database.connection, CONF.database)

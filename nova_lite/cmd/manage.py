@@ -1,0 +1,366 @@
+"""nova-lite-manage: set a deployment up and look after it.
+
+    nova-lite-manage db sync | version            cell database schema
+    nova-lite-manage api_db sync | version        API database schema
+    nova-lite-manage cell_v2 simple_cell_setup    cell0 + cell1 mappings
+    nova-lite-manage cell_v2 map_cell0 | create_cell | list_cells
+    nova-lite-manage cell_v2 discover_hosts | list_hosts
+    nova-lite-manage image create | list | delete  the minimal image catalog
+    nova-lite-manage flavor create | list
+"""
+
+import sys
+
+from oslo_config import cfg
+
+from nova_lite.cmd import common
+
+CONF = common.CONF
+
+
+def _print_table(headers, rows):
+    widths = [max(len(str(v)) for v in [h] + [r[i] for r in rows])
+              for i, h in enumerate(headers)]
+    line = '+' + '+'.join('-' * (w + 2) for w in widths) + '+'
+    print(line)
+    print('| ' + ' | '.join(h.ljust(w) for h, w in zip(headers, widths)) +
+          ' |')
+    print(line)
+    for row in rows:
+        print('| ' + ' | '.join(str(v).ljust(w) for v, w in
+                                zip(row, widths)) + ' |')
+    print(line)
+
+
+def _admin():
+    from nova_lite import context
+    return context.get_admin_context()
+
+
+# -- db / api_db ---------------------------------------------------------------
+
+def db_sync():
+    from nova_lite.db import migration
+    migration.db_sync(CONF.database.connection, migration.MAIN,
+                      CONF.command.version or 'head')
+    from nova_lite import objects
+    # Every cell database known to the API database gets the schema too.
+    if CONF.api_database.connection:
+        from nova_lite.db import api as db_api
+        try:
+            cells = objects.CellMappingList.get_all(_admin())
+        except Exception:
+            cells = []  # API database not synced yet
+        for cell in cells:
+            if cell.database_connection != CONF.database.connection:
+                migration.db_sync(cell.database_connection, migration.MAIN,
+                                  CONF.command.version or 'head')
+                print('Synced cell %s (%s)' % (
+                    cell.name, db_api.safe_url(cell.database_connection)))
+
+
+def db_version():
+    from nova_lite.db import migration
+    print(migration.db_version(CONF.database.connection))
+
+
+def api_db_sync():
+    from nova_lite.db import migration
+    migration.db_sync(CONF.api_database.connection, migration.API,
+                      CONF.command.version or 'head')
+
+
+def api_db_version():
+    from nova_lite.db import migration
+    print(migration.db_version(CONF.api_database.connection))
+
+
+# -- cell_v2 -------------------------------------------------------------------
+
+def _cell0_url(url):
+    from sqlalchemy.engine import make_url
+    parsed = make_url(url)
+    database = parsed.database or ''
+    if parsed.get_backend_name() == 'sqlite':
+        if database.endswith('.sqlite'):
+            return parsed.set(database=database[:-len('.sqlite')] +
+                              '_cell0.sqlite').render_as_string(False)
+        return parsed.set(database=database + '_cell0').render_as_string(
+            False)
+    return parsed.set(database=database + '_cell0').render_as_string(False)
+
+
+def _map_cell0(context, database_connection=None):
+    from nova_lite.db import migration
+    from nova_lite import exception
+    from nova_lite import objects
+    from nova_lite.objects import cell_mapping
+    try:
+        return objects.CellMapping.get_by_uuid(context,
+                                               cell_mapping.CELL0_UUID), False
+    except exception.CellMappingNotFound:
+        pass
+    url = database_connection or _cell0_url(CONF.database.connection)
+    migration.db_sync(url, migration.MAIN)
+    cell0 = objects.CellMapping(context, uuid=cell_mapping.CELL0_UUID,
+                                name='cell0', transport_url='none:///',
+                                database_connection=url)
+    cell0.create()
+    return cell0, True
+
+
+def map_cell0():
+    _cell0, created = _map_cell0(_admin(), CONF.command.database_connection)
+    print('Cell0 is mapped.' if created else 'Cell0 is already mapped.')
+
+
+def _create_cell(context, name, transport_url, database_connection):
+    from nova_lite.db import migration
+    from nova_lite import objects
+    migration.db_sync(database_connection, migration.MAIN)
+    cell = objects.CellMapping(context, name=name,
+                               transport_url=transport_url,
+                               database_connection=database_connection)
+    cell.create()
+    return cell
+
+
+def create_cell():
+    command = CONF.command
+    cell = _create_cell(_admin(), command.name,
+                        command.cell_transport_url or CONF.transport_url,
+                        command.database_connection or
+                        CONF.database.connection)
+    print(cell.uuid)
+
+
+def simple_cell_setup():
+    from nova_lite import objects
+    from nova_lite.scheduler import discovery
+    context = _admin()
+    transport_url = CONF.command.cell_transport_url or CONF.transport_url
+    if not transport_url:
+        print('A transport URL is required: set [DEFAULT] transport_url or '
+              'pass --transport-url.', file=sys.stderr)
+        return 1
+    _map_cell0(context)
+    cells = [c for c in objects.CellMappingList.get_all(context)
+             if not c.is_cell0]
+    if cells:
+        print('Cells are already set up.')
+    else:
+        _create_cell(context, 'cell1', transport_url,
+                     CONF.database.connection)
+        print('Cell0 and cell1 are mapped.')
+    mapped = discovery.discover_hosts(context)
+    if mapped:
+        print('Mapped hosts: %s' % ', '.join(m.host for m in mapped))
+    return 0
+
+
+def list_cells():
+    from nova_lite.db import api as db_api
+    from nova_lite import objects
+    rows = []
+    for cell in objects.CellMappingList.get_all(_admin()):
+        url = (cell.database_connection if CONF.command.verbose
+               else db_api.safe_url(cell.database_connection))
+        rows.append((cell.name, cell.uuid, cell.transport_url if
+                     CONF.command.verbose else _mask(cell.transport_url),
+                     url, 'True' if cell.disabled else 'False'))
+    _print_table(['Name', 'UUID', 'Transport URL', 'Database Connection',
+                  'Disabled'], rows)
+
+
+def _mask(url):
+    import re
+    return re.sub(r'(://[^:/@]*:)[^@]*@', r'\1****@', url or '')
+
+
+def discover_hosts():
+    from nova_lite.scheduler import discovery
+    mapped = discovery.discover_hosts(_admin(), CONF.command.cell_uuid)
+    if CONF.command.verbose or mapped:
+        for mapping in mapped:
+            print('Mapped host %s to cell %s' % (
+                mapping.host, mapping.cell_mapping.name))
+    if not mapped:
+        print('No new compute hosts to map.')
+
+
+def list_hosts():
+    from nova_lite import objects
+    rows = [(m.cell_mapping.name, m.cell_mapping.uuid, m.host)
+            for m in objects.HostMappingList.get_all(_admin())]
+    _print_table(['Cell Name', 'Cell UUID', 'Hostname'], rows)
+
+
+# -- image ----------------------------------------------------------------------
+
+def image_create():
+    from nova_lite import objects
+    command = CONF.command
+    properties = {}
+    for item in command.property or []:
+        key, sep, value = item.partition('=')
+        if not sep:
+            print('--property takes KEY=VALUE, got %r' % item,
+                  file=sys.stderr)
+            return 1
+        properties[key] = value
+    image = objects.Image(_admin(), name=command.image_name,
+                          min_disk=command.min_disk, min_ram=command.min_ram,
+                          properties=properties)
+    if command.id:
+        image.id = command.id
+    image.create()
+    print(image.id)
+    return 0
+
+
+def image_list():
+    from nova_lite import objects
+    _print_table(['ID', 'Name', 'Status', 'Min Disk', 'Min RAM'],
+                 [(i.id, i.name, i.status, i.min_disk, i.min_ram)
+                  for i in objects.ImageList.get_all(_admin())])
+
+
+def image_delete():
+    from nova_lite import objects
+    context = _admin()
+    matches = [i for i in objects.ImageList.get_all(context)
+               if CONF.command.image in (i.id, i.name)]
+    if not matches:
+        print('No image %s' % CONF.command.image, file=sys.stderr)
+        return 1
+    matches[0].destroy()
+    return 0
+
+
+# -- flavor ---------------------------------------------------------------------
+
+def flavor_create():
+    from oslo_utils import uuidutils
+    from nova_lite import objects
+    command = CONF.command
+    flavor = objects.Flavor(
+        _admin(), name=command.flavor_name,
+        flavorid=command.id or uuidutils.generate_uuid(),
+        memory_mb=command.ram, vcpus=command.vcpus, root_gb=command.disk,
+        ephemeral_gb=command.ephemeral, swap=command.swap, rxtx_factor=1.0,
+        is_public=True, disabled=False, extra_specs={}, projects=[])
+    flavor.create()
+    print(flavor.flavorid)
+
+
+def flavor_list():
+    from nova_lite import objects
+    _print_table(['ID', 'Name', 'RAM', 'Disk', 'Ephemeral', 'VCPUs'],
+                 [(f.flavorid, f.name, f.memory_mb, f.root_gb,
+                   f.ephemeral_gb, f.vcpus)
+                  for f in objects.FlavorList.get_all(_admin())])
+
+
+# -- command line ------------------------------------------------------------------
+
+def _add_commands(subparsers):
+    def group(name, help_text):
+        parser = subparsers.add_parser(name, help=help_text)
+        return parser.add_subparsers(dest='action', metavar='ACTION',
+                                     required=True)
+
+    db = group('db', 'cell database schema')
+    p = db.add_parser('sync', help='upgrade the cell database schema '
+                      '([database] connection, and every mapped cell)')
+    p.add_argument('--version', help='target revision (default: head)')
+    p.set_defaults(func=db_sync)
+    db.add_parser('version', help='current revision').set_defaults(
+        func=db_version)
+
+    api_db = group('api_db', 'API database schema')
+    p = api_db.add_parser('sync', help='upgrade the API database schema '
+                          '([api_database] connection)')
+    p.add_argument('--version', help='target revision (default: head)')
+    p.set_defaults(func=api_db_sync)
+    api_db.add_parser('version', help='current revision').set_defaults(
+        func=api_db_version)
+
+    cells = group('cell_v2', 'cells, and which hosts are in which cell')
+    p = cells.add_parser('simple_cell_setup',
+                         help='map cell0 (derived from [database] '
+                              'connection) and cell1 ([database] '
+                              'connection), then discover hosts')
+    p.add_argument('--transport-url', dest='cell_transport_url',
+                   help='transport URL of cell1 (default: '
+                        '[DEFAULT] transport_url)')
+    p.set_defaults(func=simple_cell_setup)
+    p = cells.add_parser('map_cell0', help='create the cell0 mapping and '
+                                           'database schema')
+    p.add_argument('--database_connection',
+                   help='cell0 database URL (default: [database] '
+                        'connection with "_cell0" added to the name)')
+    p.set_defaults(func=map_cell0)
+    p = cells.add_parser('create_cell', help='map another cell')
+    p.add_argument('--name', required=True)
+    p.add_argument('--transport-url', dest='cell_transport_url')
+    p.add_argument('--database_connection')
+    p.set_defaults(func=create_cell)
+    p = cells.add_parser('list_cells', help='list cell mappings')
+    p.add_argument('--verbose', action='store_true',
+                   help='show credentials in URLs')
+    p.set_defaults(func=list_cells)
+    p = cells.add_parser('discover_hosts',
+                         help='map new compute hosts to their cell')
+    p.add_argument('--cell_uuid')
+    p.add_argument('--verbose', action='store_true')
+    p.set_defaults(func=discover_hosts)
+    cells.add_parser('list_hosts', help='list host mappings').set_defaults(
+        func=list_hosts)
+
+    images = group('image', 'the image catalog served by the Compute API')
+    p = images.add_parser('create', help='register an image')
+    p.add_argument('image_name', metavar='NAME')
+    p.add_argument('--id', help='UUID (default: generated)')
+    p.add_argument('--min-disk', dest='min_disk', type=int, default=0)
+    p.add_argument('--min-ram', dest='min_ram', type=int, default=0)
+    p.add_argument('--property', action='append', metavar='KEY=VALUE')
+    p.set_defaults(func=image_create)
+    images.add_parser('list', help='list images').set_defaults(
+        func=image_list)
+    p = images.add_parser('delete', help='remove an image')
+    p.add_argument('image', metavar='ID_OR_NAME')
+    p.set_defaults(func=image_delete)
+
+    flavors = group('flavor', 'flavors (also available through the API)')
+    p = flavors.add_parser('create', help='create a public flavor')
+    p.add_argument('flavor_name', metavar='NAME')
+    p.add_argument('--id')
+    p.add_argument('--ram', type=int, required=True, help='MB')
+    p.add_argument('--vcpus', type=int, required=True)
+    p.add_argument('--disk', type=int, default=0, help='GB')
+    p.add_argument('--ephemeral', type=int, default=0, help='GB')
+    p.add_argument('--swap', type=int, default=0, help='MB')
+    p.set_defaults(func=flavor_create)
+    flavors.add_parser('list', help='list flavors').set_defaults(
+        func=flavor_list)
+
+
+def main(argv=None):
+    CONF.register_cli_opt(cfg.SubCommandOpt(
+        'command', title='Commands', handler=_add_commands,
+        help='run "nova-lite-manage COMMAND --help" for details'))
+    from nova_lite import exception
+
+    def body():
+        common.setup(argv)
+        result = CONF.command.func()
+        sys.exit(result or 0)
+    try:
+        body()
+    except (exception.ConfigurationError, exception.InvalidDatabaseURL,
+            exception.DatabaseUnavailable) as e:
+        print('ERROR: %s' % e, file=sys.stderr)
+        sys.exit(1)
+    except exception.NovaLiteException as e:
+        print('ERROR: %s' % e.format_message(), file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,14 @@
+"""nova-lite-scheduler: answers select_destinations."""
+
+from nova_lite.cmd import common
+
+
+def main():
+    def body():
+        common.setup()
+        common.wait_for_databases()
+        from nova_lite.scheduler import manager
+        from nova_lite import service
+        service.serve(service.Service('nova-lite-scheduler', 'scheduler',
+                                      manager.SchedulerManager()))
+    common.run(body)

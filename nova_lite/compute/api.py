@@ -1,0 +1,513 @@
+"""The business layer behind the Compute API: servers and hosts.
+
+No HTTP here: the REST handlers validate and authorize, then call this.
+A server lives in one of three places, and every read or delete starts
+from its InstanceMapping to find out which:
+
+* no cell yet: a BuildRequest in the API database (being scheduled);
+* cell0: it never got a host (ERROR, with a fault);
+* a real cell: the Instance row in that cell's database.
+"""
+
+import random
+import re
+import string
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+
+from nova_lite import conf as nova_conf
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite import servicegroup
+from nova_lite.compute import states
+
+CONF = nova_conf.CONF
+LOG = logging.getLogger(__name__)
+
+COMPUTE_BINARY = 'nova-lite-compute'
+
+
+def _reservation_id():
+    return 'r-' + ''.join(random.choice(string.ascii_lowercase +
+                                        string.digits) for _ in range(8))
+
+
+def _hints_as_lists(hints):
+    """Scheduler hints as the spec stores them: name -> list of strings."""
+    result = {}
+    for name, value in (hints or {}).items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        result[name] = [str(v) for v in values]
+    return result
+
+
+def _hostname(display_name):
+    """A DNS-safe host name derived from the display name."""
+    name = re.sub(r'[^a-z0-9.-]+', '-', (display_name or '').lower())
+    return name.strip('.-')[:63] or 'server'
+
+
+def _owned(context, instance):
+    return context.is_admin or instance.project_id == context.project_id
+
+
+class API:
+    """Servers: create, read, list and delete across the cells."""
+
+    def __init__(self):
+        self._conductor = None
+        self._compute_rpc = None
+
+    # RPC clients are created on first use: rpc.init() must have run.
+    @property
+    def conductor_api(self):
+        if self._conductor is None:
+            from nova_lite.conductor import rpcapi as conductor_rpcapi
+            self._conductor = conductor_rpcapi.ConductorAPI()
+        return self._conductor
+
+    @property
+    def compute_rpcapi(self):
+        if self._compute_rpc is None:
+            from nova_lite.compute import rpcapi as compute_rpcapi
+            self._compute_rpc = compute_rpcapi.ComputeAPI()
+        return self._compute_rpc
+
+    # -- create ----------------------------------------------------------
+
+    def create(self, context, flavor, image_href, name, min_count=1,
+               max_count=None, description=None, metadata=None,
+               key_name=None, availability_zone=None, user_data=None,
+               config_drive=None, requested_networks=None,
+               block_device_mapping=None, scheduler_hints=None, tags=None,
+               forced_host=None, forced_node=None):
+        """Accept a request to build servers; return (instances, resv_id).
+
+        Writes a RequestSpec, a BuildRequest and an InstanceMapping per
+        instance in the API database, then casts one
+        ``schedule_and_build_instances`` to the conductor. If anything
+        fails before the cast went out, the records are removed again.
+        """
+        max_count = max_count or min_count
+        if min_count > max_count:
+            raise exception.Invalid(reason='min_count (%d) must not exceed '
+                                    'max_count (%d)' % (min_count, max_count))
+        image = self._image_for_create(context, image_href,
+                                       block_device_mapping)
+        image_meta = objects.ImageMeta.from_image(image) if image else None
+        if image is not None:
+            self._check_flavor_fits_image(flavor, image)
+        reservation_id = _reservation_id()
+        created_at = timeutils.utcnow()
+        instances, specs = [], []
+        for index in range(max_count):
+            display_name = name if max_count == 1 else '%s-%d' % (name,
+                                                                   index + 1)
+            instance = self._new_instance(
+                context, flavor, image, display_name, description,
+                metadata, key_name, availability_zone, user_data,
+                config_drive, tags, reservation_id, index, created_at)
+            spec = objects.RequestSpec(
+                instance_uuid=instance.uuid, project_id=context.project_id,
+                user_id=context.user_id, num_instances=max_count,
+                flavor=flavor, image=image_meta,
+                availability_zone=availability_zone,
+                scheduler_hints=_hints_as_lists(scheduler_hints),
+                is_bfv=not image_href and bool(block_device_mapping),
+                ignore_hosts=None,
+                force_hosts=[forced_host] if forced_host else None,
+                force_nodes=[forced_node] if forced_node else None,
+                retry=None)
+            instances.append(instance)
+            specs.append(spec)
+
+        build_requests = self._record_in_api_db(context, instances, specs)
+        try:
+            self.conductor_api.schedule_and_build_instances(
+                context, build_requests=build_requests,
+                request_specs=specs, image=image_meta,
+                requested_networks=requested_networks,
+                block_device_mapping=block_device_mapping, tags=tags)
+        except messaging.MessagingException as e:
+            LOG.error('Cannot send the build of %s to the conductor: %s',
+                      [i.uuid for i in instances], e)
+            self._forget_in_api_db(context, instances)
+            raise exception.ServiceUnavailable(
+                service='nova-lite-conductor',
+                reason='the build request could not be sent (%s); nothing '
+                       'was created, try again later' % e)
+        return instances, reservation_id
+
+    def _image_for_create(self, context, image_href, block_device_mapping):
+        """The image to boot: imageRef, else an image-sourced boot BDM."""
+        if not image_href:
+            for bdm in block_device_mapping or []:
+                if (bdm.get('source_type') == 'image' and
+                        str(bdm.get('boot_index', '0')) == '0'):
+                    image_href = bdm.get('uuid')
+                    break
+        if not image_href:
+            if block_device_mapping:
+                return None  # boot from an existing volume
+            raise exception.Invalid(reason='imageRef is required to boot '
+                                    'a server without a block device '
+                                    'mapping.')
+        # Clients may send the image's link instead of its id.
+        image_id = str(image_href).rstrip('/').rsplit('/', 1)[-1]
+        try:
+            return objects.Image.get_by_id(context, image_id)
+        except exception.ImageNotFound:
+            raise exception.InvalidImageRef(image_href=image_href)
+
+    @staticmethod
+    def _check_flavor_fits_image(flavor, image):
+        if image.min_ram and flavor.memory_mb < image.min_ram:
+            raise exception.Invalid(
+                reason='Flavor\'s memory is too small for requested image '
+                       '(%d MB < %d MB).' % (flavor.memory_mb, image.min_ram))
+        if image.min_disk and flavor.root_gb and (flavor.root_gb <
+                                                  image.min_disk):
+            raise exception.Invalid(
+                reason='Flavor\'s disk is too small for requested image '
+                       '(%d GB < %d GB).' % (flavor.root_gb, image.min_disk))
+
+    @staticmethod
+    def _new_instance(context, flavor, image, display_name, description,
+                      metadata, key_name, availability_zone, user_data,
+                      config_drive, tags, reservation_id, launch_index,
+                      created_at):
+        # Not created in any database: it travels inside its BuildRequest
+        # until the conductor creates it in the chosen cell.
+        return objects.Instance(
+            context=context, uuid=uuidutils.generate_uuid(),
+            user_id=context.user_id, project_id=context.project_id,
+            display_name=display_name, display_description=description,
+            hostname=_hostname(display_name), host=None, node=None,
+            launched_on=None, vm_state=states.BUILDING,
+            task_state=states.SCHEDULING, power_state=states.NOSTATE,
+            image_ref=image.id if image is not None else '',
+            flavor=flavor, memory_mb=flavor.memory_mb, vcpus=flavor.vcpus,
+            root_gb=flavor.root_gb, ephemeral_gb=flavor.ephemeral_gb,
+            availability_zone=availability_zone, key_name=key_name,
+            user_data=user_data, metadata=dict(metadata or {}),
+            system_metadata={}, tags=list(tags or []), locked=False,
+            config_drive='True' if config_drive else '',
+            launch_index=launch_index, reservation_id=reservation_id,
+            progress=0, launched_at=None, terminated_at=None,
+            created_at=created_at, updated_at=None, deleted_at=None,
+            deleted=False, fault=None)
+
+    def _record_in_api_db(self, context, instances, specs):
+        build_requests = []
+        try:
+            for instance, spec in zip(instances, specs):
+                spec.create()
+                build_request = objects.BuildRequest(
+                    context, instance_uuid=instance.uuid,
+                    project_id=instance.project_id, instance=instance)
+                build_request.create()
+                build_requests.append(build_request)
+                objects.InstanceMapping(
+                    context, instance_uuid=instance.uuid, cell_mapping=None,
+                    project_id=instance.project_id,
+                    user_id=instance.user_id,
+                    queued_for_delete=False).create()
+        except Exception:
+            with _logged_cleanup('API database records of a failed create'):
+                self._forget_in_api_db(context, instances)
+            raise
+        return build_requests
+
+    @staticmethod
+    def _forget_in_api_db(context, instances):
+        for instance in instances:
+            objects.RequestSpec(context, instance_uuid=instance.uuid).destroy()
+            try:
+                objects.BuildRequest(context,
+                                     instance_uuid=instance.uuid).destroy()
+            except exception.BuildRequestNotFound:
+                pass
+            objects.InstanceMapping(context,
+                                    instance_uuid=instance.uuid).destroy()
+
+    # -- read ------------------------------------------------------------
+
+    def _locate(self, context, uuid):
+        """(mapping, instance) for ``uuid``; InstanceNotFound if none.
+
+        A server moves from its BuildRequest to a cell while we look; so a
+        BuildRequest that vanished under an unmapped mapping means "read
+        the mapping again", once.
+        """
+        if not uuidutils.is_uuid_like(uuid):
+            raise exception.InstanceNotFound(instance_id=uuid)
+        for attempt in (1, 2):
+            try:
+                mapping = objects.InstanceMapping.get_by_instance_uuid(
+                    context, uuid)
+            except exception.InstanceMappingNotFound:
+                raise exception.InstanceNotFound(instance_id=uuid)
+            if mapping.cell_mapping is None:
+                try:
+                    build_request = objects.BuildRequest.get_by_instance_uuid(
+                        context, uuid)
+                    return mapping, build_request.instance
+                except exception.BuildRequestNotFound:
+                    continue
+            with nova_context.target_cell(context,
+                                          mapping.cell_mapping) as cctxt:
+                try:
+                    instance = objects.Instance.get_by_uuid(
+                        cctxt, uuid, expected_attrs=['fault'])
+                except exception.InstanceNotFound:
+                    if attempt == 1 and not mapping.queued_for_delete:
+                        continue
+                    raise
+            return mapping, instance
+        raise exception.InstanceNotFound(instance_id=uuid)
+
+    def get(self, context, uuid):
+        """The server ``uuid`` if the caller may see it; else 404."""
+        _mapping, instance = self._locate(context, uuid)
+        if not _owned(context, instance):
+            raise exception.InstanceNotFound(instance_id=uuid)
+        return instance
+
+    def get_all(self, context, search_opts=None, limit=None, marker=None):
+        """Servers matching ``search_opts``, newest first, paged.
+
+        search_opts: ``project_id`` (None lists every project), ``name``
+        (a regular expression), ``vm_state`` (a list), ``host``.
+        Build requests and the instances of every cell (cell0 included)
+        are merged; a cell whose database is unreachable is skipped with a
+        warning rather than failing the whole list.
+        """
+        search_opts = dict(search_opts or {})
+        project_id = search_opts.get('project_id')
+        by_uuid = {}
+        for build_request in objects.BuildRequestList.get_all(
+                context, project_id=project_id):
+            by_uuid[build_request.instance_uuid] = build_request.instance
+        cell_filters = {'project_id': project_id,
+                        'host': search_opts.get('host'),
+                        'vm_state': search_opts.get('vm_state')}
+        for cell in objects.CellMappingList.get_all(context):
+            with nova_context.target_cell(context, cell) as cctxt:
+                try:
+                    found = objects.InstanceList.get_by_filters(
+                        cctxt, cell_filters, expected_attrs=['fault'])
+                except exception.DatabaseUnavailable as e:
+                    LOG.warning('Skipping cell %s in a server list: %s',
+                                cell.name or cell.uuid, e)
+                    continue
+            # An instance already in a cell wins over its BuildRequest,
+            # which the conductor deletes just after.
+            by_uuid.update((i.uuid, i) for i in found)
+        instances = [i for i in by_uuid.values()
+                     if self._matches(i, search_opts)]
+        instances.sort(key=lambda i: (i.created_at, i.uuid), reverse=True)
+        if marker is not None:
+            uuids = [i.uuid for i in instances]
+            if marker not in uuids:
+                raise exception.MarkerNotFound(marker=marker)
+            instances = instances[uuids.index(marker) + 1:]
+        if limit is not None:
+            instances = instances[:limit]
+        return instances
+
+    @staticmethod
+    def _matches(instance, search_opts):
+        if search_opts.get('vm_state') and (instance.vm_state not in
+                                            search_opts['vm_state']):
+            return False
+        if search_opts.get('host') and instance.host != search_opts['host']:
+            return False
+        name = search_opts.get('name')
+        if name:
+            try:
+                return re.search(name, instance.display_name or '') is not None
+            except re.error:
+                return name == instance.display_name
+        return True
+
+    # -- delete ----------------------------------------------------------
+
+    def delete(self, context, instance):
+        """Delete a server wherever it is; see the module docstring."""
+        uuid = instance.uuid
+        mapping, instance = self._locate(context, uuid)
+        if mapping.cell_mapping is None:
+            try:
+                objects.BuildRequest(context, instance_uuid=uuid).destroy()
+            except exception.BuildRequestNotFound:
+                # The conductor mapped it to a cell in the meantime.
+                mapping, instance = self._locate(context, uuid)
+                if mapping.cell_mapping is not None:
+                    self._delete_in_cell(context, mapping, instance)
+            # Otherwise the conductor notices the missing BuildRequest and
+            # cleans up whatever it has started.
+        else:
+            self._delete_in_cell(context, mapping, instance)
+        mapping.queued_for_delete = True
+        mapping.save()
+        objects.RequestSpec(context, instance_uuid=uuid).destroy()
+
+    def _delete_in_cell(self, context, mapping, instance):
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            instance._context = cctxt
+            if mapping.cell_mapping.is_cell0 or not instance.host:
+                self._local_delete(instance)
+            elif self._compute_is_up(cctxt, instance.host):
+                self._terminate_on_compute(cctxt, instance)
+            else:
+                LOG.warning('Compute %s of instance %s is down; deleting it '
+                            'locally. Its allocation is left to the '
+                            'compute\'s audit when it returns.',
+                            instance.host, instance.uuid)
+                self._local_delete(instance)
+
+    @staticmethod
+    def _local_delete(instance):
+        try:
+            instance.destroy()
+        except exception.InstanceNotFound:
+            pass  # deleted concurrently: the outcome is the same
+
+    @staticmethod
+    def _compute_is_up(context, host):
+        try:
+            service = objects.Service.get_by_host_and_binary(
+                context, host, COMPUTE_BINARY)
+        except exception.ServiceNotFound:
+            return False
+        return servicegroup.service_is_up(service)
+
+    def _terminate_on_compute(self, context, instance):
+        previous = instance.task_state
+        if previous == states.DELETING:
+            return  # a delete is already on its way
+        instance.task_state = states.DELETING
+        try:
+            instance.save(expected_task_state=[previous])
+        except exception.UnexpectedDeletingTaskStateError:
+            return
+        except exception.UnexpectedTaskStateError:
+            # The compute moved the task on (e.g. spawning finished); the
+            # delete still wins, from whatever state it moved to.
+            instance.refresh()
+            current = instance.task_state
+            if current == states.DELETING:
+                return
+            instance.task_state = states.DELETING
+            instance.save(expected_task_state=[current])
+        try:
+            self.compute_rpcapi.terminate_instance(context, instance)
+        except messaging.MessagingException as e:
+            instance.task_state = previous
+            instance.save()
+            raise exception.ServiceUnavailable(
+                service='nova-lite-compute on %s' % instance.host,
+                reason='the delete could not be sent (%s)' % e)
+
+
+class HostAPI:
+    """Services and compute nodes of every cell (cell0 has none)."""
+
+    @staticmethod
+    def _cells(context):
+        return [c for c in objects.CellMappingList.get_all(context)
+                if not c.is_cell0]
+
+    def _each_cell(self, context):
+        for cell in self._cells(context):
+            with nova_context.target_cell(context, cell) as cctxt:
+                yield cell, cctxt
+
+    def service_get_all(self, context, host=None, binary=None):
+        services = []
+        for cell, cctxt in self._each_cell(context):
+            try:
+                services.extend(objects.ServiceList.get_all(
+                    cctxt, binary=binary, host=host))
+            except exception.DatabaseUnavailable as e:
+                LOG.warning('Skipping cell %s in a service list: %s',
+                            cell.name or cell.uuid, e)
+        return services
+
+    def service_get_by_uuid(self, context, service_uuid):
+        if not uuidutils.is_uuid_like(service_uuid):
+            raise exception.ServiceNotFound(service_id=service_uuid)
+        for _cell, cctxt in self._each_cell(context):
+            try:
+                return objects.Service.get_by_uuid(cctxt, service_uuid)
+            except exception.ServiceNotFound:
+                continue
+        raise exception.ServiceNotFound(service_id=service_uuid)
+
+    def service_update(self, context, service_uuid, values):
+        """Set status fields (disabled, disabled_reason, forced_down)."""
+        service = self.service_get_by_uuid(context, service_uuid)
+        for name, value in values.items():
+            setattr(service, name, value)
+        service.save()
+        return service
+
+    def service_delete(self, context, service_uuid):
+        """Delete a service record and, for a compute, its nodes."""
+        service = self.service_get_by_uuid(context, service_uuid)
+        if service.binary == COMPUTE_BINARY:
+            for node in objects.ComputeNodeList.get_by_host(service._context,
+                                                            service.host):
+                node.destroy()
+        service.destroy()
+
+    def compute_node_get_all(self, context, hostname_pattern=None):
+        nodes = []
+        for cell, cctxt in self._each_cell(context):
+            try:
+                nodes.extend(objects.ComputeNodeList.get_all(cctxt))
+            except exception.DatabaseUnavailable as e:
+                LOG.warning('Skipping cell %s in a hypervisor list: %s',
+                            cell.name or cell.uuid, e)
+        if hostname_pattern:
+            nodes = [n for n in nodes
+                     if hostname_pattern in n.hypervisor_hostname]
+        return nodes
+
+    def compute_node_get(self, context, node_uuid):
+        if not uuidutils.is_uuid_like(node_uuid):
+            raise exception.HypervisorNotFound(hypervisor_id=node_uuid)
+        for _cell, cctxt in self._each_cell(context):
+            try:
+                return objects.ComputeNode.get_by_uuid(cctxt, node_uuid)
+            except exception.HypervisorNotFound:
+                continue
+        raise exception.HypervisorNotFound(hypervisor_id=node_uuid)
+
+    @staticmethod
+    def compute_service_of(node):
+        """The compute service on the node's host, or None."""
+        try:
+            return objects.Service.get_by_host_and_binary(
+                node._context, node.host, COMPUTE_BINARY)
+        except exception.ServiceNotFound:
+            return None
+
+
+class _logged_cleanup:
+    """Run an undo step, logging (not raising) if it fails itself."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is not None:
+            LOG.warning('Could not remove the %s: %s', self.what, exc)
+        return True

@@ -1,0 +1,21 @@
+"""Instance states: vm_state (stable), task_state (in progress), power."""
+
+# vm_state
+BUILDING = 'building'
+ACTIVE = 'active'
+STOPPED = 'stopped'
+ERROR = 'error'
+DELETED = 'deleted'
+
+# task_state
+SCHEDULING = 'scheduling'
+BLOCK_DEVICE_MAPPING = 'block_device_mapping'
+NETWORKING = 'networking'
+SPAWNING = 'spawning'
+DELETING = 'deleting'
+
+# power_state
+NOSTATE = 0
+RUNNING = 1
+SHUTDOWN = 4
+CRASHED = 6

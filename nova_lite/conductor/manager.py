@@ -1,0 +1,80 @@
+"""Server side of the conductor RPC API.
+
+The manager only receives and delegates: object indirection for computes
+is here; each orchestrated flow lives in its own module under
+``conductor/tasks``.
+"""
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite.conductor.tasks import build
+from nova_lite import exception
+from nova_lite import manager
+from nova_lite.objects import base as objects_base
+from nova_lite.scheduler import rpcapi as scheduler_rpcapi
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorManager(manager.Manager):
+    target = messaging.Target(version='1.0')
+
+    def __init__(self):
+        self.scheduler_rpcapi = scheduler_rpcapi.SchedulerAPI()
+        self.compute_rpcapi = compute_rpcapi.ComputeAPI()
+
+    # -- object indirection ------------------------------------------------
+
+    @messaging.expected_exceptions(exception.NovaLiteException)
+    def object_class_action_versions(self, context, objname, objmethod,
+                                     object_versions, args, kwargs):
+        objclass = objects_base.NovaLiteObject.obj_class_from_name(
+            objname, object_versions[objname])
+        result = getattr(objclass, objmethod)(context, *args, **kwargs)
+        if isinstance(result, objects_base.NovaLiteObject):
+            return result.obj_to_primitive(
+                target_version=object_versions[objname],
+                version_manifest=object_versions)
+        return result
+
+    @messaging.expected_exceptions(exception.NovaLiteException)
+    def object_action(self, context, objinst, objmethod, args, kwargs):
+        before = objinst.obj_clone()
+        result = getattr(objinst, objmethod)(*args, **kwargs)
+        updates = {}
+        for name, field in objinst.fields.items():
+            if not objinst.obj_attr_is_set(name):
+                continue
+            if (not before.obj_attr_is_set(name) or
+                    getattr(before, name) != getattr(objinst, name)):
+                updates[name] = field.to_primitive(objinst, name,
+                                                   getattr(objinst, name))
+        updates['obj_what_changed'] = list(objinst.obj_what_changed())
+        return updates, result
+
+    def object_backport_versions(self, context, objinst, object_versions):
+        return objinst.obj_to_primitive(
+            target_version=object_versions[objinst.obj_name()],
+            version_manifest=object_versions)
+
+    # -- liveness ------------------------------------------------------------
+
+    def ping(self, context, arg):
+        return {'service': 'conductor', 'arg': arg}
+
+    # -- compute tasks -------------------------------------------------------
+
+    def schedule_and_build_instances(self, context, build_requests,
+                                     request_specs, image,
+                                     requested_networks=None,
+                                     block_device_mapping=None, tags=None):
+        build.ScheduleAndBuildTask(
+            context, self.scheduler_rpcapi, self.compute_rpcapi,
+            build_requests, request_specs, image).execute()
+
+    def build_instances(self, context, instances, request_spec, host_lists,
+                        image=None):
+        build.reschedule(context, self.compute_rpcapi, instances,
+                         request_spec, host_lists, image)

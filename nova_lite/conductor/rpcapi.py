@@ -1,0 +1,76 @@
+"""Client side of the conductor RPC API (topic ``conductor``).
+
+API version history:
+
+    1.0 - Initial version: object indirection (object_class_action_versions,
+          object_action, object_backport_versions), ping,
+          schedule_and_build_instances, build_instances (reschedule).
+"""
+
+import oslo_messaging as messaging
+
+from nova_lite import conf as nova_conf
+from nova_lite import rpc
+
+CONF = nova_conf.CONF
+
+RPC_TOPIC = 'conductor'
+LATEST_VERSION = '1.0'
+
+
+class ConductorAPI:
+    """Calls to the conductor. Also the object indirection API of computes:
+    every ``@remotable`` object method of a compute runs through here."""
+
+    def __init__(self):
+        target = messaging.Target(topic=RPC_TOPIC, version='1.0')
+        self.version_cap = rpc.version_cap('conductor', 'conductor',
+                                           LATEST_VERSION)
+        self.client = rpc.get_client(target, version_cap=self.version_cap)
+
+    # -- object indirection ------------------------------------------------
+
+    def object_class_action_versions(self, context, objname, objmethod,
+                                     object_versions, args, kwargs):
+        cctxt = self.client.prepare()
+        return cctxt.call(context, 'object_class_action_versions',
+                          objname=objname, objmethod=objmethod,
+                          object_versions=object_versions,
+                          args=args, kwargs=kwargs)
+
+    def object_action(self, context, objinst, objmethod, args, kwargs):
+        cctxt = self.client.prepare()
+        return cctxt.call(context, 'object_action', objinst=objinst,
+                          objmethod=objmethod, args=args, kwargs=kwargs)
+
+    def object_backport_versions(self, context, objinst, object_versions):
+        cctxt = self.client.prepare()
+        return cctxt.call(context, 'object_backport_versions',
+                          objinst=objinst, object_versions=object_versions)
+
+    # -- liveness ------------------------------------------------------------
+
+    def ping(self, context, arg, timeout=None):
+        cctxt = self.client.prepare(timeout=timeout)
+        return cctxt.call(context, 'ping', arg=arg)
+
+    # -- compute tasks -------------------------------------------------------
+
+    def schedule_and_build_instances(self, context, build_requests,
+                                     request_specs, image,
+                                     requested_networks=None,
+                                     block_device_mapping=None, tags=None):
+        cctxt = self.client.prepare()
+        cctxt.cast(context, 'schedule_and_build_instances',
+                   build_requests=build_requests,
+                   request_specs=request_specs, image=image,
+                   requested_networks=requested_networks,
+                   block_device_mapping=block_device_mapping, tags=tags)
+
+    def build_instances(self, context, instances, request_spec, host_lists,
+                        image=None):
+        """Reschedule ``instances`` to the next host of ``host_lists``."""
+        cctxt = self.client.prepare()
+        cctxt.cast(context, 'build_instances', instances=instances,
+                   request_spec=request_spec, host_lists=host_lists,
+                   image=image)

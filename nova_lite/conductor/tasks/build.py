@@ -1,0 +1,172 @@
+"""The build flow: schedule, place each instance in its cell (or bury it
+in cell0), hand it to its compute; and the reschedule of a failed spawn.
+
+Every step that creates something has its undo beside it: an instance
+created in a cell whose BuildRequest the user deleted meanwhile is removed
+again; an instance that cannot be scheduled ends in cell0 in ERROR with a
+fault, mapped there, its BuildRequest gone -- never left in BUILD.
+"""
+
+import traceback
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_lite.compute import states
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import cell_mapping as cell_mapping_obj
+
+LOG = logging.getLogger(__name__)
+
+
+def _fault_details(error):
+    if isinstance(error, exception.NovaLiteException):
+        return error.format_message()
+    return ''.join(traceback.format_exception_only(type(error), error))
+
+
+def _fault_message(error):
+    if isinstance(error, messaging.MessagingTimeout):
+        return ('The scheduler did not answer in time; is '
+                'nova-lite-scheduler running?')
+    if isinstance(error, exception.NovaLiteException):
+        return error.format_message()
+    return '%s: %s' % (type(error).__name__, error)
+
+
+def record_fault(context, instance, error, host=None):
+    code = getattr(error, 'code', 500)
+    fault = objects.InstanceFault(
+        context, instance_uuid=instance.uuid, code=code,
+        message=_fault_message(error)[:255],
+        details=_fault_details(error), host=host)
+    fault.create()
+    return fault
+
+
+class ScheduleAndBuildTask:
+
+    def __init__(self, context, scheduler_rpcapi, compute_rpcapi,
+                 build_requests, request_specs, image):
+        self.context = context
+        self.scheduler_rpcapi = scheduler_rpcapi
+        self.compute_rpcapi = compute_rpcapi
+        self.build_requests = build_requests
+        self.request_specs = request_specs
+        self.image = image
+        self._cells = {}
+
+    def execute(self):
+        uuids = [br.instance_uuid for br in self.build_requests]
+        try:
+            host_lists = self.scheduler_rpcapi.select_destinations(
+                self.context, self.request_specs[0], uuids)
+        except Exception as error:
+            if not isinstance(error, (exception.NoValidHost,
+                                      messaging.MessagingTimeout)):
+                LOG.exception('Scheduling of %s failed', uuids)
+            else:
+                LOG.warning('Scheduling of %s failed: %s', uuids,
+                            _fault_message(error))
+            for build_request, spec in zip(self.build_requests,
+                                           self.request_specs):
+                bury_in_cell0(self.context, build_request, spec, error)
+            return
+        for build_request, spec, host_list in zip(
+                self.build_requests, self.request_specs, host_lists):
+            try:
+                self._build_one(build_request, spec, host_list)
+            except Exception as error:
+                LOG.exception('Placing %s on %s failed',
+                              build_request.instance_uuid,
+                              host_list[0].service_host)
+                bury_in_cell0(self.context, build_request, spec, error)
+
+    def _cell(self, cell_uuid):
+        if cell_uuid not in self._cells:
+            self._cells[cell_uuid] = objects.CellMapping.get_by_uuid(
+                self.context, cell_uuid)
+        return self._cells[cell_uuid]
+
+    def _build_one(self, build_request, spec, host_list):
+        chosen, alternates = host_list[0], host_list[1:]
+        cell = self._cell(chosen.cell_uuid)
+        with nova_context.target_cell(self.context, cell) as cctxt:
+            instance = build_request.instance
+            instance._context = cctxt
+            instance.create()
+            mapping = objects.InstanceMapping.get_by_instance_uuid(
+                self.context, instance.uuid)
+            mapping.cell_mapping = cell
+            mapping.save()
+            try:
+                build_request.destroy()
+            except exception.BuildRequestNotFound:
+                # The user deleted the server while it was scheduled: undo
+                # the instance we just created; the API already removed the
+                # request spec and marked the mapping.
+                LOG.info('Instance %s was deleted during scheduling; '
+                         'not building it', instance.uuid)
+                instance.destroy()
+                return
+            try:
+                self.compute_rpcapi.build_and_run_instance(
+                    cctxt, instance, chosen, request_spec=spec,
+                    host_list=alternates, limits=chosen.limits,
+                    image=self.image)
+            except Exception as error:
+                LOG.exception('Cannot reach compute %s for %s',
+                              chosen.service_host, instance.uuid)
+                instance.vm_state = states.ERROR
+                instance.task_state = None
+                instance.save()
+                record_fault(cctxt, instance, error)
+
+
+def bury_in_cell0(context, build_request, spec, error):
+    """Create the instance in cell0 in ERROR with ``error`` as its fault."""
+    cell0 = objects.CellMapping.get_by_uuid(context,
+                                            cell_mapping_obj.CELL0_UUID)
+    with nova_context.target_cell(context, cell0) as cctxt:
+        instance = build_request.instance
+        instance._context = cctxt
+        instance.vm_state = states.ERROR
+        instance.task_state = None
+        try:
+            instance.create()
+        except exception.Conflict:
+            instance = objects.Instance.get_by_uuid(cctxt, instance.uuid)
+        record_fault(cctxt, instance, error)
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            context, instance.uuid)
+        mapping.cell_mapping = cell0
+        mapping.save()
+        try:
+            build_request.destroy()
+        except exception.BuildRequestNotFound:
+            LOG.info('Instance %s was deleted during scheduling; removing '
+                     'it from cell0', instance.uuid)
+            instance.destroy()
+
+
+def reschedule(context, compute_rpcapi, instances, request_spec,
+               host_lists, image):
+    """Send each instance whose spawn failed to its next alternate host."""
+    for instance, host_list in zip(instances, host_lists):
+        if not host_list:
+            error = exception.MaxRetriesExceeded(
+                reason='Exhausted all hosts available for retrying build '
+                       'failures for instance %s.' % instance.uuid)
+            instance.vm_state = states.ERROR
+            instance.task_state = None
+            instance.save()
+            record_fault(context, instance, error)
+            continue
+        chosen, alternates = host_list[0], host_list[1:]
+        LOG.info('Rescheduling %s to %s (%d alternates left)',
+                 instance.uuid, chosen.service_host, len(alternates))
+        compute_rpcapi.build_and_run_instance(
+            context, instance, chosen, request_spec=request_spec,
+            host_list=alternates, limits=chosen.limits, image=image)

@@ -1,0 +1,51 @@
+"""[api]: the Compute REST API daemon and the auth mode of all REST services."""
+
+from oslo_config import cfg
+
+api_group = cfg.OptGroup(
+    'api',
+    title='REST APIs',
+    help='The Compute API daemon (nova-lite-api), and the authentication '
+         'mode shared by the compute, placement and network REST services.')
+
+api_opts = [
+    cfg.HostAddressOpt('bind_host',
+                       default='0.0.0.0',
+                       help='Address the Compute API listens on.'),
+    cfg.PortOpt('bind_port',
+                default=8774,
+                help='Port the Compute API listens on.'),
+    cfg.StrOpt('auth_strategy',
+               default='noauth2',
+               choices=[('noauth2', 'No Keystone. The X-Auth-Token header is '
+                                    '"user[:project]"; the project defaults '
+                                    'to the user and the user "admin" is an '
+                                    'administrator. A request without a '
+                                    'token is refused with 401.'),
+                        ('keystone', 'Validate tokens with '
+                                     'keystonemiddleware; configure it in '
+                                     '[keystone_authtoken].')],
+               help='How REST requests are authenticated.'),
+    cfg.IntOpt('max_limit',
+               default=1000, min=1,
+               help='Most items one list request returns.'),
+    cfg.StrOpt('public_endpoint',
+               help='Base URL of this API as clients reach it, used in '
+                    'links. Default: derived from the request.'),
+    cfg.IntOpt('wsgi_threads',
+               default=32, min=1,
+               help='Requests a REST daemon serves at once.'),
+    cfg.IntOpt('rpc_call_timeout',
+               default=60, min=1,
+               help='Seconds the API waits for an RPC call (for example to '
+                    'the conductor) before answering 503/504.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(api_group)
+    conf.register_opts(api_opts, group=api_group)
+
+
+def list_opts():
+    return {api_group: api_opts}

@@ -1,0 +1,44 @@
+"""[compute]: the compute daemon, its resource tracker and the fake driver."""
+
+from oslo_config import cfg
+
+compute_group = cfg.OptGroup(
+    'compute', title='Compute',
+    help='The nova-lite-compute daemon. Its virt driver is the fake driver, '
+         'whose capacity is set here so that one machine can run many '
+         'computes, each with its own [DEFAULT] host.')
+
+compute_opts = [
+    cfg.IntOpt('fake_vcpus', default=16, min=1,
+               help='Physical CPUs the fake driver reports.'),
+    cfg.IntOpt('fake_memory_mb', default=32768, min=1,
+               help='Memory in MB the fake driver reports.'),
+    cfg.IntOpt('fake_local_gb', default=1000, min=1,
+               help='Local disk in GB the fake driver reports.'),
+    cfg.StrOpt('fake_hypervisor_hostname',
+               help='Hypervisor (node) name the fake driver reports. '
+                    'Default: the [DEFAULT] host.'),
+    cfg.FloatOpt('fake_spawn_seconds', default=0.0, min=0.0,
+                 help='Seconds a fake spawn takes.'),
+    cfg.ListOpt('fake_fail_spawn_for', default=[],
+                help='Failure injection: instance names (or "*") whose '
+                     'spawn fails on this compute, so operators and tests '
+                     'can watch a reschedule.'),
+    cfg.IntOpt('max_concurrent_builds', default=10, min=1,
+               help='Builds this compute runs at once; more wait.'),
+    cfg.IntOpt('update_resources_interval', default=60, min=1,
+               help='Seconds between two runs of the resource tracker '
+                    'audit (update_available_resource).'),
+    cfg.IntOpt('conductor_wait_seconds', default=60, min=0,
+               help='At start, seconds the compute waits for a conductor to '
+                    'answer before giving up (0: forever).'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(compute_group)
+    conf.register_opts(compute_opts, group=compute_group)
+
+
+def list_opts():
+    return {compute_group: compute_opts}

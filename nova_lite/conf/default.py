@@ -1,0 +1,82 @@
+"""Options of the [DEFAULT] group that every daemon shares."""
+
+import socket
+
+from oslo_config import cfg
+
+default_opts = [
+    cfg.StrOpt('host',
+               default=socket.gethostname(),
+               sample_default='<current_hostname>',
+               help='Name of this node. For a compute daemon this is the '
+                    'hypervisor host name the scheduler places instances on '
+                    'and the suffix of its RPC topic (compute.<host>). It '
+                    'must be unique per compute daemon; several fake '
+                    'computes on one machine each need their own.'),
+    cfg.StrOpt('concurrency_backend',
+               default='threading',
+               choices=[('threading', 'Native threads. RPC servers use the '
+                                      'threading executor. Recommended.'),
+                        ('eventlet', 'Green threads: the process is '
+                                     'monkey-patched before anything else is '
+                                     'imported and RPC servers use the '
+                                     'eventlet executor.')],
+               help='How a daemon runs concurrent work. It is read from the '
+                    'config files before any other module is imported, so '
+                    'it cannot be changed by a reload.'),
+    cfg.IntOpt('report_interval',
+               default=10, min=1,
+               help='Seconds between two heartbeats of a service to its '
+                    'service record. Must be well below service_down_time.'),
+    cfg.IntOpt('service_down_time',
+               default=60, min=1,
+               help='Seconds without a heartbeat after which a service is '
+                    'reported down: the scheduler stops placing instances on '
+                    'a down compute and the API lists it as down.'),
+    cfg.IntOpt('periodic_interval',
+               default=60, min=1,
+               help='Default spacing in seconds of periodic tasks that have '
+                    'no interval of their own.'),
+    cfg.IntOpt('graceful_shutdown_timeout',
+               default=30, min=0,
+               help='Seconds a daemon waits for in-flight requests to finish '
+                    'after SIGTERM before it exits anyway. 0 waits forever.'),
+    cfg.FloatOpt('cpu_allocation_ratio',
+                 default=4.0, min=0.0,
+                 help='Virtual CPUs per physical CPU the scheduler and the '
+                      'compute resource tracker allow on a host.'),
+    cfg.FloatOpt('ram_allocation_ratio',
+                 default=1.0, min=0.0,
+                 help='Virtual RAM per unit of physical RAM allowed on a '
+                      'host. Values above 1.0 overcommit memory.'),
+    cfg.FloatOpt('disk_allocation_ratio',
+                 default=1.0, min=0.0,
+                 help='Virtual disk per unit of physical disk allowed on a '
+                      'host.'),
+    cfg.IntOpt('reserved_host_memory_mb',
+               default=512, min=0,
+               help='Memory in MB kept back for the host itself; never given '
+                    'to instances.'),
+    cfg.IntOpt('reserved_host_disk_mb',
+               default=0, min=0,
+               help='Disk in MB kept back for the host itself.'),
+    cfg.IntOpt('reserved_host_cpus',
+               default=0, min=0,
+               help='Physical CPUs kept back for the host itself.'),
+    cfg.StrOpt('default_availability_zone',
+               default='nova',
+               help='Availability zone of a compute host that is in no '
+                    'aggregate with an availability zone.'),
+    cfg.StrOpt('state_path',
+               default='/var/lib/nova-lite',
+               help='Directory where nova_lite keeps local state (the '
+                    'embedded SQLite databases of the quick start).'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(default_opts)
+
+
+def list_opts():
+    return {'DEFAULT': default_opts}

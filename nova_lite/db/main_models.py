@@ -1,0 +1,120 @@
+"""Tables of a cell database (cell0 and every real cell)."""
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from nova_lite.db.types import DateTime, LongText
+
+
+class Base(orm.DeclarativeBase):
+    pass
+
+
+class _SoftDelete:
+    """Rows are kept after delete; ``deleted`` is the row id once deleted,
+    so unique constraints that include it allow a new live row."""
+    created_at = sa.Column(DateTime, nullable=True)
+    updated_at = sa.Column(DateTime, nullable=True)
+    deleted_at = sa.Column(DateTime, nullable=True)
+    deleted = sa.Column(sa.Integer, nullable=False, default=0)
+
+
+class Service(_SoftDelete, Base):
+    __tablename__ = 'services'
+    __table_args__ = (sa.UniqueConstraint('host', 'binary', 'deleted',
+                                          name='uniq_services_host_binary'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    host = sa.Column(sa.String(255), nullable=False)
+    binary = sa.Column(sa.String(255), nullable=False)
+    topic = sa.Column(sa.String(255), nullable=True)
+    report_count = sa.Column(sa.Integer, nullable=False, default=0)
+    disabled = sa.Column(sa.Boolean, nullable=False, default=False)
+    disabled_reason = sa.Column(sa.String(255), nullable=True)
+    forced_down = sa.Column(sa.Boolean, nullable=False, default=False)
+    last_seen_up = sa.Column(DateTime, nullable=True)
+    version = sa.Column(sa.Integer, nullable=False, default=0)
+
+
+class ComputeNode(_SoftDelete, Base):
+    __tablename__ = 'compute_nodes'
+    __table_args__ = (sa.UniqueConstraint('host', 'hypervisor_hostname',
+                                          'deleted',
+                                          name='uniq_compute_nodes_host_node'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    host = sa.Column(sa.String(255), nullable=False)
+    hypervisor_hostname = sa.Column(sa.String(255), nullable=False)
+    hypervisor_type = sa.Column(sa.String(255), nullable=False)
+    hypervisor_version = sa.Column(sa.Integer, nullable=False, default=0)
+    host_ip = sa.Column(sa.String(64), nullable=True)
+    vcpus = sa.Column(sa.Integer, nullable=False)
+    memory_mb = sa.Column(sa.Integer, nullable=False)
+    local_gb = sa.Column(sa.Integer, nullable=False)
+    vcpus_used = sa.Column(sa.Integer, nullable=False, default=0)
+    memory_mb_used = sa.Column(sa.Integer, nullable=False, default=0)
+    local_gb_used = sa.Column(sa.Integer, nullable=False, default=0)
+    free_ram_mb = sa.Column(sa.Integer, nullable=False, default=0)
+    free_disk_gb = sa.Column(sa.Integer, nullable=False, default=0)
+    running_vms = sa.Column(sa.Integer, nullable=False, default=0)
+    current_workload = sa.Column(sa.Integer, nullable=False, default=0)
+    disk_available_least = sa.Column(sa.Integer, nullable=True)
+    cpu_allocation_ratio = sa.Column(sa.Float, nullable=False)
+    ram_allocation_ratio = sa.Column(sa.Float, nullable=False)
+    disk_allocation_ratio = sa.Column(sa.Float, nullable=False)
+    cpu_info = sa.Column(sa.Text, nullable=True)
+    stats = sa.Column(sa.Text, nullable=True)
+    mapped = sa.Column(sa.Boolean, nullable=False, default=False)
+
+
+class Instance(_SoftDelete, Base):
+    __tablename__ = 'instances'
+    __table_args__ = (
+        sa.Index('instances_host_node_idx', 'host', 'node', 'deleted'),
+        sa.Index('instances_project_id_idx', 'project_id', 'deleted'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    user_id = sa.Column(sa.String(255), nullable=True)
+    project_id = sa.Column(sa.String(255), nullable=True)
+    display_name = sa.Column(sa.String(255), nullable=True)
+    display_description = sa.Column(sa.Text, nullable=True)
+    hostname = sa.Column(sa.String(255), nullable=True)
+    host = sa.Column(sa.String(255), nullable=True)
+    node = sa.Column(sa.String(255), nullable=True)
+    launched_on = sa.Column(sa.String(255), nullable=True)
+    vm_state = sa.Column(sa.String(255), nullable=True)
+    task_state = sa.Column(sa.String(255), nullable=True)
+    power_state = sa.Column(sa.Integer, nullable=True)
+    image_ref = sa.Column(sa.String(255), nullable=True)
+    flavor = sa.Column(sa.Text, nullable=True)
+    memory_mb = sa.Column(sa.Integer, nullable=True)
+    vcpus = sa.Column(sa.Integer, nullable=True)
+    root_gb = sa.Column(sa.Integer, nullable=True)
+    ephemeral_gb = sa.Column(sa.Integer, nullable=True)
+    availability_zone = sa.Column(sa.String(255), nullable=True)
+    key_name = sa.Column(sa.String(255), nullable=True)
+    user_data = sa.Column(LongText, nullable=True)
+    metadata_ = sa.Column('metadata', sa.Text, nullable=True)
+    system_metadata = sa.Column(sa.Text, nullable=True)
+    tags = sa.Column(sa.Text, nullable=True)
+    locked = sa.Column(sa.Boolean, nullable=False, default=False)
+    config_drive = sa.Column(sa.String(255), nullable=True)
+    launch_index = sa.Column(sa.Integer, nullable=True)
+    reservation_id = sa.Column(sa.String(255), nullable=True)
+    progress = sa.Column(sa.Integer, nullable=True)
+    launched_at = sa.Column(DateTime, nullable=True)
+    terminated_at = sa.Column(DateTime, nullable=True)
+
+
+class InstanceFault(Base):
+    __tablename__ = 'instance_faults'
+    __table_args__ = (sa.Index('instance_faults_instance_uuid_idx',
+                               'instance_uuid'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)
+    code = sa.Column(sa.Integer, nullable=False)
+    message = sa.Column(sa.String(255), nullable=True)
+    details = sa.Column(LongText, nullable=True)
+    host = sa.Column(sa.String(255), nullable=True)
+    created_at = sa.Column(DateTime, nullable=True)

@@ -1,0 +1,209 @@
+"""Errors nova_lite raises, each with an HTTP code and a message template.
+
+An exception that crosses RPC arrives at the caller as the same class
+(oslo.messaging re-raises exceptions from allowed modules), so the API can
+turn a conductor's or scheduler's refusal into the right status code.
+"""
+
+
+class NovaLiteException(Exception):
+    msg_fmt = 'An unknown error occurred.'
+    code = 500
+
+    def __init__(self, message=None, **kwargs):
+        self.kwargs = kwargs
+        if 'code' in kwargs:
+            self.code = kwargs['code']
+        if not message:
+            try:
+                message = self.msg_fmt % kwargs
+            except (KeyError, TypeError):
+                message = self.msg_fmt
+        self.message = message
+        super().__init__(message)
+
+    def format_message(self):
+        return self.message
+
+
+class Invalid(NovaLiteException):
+    msg_fmt = 'Bad request: %(reason)s'
+    code = 400
+
+
+class ValidationError(Invalid):
+    msg_fmt = 'Invalid input for field/attribute %(attribute)s. %(reason)s'
+
+
+class NotFound(NovaLiteException):
+    msg_fmt = 'Resource could not be found.'
+    code = 404
+
+
+class Conflict(NovaLiteException):
+    msg_fmt = 'Conflict: %(reason)s'
+    code = 409
+
+
+class Forbidden(NovaLiteException):
+    msg_fmt = 'Policy does not allow this operation.'
+    code = 403
+
+
+class PolicyNotAuthorized(Forbidden):
+    msg_fmt = 'Policy does not allow %(action)s to be performed.'
+
+
+class ConfigurationError(NovaLiteException):
+    msg_fmt = 'Configuration error: %(reason)s'
+
+
+class DatabaseUnavailable(NovaLiteException):
+    msg_fmt = 'Cannot reach the database at %(url)s: %(reason)s'
+    code = 503
+
+
+class InvalidDatabaseURL(NovaLiteException):
+    msg_fmt = 'Invalid database connection string %(url)s: %(reason)s'
+
+
+class ServiceUnavailable(NovaLiteException):
+    msg_fmt = '%(service)s did not answer: %(reason)s'
+    code = 503
+
+
+class FlavorNotFound(NotFound):
+    msg_fmt = 'Flavor %(flavor_id)s could not be found.'
+
+
+class FlavorExists(Conflict):
+    msg_fmt = 'Flavor with %(field)s %(value)s already exists.'
+
+
+class ImageNotFound(NotFound):
+    msg_fmt = 'Image %(image_id)s could not be found.'
+
+
+class ImageExists(Conflict):
+    msg_fmt = 'Image %(name)s already exists.'
+
+
+class InstanceNotFound(NotFound):
+    msg_fmt = 'Instance %(instance_id)s could not be found.'
+
+
+class InstanceMappingNotFound(NotFound):
+    msg_fmt = 'Instance %(uuid)s has no mapping to a cell.'
+
+
+class BuildRequestNotFound(NotFound):
+    msg_fmt = 'BuildRequest not found for instance %(uuid)s'
+
+
+class RequestSpecNotFound(NotFound):
+    msg_fmt = 'RequestSpec not found for instance %(instance_uuid)s'
+
+
+class CellMappingNotFound(NotFound):
+    msg_fmt = 'Cell %(uuid)s has no mapping.'
+
+
+class HostMappingNotFound(NotFound):
+    msg_fmt = 'Host %(name)s is not mapped to any cell.'
+
+
+class ComputeHostNotFound(NotFound):
+    msg_fmt = 'Compute host %(host)s could not be found.'
+
+
+class ServiceNotFound(NotFound):
+    msg_fmt = 'Service %(service_id)s could not be found.'
+
+
+class HypervisorNotFound(NotFound):
+    msg_fmt = 'Hypervisor %(hypervisor_id)s could not be found.'
+
+
+class InstanceInvalidState(Conflict):
+    msg_fmt = ('Cannot \'%(method)s\' instance %(instance_uuid)s while it is '
+               'in %(attr)s %(state)s')
+
+
+class UnexpectedTaskStateError(Conflict):
+    msg_fmt = ('Conflict updating instance %(instance_uuid)s. Expected: '
+               '%(expected)s. Actual: %(actual)s')
+
+
+class UnexpectedDeletingTaskStateError(UnexpectedTaskStateError):
+    pass
+
+
+class ObjectActionError(NovaLiteException):
+    msg_fmt = 'Object action %(action)s failed because: %(reason)s'
+
+
+class NoValidHost(NovaLiteException):
+    msg_fmt = 'No valid host was found. %(reason)s'
+    code = 500
+
+
+class MaxRetriesExceeded(NoValidHost):
+    msg_fmt = 'Exceeded maximum number of retries. %(reason)s'
+
+
+class RescheduledException(NovaLiteException):
+    msg_fmt = ('Build of instance %(instance_uuid)s was re-scheduled: '
+               '%(reason)s')
+
+
+class BuildAbortException(NovaLiteException):
+    msg_fmt = 'Build of instance %(instance_uuid)s aborted: %(reason)s'
+
+
+class ComputeResourcesUnavailable(NovaLiteException):
+    msg_fmt = 'Insufficient compute resources: %(reason)s'
+
+
+class RPCPinnedTooOld(NovaLiteException):
+    msg_fmt = ('%(service)s RPC API is pinned to %(pinned)s, which cannot '
+               'send %(method)s (needs %(needed)s).')
+    code = 409
+
+
+class QuotaError(NovaLiteException):
+    msg_fmt = 'Quota exceeded: %(reason)s'
+    code = 403
+
+
+# -- REST API -----------------------------------------------------------------
+
+class NotAuthenticated(NovaLiteException):
+    msg_fmt = 'Authentication required.'
+    code = 401
+
+
+class InvalidAPIVersion(NovaLiteException):
+    msg_fmt = ('Version %(requested)s is not supported by the API. Minimum '
+               'is %(min_version)s and maximum is %(max_version)s.')
+    code = 406
+
+
+class InvalidAPIVersionString(Invalid):
+    msg_fmt = ('API version string %(version)s format is invalid. Must be in '
+               'format MajorNum.MinorNum.')
+
+
+class MalformedRequestBody(Invalid):
+    msg_fmt = 'Malformed request body: %(reason)s'
+
+
+class InvalidImageRef(Invalid):
+    msg_fmt = 'Cannot find requested image %(image_href)s.'
+
+
+class InvalidFlavorRef(Invalid):
+    msg_fmt = 'Flavor %(flavor_ref)s could not be found.'
+
+
+class MarkerNotFound(Invalid):
+    msg_fmt = 'Marker %(marker)s could not be found.'

@@ -1,0 +1,359 @@
+"""Instance, InstanceList and InstanceFault (cell databases).
+
+Every method a compute uses is ``@remotable``: on a compute it runs in the
+conductor, which holds the cell database credentials.
+"""
+
+from oslo_serialization import jsonutils
+from oslo_versionedobjects import fields
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from nova_lite.db import api as db
+from nova_lite.db import main_models as models
+from nova_lite import exception
+from nova_lite.objects import base
+from nova_lite.objects import flavor as flavor_obj
+
+_PLAIN_COLUMNS = (
+    'id', 'uuid', 'user_id', 'project_id', 'display_name',
+    'display_description', 'hostname', 'host', 'node', 'launched_on',
+    'vm_state', 'task_state', 'power_state', 'image_ref', 'memory_mb',
+    'vcpus', 'root_gb', 'ephemeral_gb', 'availability_zone', 'key_name',
+    'user_data', 'locked', 'config_drive', 'launch_index', 'reservation_id',
+    'progress', 'launched_at', 'terminated_at', 'created_at', 'updated_at',
+    'deleted_at', 'deleted')
+_JSON_COLUMNS = ('metadata', 'system_metadata', 'tags')
+_JSON_DEFAULTS = {'metadata': {}, 'system_metadata': {}, 'tags': []}
+_COLUMN_OF = {'metadata': 'metadata_'}
+# Optional attributes a query can load up front instead of lazily.
+INSTANCE_OPTIONAL_ATTRS = ('fault',)
+
+
+@base.NovaLiteObjectRegistry.register
+class Instance(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = dict(base.NovaLitePersistentObject.fields, **{
+        'id': fields.IntegerField(),
+        'uuid': fields.UUIDField(),
+        'user_id': fields.StringField(nullable=True),
+        'project_id': fields.StringField(nullable=True),
+        'display_name': fields.StringField(nullable=True),
+        'display_description': fields.StringField(nullable=True),
+        'hostname': fields.StringField(nullable=True),
+        'host': fields.StringField(nullable=True),
+        'node': fields.StringField(nullable=True),
+        'launched_on': fields.StringField(nullable=True),
+        'vm_state': fields.StringField(nullable=True),
+        'task_state': fields.StringField(nullable=True),
+        'power_state': fields.IntegerField(nullable=True),
+        'image_ref': fields.StringField(nullable=True),
+        'flavor': fields.ObjectField('Flavor'),
+        'memory_mb': fields.IntegerField(nullable=True),
+        'vcpus': fields.IntegerField(nullable=True),
+        'root_gb': fields.IntegerField(nullable=True),
+        'ephemeral_gb': fields.IntegerField(nullable=True),
+        'availability_zone': fields.StringField(nullable=True),
+        'key_name': fields.StringField(nullable=True),
+        'user_data': fields.StringField(nullable=True),
+        'metadata': fields.DictOfStringsField(default={}),
+        'system_metadata': fields.DictOfNullableStringsField(default={}),
+        'tags': fields.ListOfStringsField(default=[]),
+        'locked': fields.BooleanField(default=False),
+        'config_drive': fields.StringField(nullable=True),
+        'launch_index': fields.IntegerField(nullable=True),
+        'reservation_id': fields.StringField(nullable=True),
+        'progress': fields.IntegerField(nullable=True),
+        'launched_at': fields.DateTimeField(nullable=True),
+        'terminated_at': fields.DateTimeField(nullable=True),
+        'fault': fields.ObjectField('InstanceFault', nullable=True),
+    })
+
+    @staticmethod
+    def _from_db(context, instance, row, expected_attrs=(), faults=None):
+        base.copy_from_row(instance, row, _PLAIN_COLUMNS)
+        for name in _JSON_COLUMNS:
+            raw = getattr(row, _COLUMN_OF.get(name, name))
+            setattr(instance, name,
+                    jsonutils.loads(raw) if raw else
+                    type(_JSON_DEFAULTS[name])())
+        instance.flavor = flavor_obj.Flavor.obj_from_primitive(
+            jsonutils.loads(row.flavor))
+        if 'fault' in expected_attrs:
+            instance.fault = (faults or {}).get(row.uuid)
+        instance._context = context
+        instance.obj_reset_changes()
+        return instance
+
+    def _db_values(self, names):
+        values = {}
+        for name in names:
+            value = getattr(self, name)
+            if name == 'flavor':
+                value = jsonutils.dumps(value.obj_to_primitive())
+            elif name in _JSON_COLUMNS:
+                value = jsonutils.dumps(value)
+            elif name in ('launched_at', 'terminated_at', 'created_at',
+                          'updated_at', 'deleted_at'):
+                value = base.db_datetime(value)
+            values[_COLUMN_OF.get(name, name)] = value
+        return values
+
+    @classmethod
+    @base.remotable
+    def get_by_uuid(cls, context, uuid, expected_attrs=None):
+        expected_attrs = expected_attrs or []
+        query = sa.select(models.Instance).where(models.Instance.uuid == uuid)
+        if context.read_deleted == 'no':
+            query = query.where(models.Instance.deleted == 0)
+        with db.cell_session(context) as session:
+            row = session.execute(query).scalar_one_or_none()
+            if row is None:
+                raise exception.InstanceNotFound(instance_id=uuid)
+            faults = (InstanceFault.latest_for_instances(context, session,
+                                                         [uuid])
+                      if 'fault' in expected_attrs else None)
+        return cls._from_db(context, cls(), row, expected_attrs, faults)
+
+    @base.remotable
+    def create(self):
+        if self.obj_attr_is_set('id'):
+            raise exception.ObjectActionError(action='create',
+                                              reason='already created')
+        for name, default in _JSON_DEFAULTS.items():
+            if not self.obj_attr_is_set(name):
+                setattr(self, name, type(default)())
+        names = [n for n in self.fields
+                 if self.obj_attr_is_set(n) and n not in ('id', 'fault')]
+        values = self._db_values(names)
+        now = base.utcnow()
+        values.setdefault('created_at', now)
+        values['updated_at'] = now
+        values['deleted'] = 0
+        for name in ('memory_mb', 'vcpus', 'root_gb', 'ephemeral_gb'):
+            values[name] = getattr(self.flavor, name)
+        try:
+            with db.cell_session(self._context) as session:
+                row = models.Instance(**values)
+                session.add(row)
+                session.flush()
+        except sa_exc.IntegrityError:
+            raise exception.Conflict(
+                reason='instance %s already exists in this cell' % self.uuid)
+        self._from_db(self._context, self, row)
+
+    @base.remotable
+    def save(self, expected_vm_state=None, expected_task_state=None):
+        """Write the changed fields; optionally compare-and-swap states.
+
+        ``expected_task_state`` (a value or a list) makes the update apply
+        only while the row still has that task state, so a delete that
+        started in the meantime is not overwritten.
+        """
+        changed = [n for n in self.obj_what_changed() if n != 'fault']
+        if not changed:
+            return
+        values = self._db_values(changed)
+        values['updated_at'] = base.utcnow()
+        query = sa.update(models.Instance).where(
+            models.Instance.uuid == self.uuid,
+            models.Instance.deleted == 0)
+        if expected_task_state is not None:
+            expected = (expected_task_state
+                        if isinstance(expected_task_state, (list, tuple))
+                        else [expected_task_state])
+            query = query.where(_in_or_null(models.Instance.task_state,
+                                            expected))
+        if expected_vm_state is not None:
+            expected = (expected_vm_state
+                        if isinstance(expected_vm_state, (list, tuple))
+                        else [expected_vm_state])
+            query = query.where(_in_or_null(models.Instance.vm_state,
+                                            expected))
+        with db.cell_session(self._context) as session:
+            result = session.execute(query.values(**values))
+            if not result.rowcount:
+                row = session.execute(sa.select(models.Instance).where(
+                    models.Instance.uuid == self.uuid)).scalar_one_or_none()
+                if row is None or row.deleted:
+                    raise exception.InstanceNotFound(instance_id=self.uuid)
+                error = (exception.UnexpectedDeletingTaskStateError
+                         if row.task_state == 'deleting'
+                         else exception.UnexpectedTaskStateError)
+                raise error(instance_uuid=self.uuid,
+                            expected=expected_task_state or
+                            expected_vm_state,
+                            actual=row.task_state)
+        self.updated_at = values['updated_at']
+        self.obj_reset_changes()
+
+    @base.remotable
+    def destroy(self, hard_delete=False):
+        """Delete the instance: soft by default, as cell rows are kept."""
+        now = base.utcnow()
+        with db.cell_session(self._context) as session:
+            if hard_delete:
+                session.execute(sa.delete(models.InstanceFault).where(
+                    models.InstanceFault.instance_uuid == self.uuid))
+                result = session.execute(sa.delete(models.Instance).where(
+                    models.Instance.uuid == self.uuid))
+            else:
+                result = session.execute(
+                    sa.update(models.Instance)
+                    .where(models.Instance.uuid == self.uuid,
+                           models.Instance.deleted == 0)
+                    .values(deleted=models.Instance.id, deleted_at=now,
+                            updated_at=now, terminated_at=now,
+                            vm_state='deleted', task_state=None))
+        if not result.rowcount:
+            raise exception.InstanceNotFound(instance_id=self.uuid)
+        self.deleted = True
+        self.deleted_at = now
+        self.vm_state = 'deleted'
+        self.task_state = None
+        self.obj_reset_changes()
+
+    @base.remotable
+    def refresh(self):
+        current = type(self).get_by_uuid(self._context, self.uuid)
+        for name in self.fields:
+            if name == 'fault':
+                continue
+            if current.obj_attr_is_set(name):
+                setattr(self, name, getattr(current, name))
+        self.obj_reset_changes()
+
+    def obj_load_attr(self, attrname):
+        if attrname != 'fault':
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='attribute %s not lazy-loadable' % attrname)
+        self.fault = InstanceFault.get_latest_for_instance(self._context,
+                                                           self.uuid)
+        self.obj_reset_changes(['fault'])
+
+
+def _in_or_null(column, values):
+    clauses = []
+    if None in values:
+        clauses.append(column.is_(None))
+    present = [v for v in values if v is not None]
+    if present:
+        clauses.append(column.in_(present))
+    return sa.or_(*clauses)
+
+
+@base.NovaLiteObjectRegistry.register
+class InstanceList(base.ObjectListBase, base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {'objects': fields.ListOfObjectsField('Instance')}
+
+    @classmethod
+    @base.remotable
+    def get_by_filters(cls, context, filters, sort_key='created_at',
+                       sort_dir='desc', limit=None, expected_attrs=None):
+        """Instances matching ``filters``.
+
+        Filters: project_id, user_id, host, node, uuid (a list), vm_state
+        (a list), deleted (bool; default only live rows).
+        """
+        expected_attrs = expected_attrs or []
+        query = sa.select(models.Instance)
+        deleted = filters.get('deleted', context.read_deleted == 'yes')
+        if not deleted:
+            query = query.where(models.Instance.deleted == 0)
+        for name in ('project_id', 'user_id', 'host', 'node'):
+            if filters.get(name) is not None:
+                query = query.where(getattr(models.Instance, name) ==
+                                    filters[name])
+        if filters.get('uuid') is not None:
+            query = query.where(models.Instance.uuid.in_(
+                list(filters['uuid'])))
+        if filters.get('vm_state') is not None:
+            query = query.where(models.Instance.vm_state.in_(
+                list(filters['vm_state'])))
+        column = getattr(models.Instance, sort_key)
+        query = query.order_by(column.desc() if sort_dir == 'desc'
+                               else column.asc(),
+                               models.Instance.id.desc() if sort_dir == 'desc'
+                               else models.Instance.id.asc())
+        if limit is not None:
+            query = query.limit(limit)
+        with db.cell_session(context) as session:
+            rows = list(session.execute(query).scalars())
+            faults = (InstanceFault.latest_for_instances(
+                context, session, [r.uuid for r in rows])
+                if 'fault' in expected_attrs else None)
+        return cls(context, objects=[
+            Instance._from_db(context, Instance(), r, expected_attrs, faults)
+            for r in rows])
+
+    @classmethod
+    def get_by_host(cls, context, host, expected_attrs=None):
+        return cls.get_by_filters(context, {'host': host},
+                                  sort_key='created_at', sort_dir='asc',
+                                  expected_attrs=expected_attrs)
+
+    @classmethod
+    def get_by_host_and_node(cls, context, host, node):
+        return cls.get_by_filters(context, {'host': host, 'node': node},
+                                  sort_key='created_at', sort_dir='asc')
+
+
+@base.NovaLiteObjectRegistry.register
+class InstanceFault(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(),
+        'instance_uuid': fields.UUIDField(),
+        'code': fields.IntegerField(),
+        'message': fields.StringField(nullable=True),
+        'details': fields.StringField(nullable=True),
+        'host': fields.StringField(nullable=True),
+        'created_at': fields.DateTimeField(nullable=True),
+    }
+
+    @classmethod
+    def _from_db(cls, context, row):
+        fault = base.copy_from_row(cls(), row, (
+            'id', 'instance_uuid', 'code', 'message', 'details', 'host',
+            'created_at'))
+        fault._context = context
+        return fault
+
+    @classmethod
+    def latest_for_instances(cls, context, session, uuids):
+        if not uuids:
+            return {}
+        rows = session.execute(
+            sa.select(models.InstanceFault)
+            .where(models.InstanceFault.instance_uuid.in_(list(uuids)))
+            .order_by(models.InstanceFault.id.asc())).scalars()
+        return {r.instance_uuid: cls._from_db(context, r) for r in rows}
+
+    @classmethod
+    @base.remotable
+    def get_latest_for_instance(cls, context, instance_uuid):
+        with db.cell_session(context) as session:
+            faults = cls.latest_for_instances(context, session,
+                                              [instance_uuid])
+        return faults.get(instance_uuid)
+
+    @base.remotable
+    def create(self):
+        values = base.changes_for_db(self)
+        values['message'] = (values.get('message') or '')[:255]
+        values['created_at'] = base.utcnow()
+        with db.cell_session(self._context) as session:
+            row = models.InstanceFault(**values)
+            session.add(row)
+            session.flush()
+        self.id = row.id
+        self.created_at = values['created_at']
+        self.obj_reset_changes()

@@ -1,0 +1,168 @@
+"""RequestSpec, Selection and their parts: what the scheduler is asked, and
+what it answers.
+
+A RequestSpec is stored in the API database as one serialized blob per
+instance (a multi-create shares one spec by value); later move operations
+and reschedules reuse it.
+"""
+
+from oslo_serialization import jsonutils
+from oslo_versionedobjects import fields
+import sqlalchemy as sa
+
+from nova_lite.db import api as db
+from nova_lite.db import api_models as models
+from nova_lite import exception
+from nova_lite.objects import base
+
+
+@base.NovaLiteObjectRegistry.register
+class ImageMeta(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.UUIDField(nullable=True),
+        'name': fields.StringField(nullable=True),
+        'min_disk': fields.IntegerField(default=0),
+        'min_ram': fields.IntegerField(default=0),
+        'properties': fields.DictOfNullableStringsField(default={}),
+    }
+
+    @classmethod
+    def from_image(cls, image):
+        return cls(id=image.id, name=image.name, min_disk=image.min_disk,
+                   min_ram=image.min_ram, properties=dict(image.properties))
+
+
+@base.NovaLiteObjectRegistry.register
+class SchedulerRetries(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'num_attempts': fields.IntegerField(default=0),
+        # [host, node] pairs already tried for this request.
+        'hosts': fields.ListOfListsOfStringsField(default=[]),
+    }
+
+
+@base.NovaLiteObjectRegistry.register
+class SchedulerLimits(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'memory_mb': fields.IntegerField(nullable=True),
+        'vcpu': fields.IntegerField(nullable=True),
+        'disk_gb': fields.IntegerField(nullable=True),
+    }
+
+    def to_dict(self):
+        return {name: getattr(self, name) for name in self.fields
+                if self.obj_attr_is_set(name) and
+                getattr(self, name) is not None}
+
+
+@base.NovaLiteObjectRegistry.register
+class Selection(base.NovaLiteObject):
+    """One host the scheduler chose (or an alternate for a retry)."""
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'compute_node_uuid': fields.UUIDField(),
+        'service_host': fields.StringField(),
+        'nodename': fields.StringField(),
+        'cell_uuid': fields.UUIDField(),
+        'limits': fields.ObjectField('SchedulerLimits', nullable=True),
+    }
+
+
+@base.NovaLiteObjectRegistry.register
+class RequestSpec(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(),
+        'instance_uuid': fields.UUIDField(),
+        'project_id': fields.StringField(nullable=True),
+        'user_id': fields.StringField(nullable=True),
+        'num_instances': fields.IntegerField(default=1),
+        'flavor': fields.ObjectField('Flavor'),
+        'image': fields.ObjectField('ImageMeta', nullable=True),
+        'availability_zone': fields.StringField(nullable=True),
+        'scheduler_hints': fields.DictOfListOfStringsField(default={}),
+        'ignore_hosts': fields.ListOfStringsField(nullable=True),
+        'force_hosts': fields.ListOfStringsField(nullable=True),
+        'force_nodes': fields.ListOfStringsField(nullable=True),
+        'retry': fields.ObjectField('SchedulerRetries', nullable=True),
+        'is_bfv': fields.BooleanField(default=False),
+    }
+
+    def obj_load_attr(self, attrname):
+        # Optional parts of a spec default to "not asked for".
+        defaults = {'image': None, 'availability_zone': None,
+                    'scheduler_hints': {}, 'ignore_hosts': None,
+                    'force_hosts': None, 'force_nodes': None,
+                    'retry': None, 'is_bfv': False, 'num_instances': 1,
+                    'project_id': None, 'user_id': None}
+        if attrname not in defaults:
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='attribute %s not lazy-loadable' % attrname)
+        setattr(self, attrname, defaults[attrname])
+
+    def get_scheduler_hint(self, name, default=None):
+        values = self.scheduler_hints.get(name)
+        if not values:
+            return default
+        return values[0] if len(values) == 1 else values
+
+    def _blob(self):
+        spec = self.obj_clone()
+        if spec.obj_attr_is_set('id'):
+            del spec.id
+        return jsonutils.dumps(spec.obj_to_primitive())
+
+    @classmethod
+    def _from_db(cls, context, row):
+        spec = cls.obj_from_primitive(jsonutils.loads(row.spec))
+        spec.id = row.id
+        spec._context = context
+        spec.obj_reset_changes()
+        return spec
+
+    @classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        with db.api_session() as session:
+            row = session.execute(sa.select(models.RequestSpec).where(
+                models.RequestSpec.instance_uuid == instance_uuid)
+            ).scalar_one_or_none()
+        if row is None:
+            raise exception.RequestSpecNotFound(instance_uuid=instance_uuid)
+        return cls._from_db(context, row)
+
+    def create(self):
+        now = base.utcnow()
+        with db.api_session() as session:
+            row = models.RequestSpec(instance_uuid=self.instance_uuid,
+                                     spec=self._blob(), created_at=now,
+                                     updated_at=now)
+            session.add(row)
+            session.flush()
+        self.id = row.id
+        self.obj_reset_changes()
+
+    def save(self):
+        with db.api_session() as session:
+            session.execute(sa.update(models.RequestSpec).where(
+                models.RequestSpec.instance_uuid == self.instance_uuid)
+                .values(spec=self._blob(), updated_at=base.utcnow()))
+        self.obj_reset_changes()
+
+    def destroy(self):
+        with db.api_session() as session:
+            session.execute(sa.delete(models.RequestSpec).where(
+                models.RequestSpec.instance_uuid == self.instance_uuid))

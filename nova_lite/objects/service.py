@@ -1,0 +1,170 @@
+"""Service: one running daemon's record and heartbeat (cell databases).
+
+``SERVICE_VERSION`` goes up whenever a release changes an RPC API; the
+history below maps each service version to the RPC API versions it
+speaks, which is what ``[upgrade_levels] <service> = auto`` pins to.
+"""
+
+from oslo_utils import uuidutils
+from oslo_versionedobjects import fields
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from nova_lite.db import api as db
+from nova_lite.db import main_models as models
+from nova_lite import exception
+from nova_lite.objects import base
+
+# Version 1: nova_lite 0.1 (conductor 1.0, scheduler 1.0, compute 1.0)
+SERVICE_VERSION = 1
+
+SERVICE_VERSION_HISTORY = (
+    # Version 0: no version recorded
+    {'conductor': '1.0', 'scheduler': '1.0', 'compute': '1.0'},
+    # Version 1: initial release
+    {'conductor': '1.0', 'scheduler': '1.0', 'compute': '1.0'},
+)
+
+_COLUMNS = ('id', 'uuid', 'host', 'binary', 'topic', 'report_count',
+            'disabled', 'disabled_reason', 'forced_down', 'last_seen_up',
+            'version', 'created_at', 'updated_at', 'deleted_at', 'deleted')
+
+
+@base.NovaLiteObjectRegistry.register
+class Service(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = dict(base.NovaLitePersistentObject.fields, **{
+        'id': fields.IntegerField(read_only=True),
+        'uuid': fields.UUIDField(),
+        'host': fields.StringField(),
+        'binary': fields.StringField(),
+        'topic': fields.StringField(nullable=True),
+        'report_count': fields.IntegerField(default=0),
+        'disabled': fields.BooleanField(default=False),
+        'disabled_reason': fields.StringField(nullable=True),
+        'forced_down': fields.BooleanField(default=False),
+        'last_seen_up': fields.DateTimeField(nullable=True),
+        'version': fields.IntegerField(default=SERVICE_VERSION),
+    })
+
+    @classmethod
+    def _from_db(cls, context, row):
+        service = base.copy_from_row(cls(), row, _COLUMNS)
+        service._context = context
+        return service
+
+    @classmethod
+    def _get_one(cls, context, not_found, *where):
+        with db.cell_session(context) as session:
+            row = session.execute(sa.select(models.Service).where(
+                models.Service.deleted == 0, *where)).scalar_one_or_none()
+        if row is None:
+            raise not_found
+        return cls._from_db(context, row)
+
+    @classmethod
+    @base.remotable
+    def get_by_host_and_binary(cls, context, host, binary):
+        return cls._get_one(
+            context, exception.ServiceNotFound(service_id='%s/%s' %
+                                               (host, binary)),
+            models.Service.host == host, models.Service.binary == binary)
+
+    @classmethod
+    def get_by_uuid(cls, context, uuid):
+        return cls._get_one(context,
+                            exception.ServiceNotFound(service_id=uuid),
+                            models.Service.uuid == uuid)
+
+    @classmethod
+    def get_by_id(cls, context, id):
+        return cls._get_one(context,
+                            exception.ServiceNotFound(service_id=id),
+                            models.Service.id == id)
+
+    @base.remotable
+    def create(self):
+        if not self.obj_attr_is_set('uuid'):
+            self.uuid = uuidutils.generate_uuid()
+        if not self.obj_attr_is_set('version'):
+            self.version = SERVICE_VERSION
+        values = base.changes_for_db(self, skip=('id',))
+        now = base.utcnow()
+        values.update(created_at=now, updated_at=now, last_seen_up=now,
+                      deleted=0)
+        try:
+            with db.cell_session(self._context) as session:
+                row = models.Service(**values)
+                session.add(row)
+                session.flush()
+        except sa_exc.IntegrityError:
+            raise exception.Conflict(reason='service %s on %s exists' %
+                                     (self.binary, self.host))
+        base.copy_from_row(self, row, _COLUMNS)
+
+    @base.remotable
+    def save(self):
+        values = base.changes_for_db(self, skip=('id',))
+        if not values:
+            return
+        values['updated_at'] = base.utcnow()
+        with db.cell_session(self._context) as session:
+            session.execute(sa.update(models.Service).where(
+                models.Service.id == self.id).values(**values))
+        self.updated_at = values['updated_at']
+        self.obj_reset_changes()
+
+    @base.remotable
+    def heartbeat(self):
+        """Record that the service is alive; returns the stored record."""
+        now = base.utcnow()
+        with db.cell_session(self._context) as session:
+            session.execute(sa.update(models.Service).where(
+                models.Service.id == self.id).values(
+                    report_count=models.Service.report_count + 1,
+                    last_seen_up=now, updated_at=now))
+            row = session.get(models.Service, self.id)
+            base.copy_from_row(self, row, _COLUMNS)
+
+    @base.remotable
+    def destroy(self):
+        now = base.utcnow()
+        with db.cell_session(self._context) as session:
+            session.execute(sa.update(models.Service).where(
+                models.Service.id == self.id).values(
+                    deleted=models.Service.id, deleted_at=now))
+        self.deleted = True
+
+    @classmethod
+    @base.remotable
+    def get_minimum_version(cls, context, binary):
+        with db.cell_session(context) as session:
+            value = session.execute(sa.select(
+                sa.func.min(models.Service.version)).where(
+                    models.Service.binary == binary,
+                    models.Service.deleted == 0,
+                    models.Service.forced_down == sa.false())).scalar()
+        return value or 0
+
+
+@base.NovaLiteObjectRegistry.register
+class ServiceList(base.ObjectListBase, base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {'objects': fields.ListOfObjectsField('Service')}
+
+    @classmethod
+    def get_all(cls, context, binary=None, host=None):
+        query = sa.select(models.Service).where(
+            models.Service.deleted == 0).order_by(models.Service.id)
+        if binary is not None:
+            query = query.where(models.Service.binary == binary)
+        if host is not None:
+            query = query.where(models.Service.host == host)
+        with db.cell_session(context) as session:
+            rows = list(session.execute(query).scalars())
+        return cls(context, objects=[Service._from_db(context, r)
+                                     for r in rows])

@@ -1,0 +1,21 @@
+"""Default policy rules of the Compute API, declared in code.
+
+One module per resource; ``list_rules()`` feeds them to the enforcer and to
+oslopolicy-sample-generator. Operators override any rule in policy.yaml.
+"""
+
+import itertools
+
+from nova_lite.policies import base
+from nova_lite.policies import flavors
+from nova_lite.policies import hypervisors
+from nova_lite.policies import images
+from nova_lite.policies import servers
+from nova_lite.policies import services
+
+
+def list_rules():
+    return list(itertools.chain(base.list_rules(), flavors.list_rules(),
+                                images.list_rules(), servers.list_rules(),
+                                hypervisors.list_rules(),
+                                services.list_rules()))

@@ -1,0 +1,51 @@
+"""Policy defaults of /servers."""
+
+from oslo_policy import policy
+
+from nova_lite.policies import base
+
+PREFIX = 'os_compute_api:servers:'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        PREFIX + 'index', base.ADMIN_OR_OWNER,
+        'List the servers of the caller\'s project.',
+        [{'method': 'GET', 'path': '/servers'},
+         {'method': 'GET', 'path': '/servers/detail'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'index:get_all_tenants', base.ADMIN_API,
+        'List the servers of every project (all_tenants=1), or filter by '
+        'another project.',
+        [{'method': 'GET', 'path': '/servers'},
+         {'method': 'GET', 'path': '/servers/detail'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'show', base.ADMIN_OR_OWNER, 'Show a server.',
+        [{'method': 'GET', 'path': '/servers/{server_id}'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'create', base.ADMIN_OR_OWNER, 'Create servers.',
+        [{'method': 'POST', 'path': '/servers'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'create:forced_host', base.ADMIN_API,
+        'Place a server on a named host with availability_zone "az:host" '
+        'or "az:host:node", bypassing the scheduler filters.',
+        [{'method': 'POST', 'path': '/servers'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'delete', base.ADMIN_OR_OWNER, 'Delete a server.',
+        [{'method': 'DELETE', 'path': '/servers/{server_id}'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-extended-server-attributes', base.ADMIN_API,
+        'See the OS-EXT-SRV-ATTR:* attributes (host, hypervisor, '
+        'reservation id, user data) and the details of a fault.',
+        [{'method': 'GET', 'path': '/servers/{server_id}'},
+         {'method': 'GET', 'path': '/servers/detail'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'show:host_status', base.ADMIN_API,
+        'See host_status (microversion 2.16): whether the server\'s compute '
+        'is UP, DOWN, in MAINTENANCE or UNKNOWN.',
+        [{'method': 'GET', 'path': '/servers/{server_id}'},
+         {'method': 'GET', 'path': '/servers/detail'}]),
+]
+
+
+def list_rules():
+    return rules

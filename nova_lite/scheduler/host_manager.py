@@ -1,0 +1,134 @@
+"""Host states: the scheduler's view of each compute node, cached between
+requests and refreshed from the cell databases.
+
+A node is skipped when its compute has no service record or is not mapped
+to a cell yet; a cached state is replaced only when the compute node record
+is newer than the one it was built from (so resources consumed by an
+earlier request stay consumed until the compute reports again); nodes that
+disappeared are dropped.
+"""
+
+import threading
+
+from oslo_log import log as logging
+
+from nova_lite import context as nova_context
+from nova_lite import objects
+from nova_lite import servicegroup
+
+LOG = logging.getLogger(__name__)
+
+COMPUTE_BINARY = 'nova-lite-compute'
+
+
+class HostState:
+    """What one compute node can still take, as the filters see it."""
+
+    def __init__(self, host, nodename, cell_uuid):
+        self.host = host
+        self.nodename = nodename
+        self.cell_uuid = cell_uuid
+        self.uuid = None
+        self.total_usable_ram_mb = 0
+        self.free_ram_mb = 0
+        self.total_usable_disk_gb = 0
+        self.free_disk_mb = 0
+        self.vcpus_total = 0
+        self.vcpus_used = 0
+        self.num_instances = 0
+        self.num_io_ops = 0
+        self.cpu_allocation_ratio = 1.0
+        self.ram_allocation_ratio = 1.0
+        self.disk_allocation_ratio = 1.0
+        self.service = {'up': False, 'disabled': True, 'forced_down': False,
+                        'disabled_reason': None}
+        self.updated = None
+        # Filters that bound a resource record its ceiling here; the
+        # compute enforces them in its claim.
+        self.limits = {}
+
+    def update(self, compute_node, service):
+        self.service = {'up': servicegroup.service_is_up(service),
+                        'disabled': service.disabled,
+                        'forced_down': service.forced_down,
+                        'disabled_reason': service.disabled_reason}
+        if self.updated is not None and compute_node.updated_at is not None \
+                and compute_node.updated_at <= self.updated:
+            return
+        self.uuid = compute_node.uuid
+        self.total_usable_ram_mb = compute_node.memory_mb
+        self.free_ram_mb = compute_node.free_ram_mb
+        self.total_usable_disk_gb = compute_node.local_gb
+        self.free_disk_mb = compute_node.free_disk_gb * 1024
+        self.vcpus_total = compute_node.vcpus
+        self.vcpus_used = compute_node.vcpus_used
+        self.num_instances = compute_node.running_vms
+        self.num_io_ops = compute_node.current_workload
+        self.cpu_allocation_ratio = compute_node.cpu_allocation_ratio
+        self.ram_allocation_ratio = compute_node.ram_allocation_ratio
+        self.disk_allocation_ratio = compute_node.disk_allocation_ratio
+        self.updated = compute_node.updated_at
+        self.limits = {}
+
+    def consume_from_request(self, flavor):
+        """Take ``flavor`` off this host before the next instance is placed."""
+        self.free_ram_mb -= flavor.memory_mb
+        self.free_disk_mb -= (flavor.root_gb + flavor.ephemeral_gb) * 1024 \
+            + flavor.swap
+        self.vcpus_used += flavor.vcpus
+        self.num_instances += 1
+        self.num_io_ops += 1
+
+    def __repr__(self):
+        return ('(%s, %s) ram: %sMB disk: %sMB io_ops: %s instances: %s' %
+                (self.host, self.nodename, self.free_ram_mb,
+                 self.free_disk_mb, self.num_io_ops, self.num_instances))
+
+
+class HostManager:
+
+    def __init__(self):
+        self.host_states = {}  # (host, nodename) -> HostState
+        self._lock = threading.Lock()
+
+    def _cells(self, context):
+        return [cell for cell in objects.CellMappingList.get_all(context)
+                if not cell.is_cell0 and not cell.disabled]
+
+    def get_host_states(self, context):
+        """Refresh and return the states of every schedulable node."""
+        seen = set()
+        for cell in self._cells(context):
+            with nova_context.target_cell(context, cell) as cctxt:
+                try:
+                    nodes = objects.ComputeNodeList.get_all(cctxt)
+                    services = {s.host: s for s in objects.ServiceList.get_all(
+                        cctxt, binary=COMPUTE_BINARY)}
+                except Exception as e:
+                    LOG.warning('Cell %s is unreachable; its hosts are not '
+                                'considered: %s', cell.name or cell.uuid, e)
+                    continue
+            for node in nodes:
+                service = services.get(node.host)
+                if service is None:
+                    LOG.debug('No service record for %s; skipping',
+                              node.host)
+                    continue
+                if not node.mapped:
+                    LOG.debug('Host %s is not mapped to a cell yet (run '
+                              'nova-lite-manage cell_v2 discover_hosts)',
+                              node.host)
+                    continue
+                key = (node.host, node.hypervisor_hostname)
+                seen.add(key)
+                state = self.host_states.get(key)
+                if state is None:
+                    state = HostState(node.host, node.hypervisor_hostname,
+                                      cell.uuid)
+                    self.host_states[key] = state
+                state.update(node, service)
+        for key in set(self.host_states) - seen:
+            LOG.info('Removing dead compute node %s/%s from the scheduler '
+                     'cache', *key)
+            del self.host_states[key]
+        return list(self.host_states.values())

@@ -1,0 +1,32 @@
+"""RAM, CPU and disk weighers: more free resource weighs more (spread);
+a negative multiplier stacks instead."""
+
+from nova_lite import conf as nova_conf
+from nova_lite.scheduler import weights
+
+CONF = nova_conf.CONF
+
+
+class RAMWeigher(weights.BaseHostWeigher):
+    def multiplier(self):
+        return CONF.filter_scheduler.ram_weight_multiplier
+
+    def weigh(self, host_state, spec):
+        return host_state.free_ram_mb
+
+
+class CPUWeigher(weights.BaseHostWeigher):
+    def multiplier(self):
+        return CONF.filter_scheduler.cpu_weight_multiplier
+
+    def weigh(self, host_state, spec):
+        total = host_state.vcpus_total * host_state.cpu_allocation_ratio
+        return total - host_state.vcpus_used
+
+
+class DiskWeigher(weights.BaseHostWeigher):
+    def multiplier(self):
+        return CONF.filter_scheduler.disk_weight_multiplier
+
+    def weigh(self, host_state, spec):
+        return host_state.free_disk_mb

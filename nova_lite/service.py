@@ -1,0 +1,243 @@
+"""Running a daemon: its service record, heartbeat, periodic tasks, RPC
+server, and a clean stop on SIGTERM.
+
+``Service`` serves an RPC topic (conductor, scheduler, compute.<host>);
+``WSGIService`` serves HTTP (api, placement, network). Both register a
+service record and heartbeat into it, which is how ``os-services`` and the
+scheduler's ComputeFilter know a daemon is up. ``serve()`` starts them,
+tells systemd the daemon is ready and blocks until SIGTERM/SIGINT, then
+stops them: the RPC server stops taking new messages and the in-flight
+ones finish (bounded by ``graceful_shutdown_timeout``).
+"""
+
+import signal
+import threading
+
+from futurist import periodics
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_lite import conf as nova_conf
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import service as service_obj
+from nova_lite import rpc
+from nova_lite import systemd
+from nova_lite import version
+
+CONF = nova_conf.CONF
+LOG = logging.getLogger(__name__)
+
+
+class BaseRPCEndpoint:
+    """RPC methods every service answers, in the ``baseapi`` namespace."""
+
+    target = messaging.Target(namespace='baseapi', version='1.0')
+
+    def __init__(self, service):
+        self.service = service
+
+    def ping(self, context, arg):
+        return {'binary': self.service.binary, 'host': self.service.host,
+                'arg': arg}
+
+
+def periodic_task(spacing):
+    """Mark a manager method as periodic; ``spacing`` is seconds or a
+    callable returning them (read when the service starts)."""
+    def decorator(method):
+        method._periodic_spacing = spacing
+        return method
+    return decorator
+
+
+class _ServiceBase:
+
+    def __init__(self, binary, host=None):
+        self.binary = binary
+        self.host = host or CONF.host
+        self.service_ref = None
+        self._periodic_worker = None
+        self._periodic_thread = None
+
+    # -- service record --------------------------------------------------
+
+    def _register(self, context):
+        try:
+            ref = objects.Service.get_by_host_and_binary(
+                context, self.host, self.binary)
+        except exception.ServiceNotFound:
+            ref = objects.Service(context, host=self.host,
+                                  binary=self.binary,
+                                  topic=getattr(self, 'topic', None),
+                                  version=service_obj.SERVICE_VERSION)
+            try:
+                ref.create()
+            except exception.Conflict:  # another start raced us
+                ref = objects.Service.get_by_host_and_binary(
+                    context, self.host, self.binary)
+            LOG.info('Registered service %s on %s', self.binary, self.host)
+            return ref
+        if ref.version != service_obj.SERVICE_VERSION:
+            ref.version = service_obj.SERVICE_VERSION
+            ref.save()
+        return ref
+
+    def report_state(self):
+        """Heartbeat. A failure is logged; the next period tries again."""
+        if self.service_ref is None:
+            return
+        try:
+            self.service_ref.heartbeat()
+        except Exception as e:
+            LOG.warning('Heartbeat of %s on %s failed (will retry): %s',
+                        self.binary, self.host, e)
+
+    # -- periodic tasks ----------------------------------------------------
+
+    def _periodic_callables(self):
+        tasks = [(self.report_state, CONF.report_interval)]
+        manager = getattr(self, 'manager', None)
+        if manager is not None:
+            for name in dir(manager):
+                method = getattr(manager, name, None)
+                spacing = getattr(method, '_periodic_spacing', None)
+                if spacing is None:
+                    continue
+                spacing = spacing() if callable(spacing) else spacing
+                if spacing and spacing > 0:
+                    tasks.append((method, spacing))
+        return tasks
+
+    def _start_periodic_tasks(self):
+        callables = []
+        for method, spacing in self._periodic_callables():
+            callables.append((periodics.periodic(spacing)(
+                self._guarded(method)), (), {}))
+        self._periodic_worker = periodics.PeriodicWorker(callables)
+        self._periodic_thread = threading.Thread(
+            target=self._periodic_worker.start, name='periodic-tasks',
+            daemon=True)
+        self._periodic_thread.start()
+
+    @staticmethod
+    def _guarded(method):
+        name = getattr(method, '__name__', repr(method))
+
+        def run():
+            try:
+                method()
+            except Exception:
+                LOG.exception('Periodic task %s failed', name)
+        run.__name__ = name
+        return run
+
+    def _stop_periodic_tasks(self):
+        if self._periodic_worker is not None:
+            self._periodic_worker.stop()
+            self._periodic_worker.wait()
+
+
+class Service(_ServiceBase):
+    """A daemon serving the RPC topic ``topic`` with ``manager``."""
+
+    def __init__(self, binary, topic, manager, host=None,
+                 server_per_host=False):
+        super().__init__(binary, host)
+        self.topic = topic
+        self.manager = manager
+        self.server_per_host = server_per_host
+        self.rpcserver = None
+
+    def start(self):
+        context = nova_context.get_admin_context()
+        LOG.info('Starting %s on %s (nova_lite %s)', self.binary, self.host,
+                 version.VERSION)
+        self.manager.init_host(context)
+        self.service_ref = self._register(context)
+        self.manager.service_ref = self.service_ref
+        target = messaging.Target(topic=self.topic, server=self.host)
+        endpoints = [self.manager, BaseRPCEndpoint(self)]
+        self.rpcserver = rpc.get_server(target, endpoints)
+        self.rpcserver.start()
+        self.manager.post_start_hook(context)
+        self._start_periodic_tasks()
+        LOG.info('%s on %s is serving topic %s', self.binary, self.host,
+                 self.topic)
+
+    def stop(self):
+        LOG.info('Stopping %s on %s', self.binary, self.host)
+        if self.rpcserver is not None:
+            self.rpcserver.stop()
+        self._stop_periodic_tasks()
+
+    def wait(self):
+        if self.rpcserver is not None:
+            self.rpcserver.wait()
+        self.manager.cleanup_host()
+
+
+class WSGIService(_ServiceBase):
+    """A daemon serving a WSGI application over HTTP."""
+
+    def __init__(self, binary, app, bind_host, bind_port, threads,
+                 register=True):
+        super().__init__(binary)
+        from nova_lite.api import wsgi_server
+        self.server = wsgi_server.Server(binary, app, bind_host, bind_port,
+                                         threads)
+        self.register = register
+
+    @property
+    def port(self):
+        return self.server.port
+
+    def start(self):
+        if self.register:
+            self.service_ref = self._register(
+                nova_context.get_admin_context())
+        self.server.start()
+        self._start_periodic_tasks()
+        LOG.info('%s listening on %s:%s', self.binary, self.server.host,
+                 self.server.port)
+
+    def stop(self):
+        self.server.stop()
+        self._stop_periodic_tasks()
+
+    def wait(self):
+        self.server.wait()
+
+
+def serve(*services):
+    """Start ``services``, block until SIGTERM/SIGINT, then stop them."""
+    stop_requested = threading.Event()
+
+    def _on_signal(signum, frame):
+        LOG.info('Caught signal %s, stopping', signum)
+        stop_requested.set()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    started = []
+    try:
+        for svc in services:
+            svc.start()
+            started.append(svc)
+        systemd.notify_ready()
+        while not stop_requested.wait(1):
+            pass
+    finally:
+        systemd.notify_stopping()
+        for svc in started:
+            svc.stop()
+        waiter = threading.Thread(target=lambda: [s.wait() for s in started],
+                                  daemon=True)
+        waiter.start()
+        timeout = CONF.graceful_shutdown_timeout or None
+        waiter.join(timeout)
+        if waiter.is_alive():
+            LOG.warning('In-flight requests did not finish within %ss; '
+                        'exiting anyway', timeout)
+        rpc.cleanup()

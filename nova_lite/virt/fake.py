@@ -1,0 +1,67 @@
+"""The fake virt driver: a hypervisor whose capacity comes from [compute].
+
+Spawning takes ``fake_spawn_seconds`` and can be made to fail for chosen
+instance names (``fake_fail_spawn_for``) so a reschedule can be watched.
+"""
+
+import threading
+import time
+
+from oslo_serialization import jsonutils
+
+from nova_lite import conf as nova_conf
+from nova_lite import exception
+
+CONF = nova_conf.CONF
+
+
+class SpawnFailed(exception.NovaLiteException):
+    msg_fmt = 'Spawn of %(instance_uuid)s failed on %(host)s: %(reason)s'
+
+
+class FakeDriver:
+    hypervisor_type = 'fake'
+    hypervisor_version = 1000
+
+    def __init__(self, host):
+        self.host = host
+        self._instances = {}
+        self._lock = threading.Lock()
+
+    @property
+    def nodename(self):
+        return CONF.compute.fake_hypervisor_hostname or self.host
+
+    def get_available_nodes(self):
+        return [self.nodename]
+
+    def get_available_resource(self, nodename):
+        return {
+            'vcpus': CONF.compute.fake_vcpus,
+            'memory_mb': CONF.compute.fake_memory_mb,
+            'local_gb': CONF.compute.fake_local_gb,
+            'hypervisor_type': self.hypervisor_type,
+            'hypervisor_version': self.hypervisor_version,
+            'hypervisor_hostname': nodename,
+            'cpu_info': jsonutils.dumps({'arch': 'x86_64', 'model': 'fake',
+                                         'vendor': 'nova_lite'}),
+        }
+
+    def spawn(self, context, instance, image_meta=None):
+        if CONF.compute.fake_spawn_seconds:
+            time.sleep(CONF.compute.fake_spawn_seconds)
+        fail_for = CONF.compute.fake_fail_spawn_for
+        if '*' in fail_for or instance.display_name in fail_for:
+            raise SpawnFailed(instance_uuid=instance.uuid, host=self.host,
+                              reason='failure injected by [compute] '
+                                     'fake_fail_spawn_for')
+        with self._lock:
+            self._instances[instance.uuid] = {'state': 'running'}
+
+    def destroy(self, context, instance):
+        with self._lock:
+            self._instances.pop(instance.uuid, None)
+
+    def list_instance_uuids(self):
+        with self._lock:
+            return list(self._instances)
