@@ -152,8 +152,10 @@ class Service(_ServiceBase):
 
     def start(self):
         context = nova_context.get_admin_context()
-        LOG.info('Starting %s on %s (nova_lite %s)', self.binary, self.host,
-                 version.VERSION)
+        from nova_lite import cmd
+        LOG.info('Starting %s on %s (nova_lite %s, %s concurrency)',
+                 self.binary, self.host, version.VERSION,
+                 cmd.concurrency_backend())
         self.manager.init_host(context)
         self.service_ref = self._register(context)
         self.manager.service_ref = self.service_ref

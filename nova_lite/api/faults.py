@@ -23,8 +23,13 @@ _COMPUTE_FAULT_NAMES = {
     503: 'serviceUnavailable',
 }
 
-GENERIC_500_MESSAGE = ('Unexpected API Error. The error has been logged with '
-                       'request id %s; please report it to the operator.')
+
+def generic_500_message(request_id=None):
+    """What a client is told about an unexpected error: nothing internal."""
+    message = 'Unexpected API Error. Please report it to the operator'
+    if request_id:
+        message += ', quoting request id %s' % request_id
+    return message + '.'
 
 
 def compute_fault_body(status, message, error_code=None):

@@ -18,6 +18,7 @@ import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 import webob
+import webob.dec
 import webob.exc
 
 from nova_lite import conf as nova_conf
@@ -129,8 +130,11 @@ class Application:
 
     def __init__(self, routes, microversions=None,
                  error_formatter=faults.compute_fault_body):
-        self.routes = [_Route(template, methods)
-                       for template, methods in routes.items()]
+        # Literal paths win over templates (/flavors/detail is not a flavor
+        # called "detail").
+        self.routes = sorted((_Route(template, methods)
+                              for template, methods in routes.items()),
+                             key=lambda r: len(_PARAM.findall(r.template)))
         self.microversions = microversions
         self.error_formatter = error_formatter
 
@@ -195,7 +199,7 @@ class Application:
             request_id = getattr(request.context, 'request_id', None)
             LOG.exception('Unexpected error in %s %s (request %s)',
                           request.method, request.path, request_id)
-            status, message = 500, faults.GENERIC_500_MESSAGE % request_id
+            status, message = 500, faults.generic_500_message(request_id)
         return faults.error_response(status, message, self.error_formatter,
                                      error_code=error_code, headers=headers)
 
@@ -207,3 +211,38 @@ class _MethodNotAllowed(Exception):
         self.message = ('The method is not allowed for this resource; '
                         'allowed: %s.' % ', '.join(allowed))
         super().__init__(self.message)
+
+
+class VersionHeaders:
+    """Outermost middleware: microversion headers on every response.
+
+    ``Application`` sets them on what it answers; this covers answers
+    made before it is reached (401 from authentication), and turns a
+    failure of a middleware in between (e.g. a misconfigured
+    keystonemiddleware) into a logged 500 rather than a traceback.
+    """
+
+    def __init__(self, application, microversions,
+                 error_formatter=faults.compute_fault_body):
+        self.application = application
+        self.microversions = microversions
+        self.error_formatter = error_formatter
+
+    @webob.dec.wsgify(RequestClass=Request)
+    def __call__(self, request):
+        try:
+            response = request.get_response(self.application)
+        except Exception:
+            LOG.exception('Unexpected error in the middleware of %s %s',
+                          request.method, request.path)
+            response = faults.error_response(
+                500, faults.generic_500_message(), self.error_formatter)
+        if 'Vary' not in response.headers:
+            try:
+                version = self.microversions.negotiate(request.headers)
+            except exception.NovaLiteException:
+                version = None
+            for name, value in self.microversions.response_headers(
+                    version).items():
+                response.headers[name] = value
+        return response

@@ -14,3 +14,7 @@ def main():
             'nova-lite-api', compute_api.make_app(), conf.api.bind_host,
             conf.api.bind_port, conf.api.wsgi_threads))
     common.run(body)
+
+
+if __name__ == '__main__':
+    main()

@@ -35,3 +35,7 @@ def main():
             'nova-lite-compute', compute_rpcapi.topic_for(host),
             manager.ComputeManager(host)))
     common.run(body)
+
+
+if __name__ == '__main__':
+    main()

@@ -12,3 +12,7 @@ def main():
         service.serve(service.Service('nova-lite-conductor', 'conductor',
                                       manager.ConductorManager()))
     common.run(body)
+
+
+if __name__ == '__main__':
+    main()

@@ -364,3 +364,7 @@ def main(argv=None):
     except exception.NovaLiteException as e:
         print('ERROR: %s' % e.format_message(), file=sys.stderr)
         sys.exit(1)
+
+
+if __name__ == '__main__':
+    main()

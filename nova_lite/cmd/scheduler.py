@@ -12,3 +12,7 @@ def main():
         service.serve(service.Service('nova-lite-scheduler', 'scheduler',
                                       manager.SchedulerManager()))
     common.run(body)
+
+
+if __name__ == '__main__':
+    main()

@@ -288,10 +288,16 @@ class API:
         """
         search_opts = dict(search_opts or {})
         project_id = search_opts.get('project_id')
+        build_requests = objects.BuildRequestList.get_all(
+            context, project_id=project_id)
         by_uuid = {}
-        for build_request in objects.BuildRequestList.get_all(
-                context, project_id=project_id):
-            by_uuid[build_request.instance_uuid] = build_request.instance
+        for build_request in build_requests:
+            instance = build_request.instance
+            # The serialized instance keeps created_at to the second only;
+            # the BuildRequest row has the precise time.
+            if build_request.created_at is not None:
+                instance.created_at = build_request.created_at
+            by_uuid[build_request.instance_uuid] = instance
         cell_filters = {'project_id': project_id,
                         'host': search_opts.get('host'),
                         'vm_state': search_opts.get('vm_state')}
@@ -307,9 +313,11 @@ class API:
             # An instance already in a cell wins over its BuildRequest,
             # which the conductor deletes just after.
             by_uuid.update((i.uuid, i) for i in found)
+        building = {b.instance_uuid for b in build_requests}
         instances = [i for i in by_uuid.values()
                      if self._matches(i, search_opts)]
-        instances.sort(key=lambda i: (i.created_at, i.uuid), reverse=True)
+        instances.sort(key=lambda i: (i.created_at, i.uuid in building,
+                                      i.uuid), reverse=True)
         if marker is not None:
             uuids = [i.uuid for i in instances]
             if marker not in uuids:

@@ -59,7 +59,7 @@ class ComputeManager(manager.Manager):
         while True:
             try:
                 self.conductor_api.ping(context, 'compute %s' % self.host,
-                                        timeout=10)
+                                        timeout=3)
                 return
             except messaging.MessagingTimeout:
                 if deadline is not None and time.monotonic() > deadline:
@@ -156,11 +156,10 @@ class ComputeManager(manager.Manager):
         build_task.record_fault(context, instance, error, host=self.host)
         if not host_list:
             self._set_error(context, instance, exception.MaxRetriesExceeded(
-                reason='Build of instance %s failed on %s (%s) and no '
-                       'alternate host is left ([scheduler] max_attempts = '
-                       '%d).' % (instance.uuid, self.host,
-                                 getattr(error, 'message', error),
-                                 CONF.scheduler.max_attempts)))
+                reason='no alternate host is left after the build failed '
+                       'on %s ([scheduler] max_attempts = %d).' %
+                       (self.host, CONF.scheduler.max_attempts)),
+                details=str(getattr(error, 'message', error)))
             return
         tried = [self.host, instance.node or '']
         instance.host = None
@@ -179,13 +178,13 @@ class ComputeManager(manager.Manager):
         self.conductor_api.build_instances(context, [instance], request_spec,
                                            [host_list], image=image)
 
-    def _set_error(self, context, instance, error):
+    def _set_error(self, context, instance, error, details=None):
         instance.vm_state = states.ERROR
         instance.task_state = None
         try:
             instance.save()
             build_task.record_fault(context, instance, error,
-                                    host=self.host)
+                                    host=self.host, details=details)
         except exception.InstanceNotFound:
             pass
 

@@ -36,12 +36,12 @@ def _fault_message(error):
     return '%s: %s' % (type(error).__name__, error)
 
 
-def record_fault(context, instance, error, host=None):
+def record_fault(context, instance, error, host=None, details=None):
     code = getattr(error, 'code', 500)
     fault = objects.InstanceFault(
         context, instance_uuid=instance.uuid, code=code,
         message=_fault_message(error)[:255],
-        details=_fault_details(error), host=host)
+        details=details or _fault_details(error), host=host)
     fault.create()
     return fault
 

@@ -1,0 +1,40 @@
+"""The Compute API v2.1 on one page: path -> {method -> handler}.
+
+Path parameters match any single segment; handlers validate ids
+themselves and answer a specific 404.
+"""
+
+from nova_lite.api.compute import flavors
+from nova_lite.api.compute import hypervisors
+from nova_lite.api.compute import images
+from nova_lite.api.compute import servers
+from nova_lite.api.compute import services
+from nova_lite.api.compute import versions
+
+# Served without a token (clients discover versions before they log in).
+PUBLIC_PATHS = ('/', '/v2.1')
+
+ROUTE_DECLARATIONS = {
+    '/': {'GET': versions.list_versions},
+    '/v2.1': {'GET': versions.show_version},
+    '/v2.1/flavors': {'GET': flavors.index, 'POST': flavors.create},
+    '/v2.1/flavors/detail': {'GET': flavors.detail},
+    '/v2.1/flavors/{flavor_id}': {'GET': flavors.show,
+                                  'DELETE': flavors.delete},
+    '/v2.1/flavors/{flavor_id}/os-extra_specs': {
+        'GET': flavors.extra_specs},
+    '/v2.1/images': {'GET': images.index},
+    '/v2.1/images/detail': {'GET': images.detail},
+    '/v2.1/images/{image_id}': {'GET': images.show},
+    '/v2.1/servers': {'GET': servers.index, 'POST': servers.create},
+    '/v2.1/servers/detail': {'GET': servers.detail},
+    '/v2.1/servers/{server_id}': {'GET': servers.show,
+                                  'DELETE': servers.delete},
+    '/v2.1/os-hypervisors': {'GET': hypervisors.index},
+    '/v2.1/os-hypervisors/detail': {'GET': hypervisors.detail},
+    '/v2.1/os-hypervisors/statistics': {'GET': hypervisors.statistics},
+    '/v2.1/os-hypervisors/{hypervisor_id}': {'GET': hypervisors.show},
+    '/v2.1/os-services': {'GET': services.index},
+    '/v2.1/os-services/{service_id}': {'PUT': services.update,
+                                       'DELETE': services.delete},
+}

@@ -1,0 +1,45 @@
+"""Microversions of the Compute API that nova_lite honours.
+
+We advertise as maximum only a version whose behaviour we implement;
+clients negotiate down to it. Each version below changes only what is
+listed; everything else behaves as at 2.1.
+
+* 2.1  - the base API: flavors, images proxy, servers (create with
+         min_count/max_count, list, detail, show, delete), os-hypervisors,
+         os-services.
+* 2.3  - admins see more OS-EXT-SRV-ATTR:* server attributes
+         (reservation_id, launch_index, hostname, user_data, ...).
+* 2.9  - servers show ``locked``.
+* 2.16 - servers show ``host_status`` to admins (UP, DOWN, MAINTENANCE,
+         UNKNOWN, or "" before a host is chosen).
+* 2.19 - servers take and show ``description``.
+* 2.26 - servers show ``tags``.
+* 2.37 - ``networks`` is required on server create: "auto", "none" or a
+         list of networks/ports.
+* 2.47 - the server's flavor is embedded (vcpus, ram, disk, ephemeral,
+         swap, original_name, extra_specs) instead of an id and links.
+* 2.52 - servers take ``tags`` at create.
+* 2.53 - os-services and os-hypervisors are identified by UUID;
+         ``PUT /os-services/{id}`` sets status, disabled_reason and
+         forced_down in one body.
+"""
+
+from nova_lite.api import microversion
+
+SERVICE_TYPE = 'compute'
+LEGACY_HEADER = 'X-OpenStack-Nova-API-Version'
+MIN_VERSION = '2.1'
+MAX_VERSION = '2.53'
+
+SPEC = microversion.MicroversionSpec(SERVICE_TYPE, MIN_VERSION, MAX_VERSION,
+                                     legacy_header=LEGACY_HEADER)
+
+EXTENDED_ATTRS = '2.3'
+LOCKED = '2.9'
+HOST_STATUS = '2.16'
+DESCRIPTION = '2.19'
+TAGS_SHOWN = '2.26'
+NETWORKS_REQUIRED = '2.37'
+FLAVOR_EMBEDDED = '2.47'
+TAGS_AT_CREATE = '2.52'
+UUID_IDS = '2.53'

@@ -1,0 +1,1 @@
+"""JSON schemas of Compute API request bodies, one module per resource."""

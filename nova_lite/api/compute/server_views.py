@@ -1,0 +1,144 @@
+"""The server document of the Compute API, per microversion and role."""
+
+import hashlib
+
+from nova_lite.api.compute import common
+from nova_lite.api.compute import microversion as mv
+from nova_lite.compute import states
+
+EXTENDED_ATTRS_POLICY = 'os_compute_api:os-extended-server-attributes'
+HOST_STATUS_POLICY = 'os_compute_api:servers:show:host_status'
+
+_STATUS_OF_VM_STATE = {
+    states.BUILDING: 'BUILD',
+    states.ACTIVE: 'ACTIVE',
+    states.STOPPED: 'SHUTOFF',
+    states.ERROR: 'ERROR',
+    states.DELETED: 'DELETED',
+}
+VM_STATES_OF_STATUS = {status: [vm_state] for vm_state, status in
+                       _STATUS_OF_VM_STATE.items()}
+
+
+def status_of(instance):
+    return _STATUS_OF_VM_STATE.get(instance.vm_state, 'UNKNOWN')
+
+
+def host_id(instance):
+    """An opaque per-project id of the host: equal ids, same host."""
+    if not instance.host:
+        return ''
+    return hashlib.sha224(('%s%s' % (instance.project_id, instance.host))
+                          .encode('utf-8')).hexdigest()
+
+
+def brief(request, instance):
+    return {'id': instance.uuid, 'name': instance.display_name,
+            'links': common.links(request, 'servers', instance.uuid)}
+
+
+def _bookmark(request, collection, ident):
+    return [common.links(request, collection, ident)[1]]
+
+
+def _flavor(request, flavor):
+    if request.is_version(mv.FLAVOR_EMBEDDED):
+        return {'vcpus': flavor.vcpus, 'ram': flavor.memory_mb,
+                'disk': flavor.root_gb, 'ephemeral': flavor.ephemeral_gb,
+                'swap': flavor.swap, 'original_name': flavor.name,
+                'extra_specs': dict(flavor.extra_specs)}
+    return {'id': flavor.flavorid,
+            'links': _bookmark(request, 'flavors', flavor.flavorid)}
+
+
+def _image(request, instance):
+    if not instance.image_ref:
+        return ''  # booted from a volume
+    return {'id': instance.image_ref,
+            'links': _bookmark(request, 'images', instance.image_ref)}
+
+
+def _fault(request, instance, is_admin):
+    fault = instance.fault if instance.obj_attr_is_set('fault') else None
+    if fault is None:
+        return None
+    body = {'code': fault.code, 'message': fault.message,
+            'created': common.isotime(fault.created_at)}
+    if is_admin and fault.details:
+        body['details'] = fault.details
+    return body
+
+
+def _usage_time(value):
+    return value.replace(tzinfo=None).isoformat() if value else None
+
+
+def detail(request, instance, host_status=None):
+    """The full server document; ``host_status`` is a callable (2.16)."""
+    context = request.context
+    status = status_of(instance)
+    body = brief(request, instance)
+    body.update({
+        'status': status,
+        'tenant_id': instance.project_id,
+        'user_id': instance.user_id,
+        'metadata': dict(instance.metadata),
+        'hostId': host_id(instance),
+        'image': _image(request, instance),
+        'flavor': _flavor(request, instance.flavor),
+        'created': common.isotime(instance.created_at),
+        'updated': common.isotime(instance.updated_at or
+                                  instance.created_at),
+        'addresses': {},
+        'accessIPv4': '',
+        'accessIPv6': '',
+        'progress': instance.progress or 0,
+        'key_name': instance.key_name,
+        'config_drive': instance.config_drive or '',
+        'security_groups': [{'name': 'default'}],
+        'OS-DCF:diskConfig': 'MANUAL',
+        'OS-EXT-AZ:availability_zone': instance.availability_zone or '',
+        'OS-EXT-STS:vm_state': instance.vm_state,
+        'OS-EXT-STS:task_state': instance.task_state,
+        'OS-EXT-STS:power_state': instance.power_state or 0,
+        'OS-SRV-USG:launched_at': _usage_time(instance.launched_at),
+        'OS-SRV-USG:terminated_at': _usage_time(instance.terminated_at),
+        'os-extended-volumes:volumes_attached': [],
+    })
+    is_admin = context.can(EXTENDED_ATTRS_POLICY, fatal=False)
+    if is_admin:
+        body.update(_extended_attributes(request, instance))
+    fault = _fault(request, instance, is_admin)
+    if fault is not None and status == 'ERROR':
+        body['fault'] = fault
+    if request.is_version(mv.LOCKED):
+        body['locked'] = bool(instance.locked)
+    if (request.is_version(mv.HOST_STATUS) and host_status is not None and
+            context.can(HOST_STATUS_POLICY, fatal=False)):
+        body['host_status'] = host_status(instance)
+    if request.is_version(mv.DESCRIPTION):
+        body['description'] = instance.display_description
+    if request.is_version(mv.TAGS_SHOWN):
+        body['tags'] = list(instance.tags)
+    return body
+
+
+def _extended_attributes(request, instance):
+    has_id = instance.obj_attr_is_set('id')
+    attrs = {
+        'OS-EXT-SRV-ATTR:host': instance.host,
+        'OS-EXT-SRV-ATTR:hypervisor_hostname': instance.node,
+        'OS-EXT-SRV-ATTR:instance_name':
+            'instance-%08x' % instance.id if has_id else '',
+    }
+    if request.is_version(mv.EXTENDED_ATTRS):
+        attrs.update({
+            'OS-EXT-SRV-ATTR:reservation_id': instance.reservation_id,
+            'OS-EXT-SRV-ATTR:launch_index': instance.launch_index,
+            'OS-EXT-SRV-ATTR:hostname': instance.hostname,
+            'OS-EXT-SRV-ATTR:kernel_id': '',
+            'OS-EXT-SRV-ATTR:ramdisk_id': '',
+            'OS-EXT-SRV-ATTR:root_device_name': None,
+            'OS-EXT-SRV-ATTR:user_data': instance.user_data,
+        })
+    return attrs

@@ -1,0 +1,96 @@
+"""nova-lite-all: the whole control plane in one process (embedded mode).
+
+For a first look on a machine without RabbitMQ or MariaDB: the conductor,
+scheduler, N fake computes and the three REST services run as threads of
+one process, on the in-memory ``fake://`` transport and SQLite databases
+under ``[DEFAULT] state_path`` (unless the config names others). Each
+service still talks to the others only through RPC and REST. Because they
+share one process, the computes here use the database directly rather than
+through the conductor; run the separate daemons for a real deployment.
+"""
+
+import os
+
+from oslo_config import cfg
+
+from nova_lite.cmd import common
+
+CONF = common.CONF
+
+cli_opts = [
+    cfg.IntOpt('computes', default=2, min=1,
+               help='Fake compute hosts to run (compute1, compute2, ...).'),
+]
+
+
+def _prepare(state_path):
+    from nova_lite.cmd import manage
+    from nova_lite import context
+    from nova_lite.db import migration
+    from nova_lite import objects
+    os.makedirs(state_path, exist_ok=True)
+    if not CONF.transport_url:
+        CONF.set_override('transport_url', 'fake://')
+    if not CONF.api_database.connection:
+        CONF.set_override('connection', 'sqlite:///%s' % os.path.join(
+            state_path, 'nova_lite_api.sqlite'), 'api_database')
+    if not CONF.database.connection:
+        CONF.set_override('connection', 'sqlite:///%s' % os.path.join(
+            state_path, 'nova_lite_cell1.sqlite'), 'database')
+    migration.db_sync(CONF.api_database.connection, migration.API)
+    migration.db_sync(CONF.database.connection, migration.MAIN)
+    admin = context.get_admin_context()
+    manage._map_cell0(admin)
+    if len(objects.CellMappingList.get_all(admin)) < 2:
+        manage._create_cell(admin, 'cell1', CONF.transport_url,
+                            CONF.database.connection)
+
+
+def main():
+    CONF.register_cli_opts(cli_opts)
+
+    def body():
+        from nova_lite import rpc
+        common.setup()
+        _prepare(CONF.state_path)
+        rpc.init(CONF)  # the transport URL may have been defaulted above
+        from nova_lite.api import compute as compute_api
+        from nova_lite.api import network
+        from nova_lite.api import placement
+        from nova_lite.compute import manager as compute_manager
+        from nova_lite.compute import rpcapi as compute_rpcapi
+        from nova_lite.conductor import manager as conductor_manager
+        from nova_lite.scheduler import manager as scheduler_manager
+        from nova_lite import service
+        CONF.set_override('discover_hosts_in_cells_interval', 2,
+                          'scheduler')
+        services = [
+            service.Service('nova-lite-conductor', 'conductor',
+                            conductor_manager.ConductorManager()),
+            service.Service('nova-lite-scheduler', 'scheduler',
+                            scheduler_manager.SchedulerManager()),
+        ]
+        for index in range(1, CONF.computes + 1):
+            host = 'compute%d' % index
+            services.append(service.Service(
+                'nova-lite-compute', compute_rpcapi.topic_for(host),
+                compute_manager.ComputeManager(host), host=host))
+        services += [
+            service.WSGIService('nova-lite-api', compute_api.make_app(),
+                                CONF.api.bind_host, CONF.api.bind_port,
+                                CONF.api.wsgi_threads),
+            service.WSGIService('nova-lite-placement', placement.make_app(),
+                                CONF.placement.bind_host,
+                                CONF.placement.bind_port,
+                                CONF.api.wsgi_threads),
+            service.WSGIService('nova-lite-network', network.make_app(),
+                                CONF.network.bind_host,
+                                CONF.network.bind_port,
+                                CONF.api.wsgi_threads),
+        ]
+        service.serve(*services)
+    common.run(body)
+
+
+if __name__ == '__main__':
+    main()

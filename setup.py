@@ -1,0 +1,5 @@
+"""Shim for tools that still call setup.py; everything is in setup.cfg."""
+
+import setuptools
+
+setuptools.setup()

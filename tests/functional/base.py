@@ -1,0 +1,42 @@
+"""Test case base that shares one control plane per test class."""
+
+import testtools
+
+from tests.functional import fixtures
+
+
+class ControlPlaneTestCase(testtools.TestCase):
+    """Each class gets its own control plane (databases, vhost, daemons);
+    tests in a class share it and must not depend on each other."""
+
+    computes = 2
+    compute_conf = None
+    extra_conf = ''
+    backend = 'threading'
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.plane = fixtures.ControlPlane(
+            computes=cls.computes, compute_conf=cls.compute_conf,
+            extra_conf=cls.extra_conf, backend=cls.backend)
+        try:
+            cls.plane.start()
+        except Exception:
+            logs = cls.plane.logs()
+            cls.plane.stop()
+            raise AssertionError('control plane did not start:\n' + logs)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.plane.stop()
+        super().tearDownClass()
+
+    def setUp(self):
+        super().setUp()
+        self.admin = self.plane.client('admin')
+        self.addOnException(self._attach_logs)
+
+    def _attach_logs(self, exc_info):
+        self.addDetail('daemon-logs',
+                       testtools.content.text_content(self.plane.logs()))

@@ -1,0 +1,348 @@
+"""A whole nova_lite control plane for functional tests.
+
+``ControlPlane`` creates its own MariaDB databases and RabbitMQ vhost
+(named after a random suffix, removed afterwards), writes the config files
+an operator would, prepares the databases with ``nova-lite-manage`` and
+starts every daemon as its own process. Tests drive it through the REST API
+like a client would.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import uuid
+
+import requests
+
+RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
+MYSQL = 'mysql+pymysql://root:@127.0.0.1/%s?charset=utf8mb4'
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _mysql(statement):
+    import pymysql
+    connection = pymysql.connect(host='127.0.0.1', user='root', password='')
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(statement)
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def _rabbitmqctl(*args):
+    subprocess.run(['rabbitmqctl', '-q'] + list(args), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+class Timeout(AssertionError):
+    pass
+
+
+def wait_for(predicate, timeout=60, interval=0.2, what='condition'):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise Timeout('%s not reached within %ss (last: %r)' %
+                  (what, timeout, last))
+
+
+class Daemon:
+    def __init__(self, name, module, config_files, log_path, env):
+        self.name = name
+        self.module = module
+        self.config_files = config_files
+        self.log_path = log_path
+        self.env = env
+        self.process = None
+        self.stopped_on_purpose = False
+
+    def start(self):
+        self.stopped_on_purpose = False
+        args = [sys.executable, '-m', 'nova_lite.cmd.%s' % self.module]
+        for path in self.config_files:
+            args += ['--config-file', path]
+        log = open(self.log_path, 'ab')
+        self.process = subprocess.Popen(args, stdout=log,
+                                        stderr=subprocess.STDOUT,
+                                        env=self.env, cwd=ROOT)
+        log.close()
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        self.stopped_on_purpose = True
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(sig)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def kill(self):
+        self.stop(signal.SIGKILL)
+
+    @property
+    def running(self):
+        return self.process is not None and self.process.poll() is None
+
+    def log(self):
+        with open(self.log_path, errors='replace') as f:
+            return f.read()
+
+
+class ControlPlane:
+    """api + conductor + scheduler + N fake computes on RabbitMQ/MariaDB."""
+
+    def __init__(self, computes=2, compute_conf=None, extra_conf='',
+                 backend='threading'):
+        self.num_computes = computes
+        # {compute index (1-based): "ini text"} for per-host overrides.
+        self.compute_conf = compute_conf or {}
+        self.extra_conf = extra_conf
+        self.backend = backend
+        self.suffix = uuid.uuid4().hex[:10]
+        self.vhost = 'nl_ft_%s' % self.suffix
+        self.databases = ['nl_ft_%s_api' % self.suffix,
+                          'nl_ft_%s_cell1' % self.suffix,
+                          'nl_ft_%s_cell1_cell0' % self.suffix]
+        self.workdir = tempfile.mkdtemp(prefix='nova-lite-ft-')
+        self.api_port = free_port()
+        self.daemons = {}
+        self.env = dict(os.environ, NOVA_LITE_CONCURRENCY_BACKEND=backend,
+                        PYTHONPATH=ROOT)
+        self.env.pop('NOTIFY_SOCKET', None)
+
+    # -- configuration -----------------------------------------------------
+
+    @property
+    def api_url(self):
+        return 'http://127.0.0.1:%d' % self.api_port
+
+    def _write(self, name, *parts):
+        path = os.path.join(self.workdir, name)
+        with open(path, 'w') as f:
+            f.write(''.join(textwrap.dedent(part) for part in parts))
+        return path
+
+    def _write_configs(self):
+        self.transport_url = RABBIT + self.vhost
+        self.conf = self._write('nova-lite.conf', """
+            [DEFAULT]
+            transport_url = %(transport)s
+            report_interval = 1
+            service_down_time = 5
+            graceful_shutdown_timeout = 10
+            concurrency_backend = %(backend)s
+            [database]
+            connection = %(cell1)s
+            max_retries = 3
+            [api_database]
+            connection = %(api)s
+            [api]
+            bind_host = 127.0.0.1
+            bind_port = %(port)d
+            [scheduler]
+            discover_hosts_in_cells_interval = 1
+            [conductor]
+            scheduler_call_timeout = 10
+            [compute]
+            update_resources_interval = 2
+            fake_vcpus = 8
+            fake_memory_mb = 8192
+            fake_local_gb = 100
+            """ % {'transport': self.transport_url, 'backend': self.backend,
+                   'cell1': MYSQL % self.databases[1],
+                   'api': MYSQL % self.databases[0], 'port': self.api_port})
+        if self.extra_conf:
+            self.extra = self._write('extra.conf', self.extra_conf)
+        else:
+            self.extra = None
+        # Computes get their own file with no database credentials at all.
+        self.compute_confs = {}
+        for index in range(1, self.num_computes + 1):
+            self.compute_confs[index] = self._write(
+                'compute%d.conf' % index, """
+                [DEFAULT]
+                host = compute%(index)d
+                transport_url = %(transport)s
+                report_interval = 1
+                service_down_time = 5
+                concurrency_backend = %(backend)s
+                [compute]
+                update_resources_interval = 2
+                fake_vcpus = 8
+                fake_memory_mb = 8192
+                fake_local_gb = 100
+                """ % {'index': index, 'transport': self.transport_url,
+                       'backend': self.backend},
+                self.compute_conf.get(index, ''))
+
+    def _config_files(self):
+        return [self.conf] + ([self.extra] if self.extra else [])
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def manage(self, *args, check=True):
+        cmd = [sys.executable, '-m', 'nova_lite.cmd.manage']
+        for path in self._config_files():
+            cmd += ['--config-file', path]
+        result = subprocess.run(cmd + list(args), capture_output=True,
+                                text=True, env=self.env, cwd=ROOT)
+        if check and result.returncode != 0:
+            raise AssertionError('nova-lite-manage %s failed:\n%s%s' % (
+                ' '.join(args), result.stdout, result.stderr))
+        return result
+
+    def start(self):
+        _rabbitmqctl('add_vhost', self.vhost)
+        _rabbitmqctl('set_permissions', '-p', self.vhost, 'guest', '.*',
+                     '.*', '.*')
+        self._write_configs()
+        self.manage('api_db', 'sync')
+        self.manage('db', 'sync')
+        self.manage('cell_v2', 'simple_cell_setup')
+        self.manage('flavor', 'create', 'm1.small', '--id', '2', '--ram',
+                    '2048', '--vcpus', '1', '--disk', '10')
+        self.manage('flavor', 'create', 'm1.huge', '--id', '99', '--ram',
+                    '65536', '--vcpus', '1', '--disk', '10')
+        self.image_id = self.manage(
+            'image', 'create', 'cirros').stdout.strip().splitlines()[-1]
+        for name in ('conductor', 'scheduler', 'api'):
+            self.start_daemon(name)
+        for index in range(1, self.num_computes + 1):
+            self.start_compute(index)
+        self.wait_for_api()
+        self.wait_for_hypervisors(self.num_computes)
+
+    def start_daemon(self, name):
+        daemon = Daemon(name, name, self._config_files(),
+                        os.path.join(self.workdir, name + '.log'), self.env)
+        daemon.start()
+        self.daemons[name] = daemon
+        return daemon
+
+    def start_compute(self, index):
+        name = 'compute%d' % index
+        daemon = Daemon(name, 'compute', [self.compute_confs[index]],
+                        os.path.join(self.workdir, name + '.log'), self.env)
+        daemon.start()
+        self.daemons[name] = daemon
+        return daemon
+
+    def stop(self):
+        for daemon in self.daemons.values():
+            daemon.stop()
+        for name in self.databases:
+            try:
+                _mysql('DROP DATABASE IF EXISTS `%s`' % name)
+            except Exception:
+                pass
+        try:
+            _rabbitmqctl('delete_vhost', self.vhost)
+        except Exception:
+            pass
+
+    def logs(self):
+        return '\n'.join('==== %s ====\n%s' % (name, daemon.log()[-6000:])
+                         for name, daemon in self.daemons.items())
+
+    # -- REST client -------------------------------------------------------
+
+    def client(self, token='admin', microversion=None):
+        return APIClient(self.api_url, token, microversion)
+
+    def assert_daemons_running(self):
+        dead = [name for name, daemon in self.daemons.items()
+                if not daemon.running and not daemon.stopped_on_purpose]
+        if dead:
+            raise AssertionError('daemon(s) %s exited' % ', '.join(dead))
+
+    def wait_for_api(self, timeout=60):
+        def answers():
+            self.assert_daemons_running()
+            try:
+                return requests.get(self.api_url + '/', timeout=2).ok
+            except requests.RequestException:
+                return False
+        wait_for(answers, timeout, what='API answering')
+
+    def wait_for_hypervisors(self, count, timeout=60):
+        admin = self.client()
+        wait_for(lambda: self.assert_daemons_running() or len([
+            h for h in admin.get(
+            '/os-hypervisors/detail').json()['hypervisors']
+            if h['state'] == 'up']) >= count,
+            timeout, what='%d hypervisors up' % count)
+        # The scheduler maps hosts on its own period; give it one turn.
+        wait_for(lambda: self.manage('cell_v2', 'list_hosts').stdout
+                 .count(' compute') >= count, timeout, what='hosts mapped')
+
+
+class APIClient:
+    def __init__(self, url, token, microversion=None):
+        self.url = url.rstrip('/') + '/v2.1'
+        self.session = requests.Session()
+        self.session.headers['X-Auth-Token'] = token
+        if microversion:
+            self.session.headers['OpenStack-API-Version'] = (
+                'compute %s' % microversion)
+
+    def request(self, method, path, **kwargs):
+        kwargs.setdefault('timeout', 30)
+        return self.session.request(method, self.url + path, **kwargs)
+
+    def get(self, path, **kwargs):
+        return self.request('GET', path, **kwargs)
+
+    def post(self, path, body=None, **kwargs):
+        return self.request('POST', path, json=body, **kwargs)
+
+    def put(self, path, body=None, **kwargs):
+        return self.request('PUT', path, json=body, **kwargs)
+
+    def delete(self, path, **kwargs):
+        return self.request('DELETE', path, **kwargs)
+
+    # Helpers for servers
+
+    def create_server(self, name, flavor='2', image=None, **extra):
+        body = {'server': dict({'name': name, 'flavorRef': flavor,
+                                'imageRef': image}, **extra)}
+        response = self.post('/servers', body)
+        assert response.status_code == 202, response.text
+        return response.json()
+
+    def server(self, server_id):
+        response = self.get('/servers/%s' % server_id)
+        return response.json()['server'] if response.ok else None
+
+    def wait_for_status(self, server_id, statuses, timeout=60):
+        statuses = (statuses,) if isinstance(statuses, str) else statuses
+
+        def reached():
+            server = self.server(server_id)
+            return server if server and server['status'] in statuses \
+                else None
+        return wait_for(reached, timeout,
+                        what='server %s in %s' % (server_id, statuses))
+
+    def wait_for_gone(self, server_id, timeout=60):
+        wait_for(lambda: self.get('/servers/%s' % server_id).status_code
+                 == 404, timeout, what='server %s deleted' % server_id)

@@ -1,0 +1,99 @@
+"""The shared REST framework: routing, bodies and error mapping."""
+
+import fixtures
+import testtools
+import webob
+
+from nova_lite.api import faults
+from nova_lite.api import validation
+from nova_lite.api import wsgi
+from nova_lite import exception
+from tests.unit.api import base
+
+
+class TestRouting(base.APITestCase):
+
+    def test_unknown_path_is_404_in_compute_format(self):
+        response = self.request('GET', '/v2.1/no-such-thing')
+        self.assertError(response, 404, 'itemNotFound')
+
+    def test_known_path_wrong_method_is_405_with_allow(self):
+        response = self.request('PUT', '/v2.1/flavors')
+        self.assertError(response, 405, 'badMethod')
+        self.assertEqual('GET, POST', response.headers['Allow'])
+
+    def test_malformed_json_is_400(self):
+        response = self.request('POST', '/v2.1/servers', raw_body=b'{"ser')
+        self.assertError(response, 400, 'badRequest', 'not valid JSON')
+
+    def test_missing_body_is_400(self):
+        response = self.request('POST', '/v2.1/servers')
+        self.assertError(response, 400, 'badRequest', 'no body')
+
+    def test_empty_accept_header_is_fine(self):
+        response = self.request('GET', '/v2.1/flavors',
+                                headers={'Accept': ''})
+        self.assertEqual(200, response.status_int)
+
+    def test_responses_carry_a_request_id(self):
+        response = self.request('GET', '/v2.1/flavors')
+        self.assertTrue(response.headers['X-OpenStack-Request-Id']
+                        .startswith('req-'))
+
+
+def _explode(request):
+    raise RuntimeError('secret internals')
+
+
+def _conflict(request):
+    raise exception.Conflict(reason='busy')
+
+
+class TestErrorMapping(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.logs = self.useFixture(fixtures.FakeLogger())
+
+    def _get(self, handler):
+        app = wsgi.Application({'/thing': {'GET': handler}})
+        return webob.Request.blank('/thing').get_response(app)
+
+    def test_unexpected_exception_is_a_generic_500(self):
+        response = self._get(_explode)
+        self.assertEqual(500, response.status_int)
+        fault = response.json['computeFault']
+        self.assertNotIn('secret internals', fault['message'])
+        self.assertNotIn(b'Traceback', response.body)
+        self.assertIn('secret internals', self.logs.output)
+
+    def test_nova_lite_exception_answers_its_code(self):
+        response = self._get(_conflict)
+        self.assertEqual(409, response.status_int)
+        self.assertEqual('Conflict: busy',
+                         response.json['conflictingRequest']['message'])
+
+    def test_error_formatter_is_pluggable(self):
+        def placement_style(status, message, error_code=None):
+            return {'errors': [{'status': status, 'detail': message}]}
+        app = wsgi.Application({'/thing': {'GET': _conflict}},
+                               error_formatter=placement_style)
+        response = webob.Request.blank('/thing').get_response(app)
+        self.assertEqual(409, response.json['errors'][0]['status'])
+
+    def test_compute_fault_names(self):
+        self.assertIn('badRequest', faults.compute_fault_body(400, 'x'))
+        self.assertIn('computeFault', faults.compute_fault_body(500, 'x'))
+
+
+class TestValidation(testtools.TestCase):
+
+    def test_error_names_the_field(self):
+        schema = {'type': 'object',
+                  'properties': {'name': {'type': 'string',
+                                          'maxLength': 3}}}
+        error = self.assertRaises(exception.ValidationError,
+                                  validation.validate, schema,
+                                  {'name': 'toolong'})
+        self.assertIn('name', error.format_message())
+        self.assertEqual(400, error.code)
