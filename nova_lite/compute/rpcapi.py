@@ -14,6 +14,8 @@ CONF = nova_conf.CONF
 
 RPC_TOPIC = 'compute'
 LATEST_VERSION = '1.0'
+# Reconnection attempts of a cast before it fails (None would be forever).
+CAST_RETRIES = 3
 
 
 def topic_for(host):
@@ -38,11 +40,13 @@ class ComputeAPI:
     def build_and_run_instance(self, context, instance, host, request_spec,
                                host_list, limits=None, image=None):
         """``host`` is the chosen Selection; ``host_list`` its alternates."""
-        self._client(context, host.service_host).prepare().cast(
+        self._client(context, host.service_host).prepare(
+            retry=CAST_RETRIES).cast(
             context, 'build_and_run_instance', instance=instance,
             selection=host, request_spec=request_spec, host_list=host_list,
             limits=limits, image=image)
 
     def terminate_instance(self, context, instance):
-        self._client(context, instance.host).prepare().cast(
+        self._client(context, instance.host).prepare(
+            retry=CAST_RETRIES).cast(
             context, 'terminate_instance', instance=instance)

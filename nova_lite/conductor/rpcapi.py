@@ -16,6 +16,8 @@ CONF = nova_conf.CONF
 
 RPC_TOPIC = 'conductor'
 LATEST_VERSION = '1.0'
+# Reconnection attempts of a cast before it fails (None would be forever).
+CAST_RETRIES = 3
 
 
 class ConductorAPI:
@@ -60,7 +62,9 @@ class ConductorAPI:
                                      request_specs, image,
                                      requested_networks=None,
                                      block_device_mapping=None, tags=None):
-        cctxt = self.client.prepare()
+        # Bounded retries: with the broker down the API must answer 503,
+        # not wait forever.
+        cctxt = self.client.prepare(retry=CAST_RETRIES)
         cctxt.cast(context, 'schedule_and_build_instances',
                    build_requests=build_requests,
                    request_specs=request_specs, image=image,
@@ -70,7 +74,7 @@ class ConductorAPI:
     def build_instances(self, context, instances, request_spec, host_lists,
                         image=None):
         """Reschedule ``instances`` to the next host of ``host_lists``."""
-        cctxt = self.client.prepare()
+        cctxt = self.client.prepare(retry=CAST_RETRIES)
         cctxt.cast(context, 'build_instances', instances=instances,
                    request_spec=request_spec, host_lists=host_lists,
                    image=image)

@@ -6,14 +6,6 @@ from tests.functional import fixtures
 
 class TestBuild(base.ControlPlaneTestCase):
 
-    # compute1 is bigger, so the RAM weigher tries it first; it fails the
-    # spawn of servers named "fails-on-1", which must land on compute2.
-    compute_conf = {1: """
-        [compute]
-        fake_memory_mb = 16384
-        fake_fail_spawn_for = fails-on-1
-        """}
-
     def test_boot_goes_active(self):
         created = self.admin.create_server('boot-one',
                                            image=self.plane.image_id)
@@ -63,6 +55,25 @@ class TestBuild(base.ControlPlaneTestCase):
         self.assertEqual(500, server['fault']['code'])
         self.assertIsNone(server['OS-EXT-SRV-ATTR:host'])
 
+    def test_delete_while_scheduling_leaves_nothing(self):
+        created = self.admin.create_server('quick-delete',
+                                           image=self.plane.image_id)
+        server_id = created['server']['id']
+        response = self.admin.delete('/servers/%s' % server_id)
+        self.assertEqual(204, response.status_code, response.text)
+        self.admin.wait_for_gone(server_id)
+
+
+class TestReschedule(base.ControlPlaneTestCase):
+
+    # compute1 is much bigger, so the RAM weigher always tries it first; it
+    # fails the spawn of servers named "fails-on-1".
+    compute_conf = {1: """
+        [compute]
+        fake_memory_mb = 65536
+        fake_fail_spawn_for = fails-on-1
+        """}
+
     def test_failed_spawn_is_rescheduled_to_another_host(self):
         created = self.admin.create_server('fails-on-1',
                                            image=self.plane.image_id)
@@ -72,14 +83,6 @@ class TestBuild(base.ControlPlaneTestCase):
         # compute1 was tried first and gave the build back.
         self.assertIn('Build of %s failed on compute1' % server['id'],
                       self.plane.daemons['compute1'].log())
-
-    def test_delete_while_scheduling_leaves_nothing(self):
-        created = self.admin.create_server('quick-delete',
-                                           image=self.plane.image_id)
-        server_id = created['server']['id']
-        response = self.admin.delete('/servers/%s' % server_id)
-        self.assertEqual(204, response.status_code, response.text)
-        self.admin.wait_for_gone(server_id)
 
 
 class TestAllHostsFail(base.ControlPlaneTestCase):
