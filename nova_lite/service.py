@@ -134,9 +134,25 @@ class _ServiceBase:
         return run
 
     def _stop_periodic_tasks(self):
-        if self._periodic_worker is not None:
-            self._periodic_worker.stop()
-            self._periodic_worker.wait()
+        # A task may be blocked in an RPC call to a peer that is stopping
+        # too (a heartbeat through the conductor), and the worker's stop()
+        # waits for it; do it on the side so the caller's shutdown stays
+        # bounded by graceful_shutdown_timeout.
+        worker = self._periodic_worker
+        if worker is None:
+            return
+
+        def stop():
+            worker.stop()
+            worker.wait()
+        self._periodic_stopper = threading.Thread(
+            target=stop, name='periodic-stop', daemon=True)
+        self._periodic_stopper.start()
+
+    def _wait_periodic_tasks(self):
+        stopper = getattr(self, '_periodic_stopper', None)
+        if stopper is not None:
+            stopper.join()
 
 
 class Service(_ServiceBase):
@@ -178,6 +194,7 @@ class Service(_ServiceBase):
         if self.rpcserver is not None:
             self.rpcserver.wait()
         self.manager.cleanup_host()
+        self._wait_periodic_tasks()
 
 
 class WSGIService(_ServiceBase):
@@ -210,6 +227,7 @@ class WSGIService(_ServiceBase):
 
     def wait(self):
         self.server.wait()
+        self._wait_periodic_tasks()
 
 
 def serve(*services):
@@ -217,7 +235,8 @@ def serve(*services):
     stop_requested = threading.Event()
 
     def _on_signal(signum, frame):
-        LOG.info('Caught signal %s, stopping', signum)
+        if not stop_requested.is_set():
+            LOG.info('Caught signal %s, stopping', signum)
         stop_requested.set()
 
     signal.signal(signal.SIGTERM, _on_signal)

@@ -29,7 +29,8 @@ def _prepare(state_path):
     from nova_lite.db import migration
     from nova_lite import objects
     os.makedirs(state_path, exist_ok=True)
-    if not CONF.transport_url:
+    # oslo.messaging's own default ("rabbit://") counts as not configured.
+    if not CONF.transport_url or CONF.transport_url == 'rabbit://':
         CONF.set_override('transport_url', 'fake://')
     if not CONF.api_database.connection:
         CONF.set_override('connection', 'sqlite:///%s' % os.path.join(
