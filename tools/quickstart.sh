@@ -51,9 +51,8 @@ start() {  # name command...
 reachable=$("$BIN/python" - "$CONF" <<'PY'
 import sys, warnings
 warnings.filterwarnings('ignore')
-from oslo_config import cfg
-from nova_lite import conf
-conf.CONF(['--config-file', sys.argv[1]], project='nova-lite')
+from nova_lite import config, conf
+config.parse_args(['--config-file', sys.argv[1]], configure_logging=False)
 c = conf.CONF
 try:
     import kombu
@@ -83,9 +82,9 @@ if [ "$reachable" = yes ]; then
   manage api_db sync && manage db sync && manage cell_v2 simple_cell_setup >/dev/null \
     || die "preparing the databases failed"
   transport=$("$BIN/python" -c "
-import sys; from nova_lite import conf
-conf.CONF(['--config-file', sys.argv[1]], project='nova-lite')
-print(conf.CONF.transport_url)" "$CONF")
+import sys; from nova_lite import config, conf
+config.parse_args(['--config-file', sys.argv[1]], configure_logging=False)
+print(conf.CONF.transport_url)" "$CONF" 2>/dev/null)
   common=(--config-file "$CONF" --config-file "$STATE/quickstart.conf")
   printf '[scheduler]\ndiscover_hosts_in_cells_interval = 2\n' >"$STATE/quickstart.conf"
   for daemon in conductor scheduler api placement network; do

@@ -1,5 +1,7 @@
 """Test case base that shares one control plane per test class."""
 
+import os
+
 import testtools
 
 from tests.functional import fixtures
@@ -12,7 +14,8 @@ class ControlPlaneTestCase(testtools.TestCase):
     computes = 2
     compute_conf = None
     extra_conf = ''
-    backend = 'threading'
+    # tools/run-tests.sh eventlet runs the suite with every daemon green.
+    backend = os.environ.get('NOVA_LITE_CONCURRENCY_BACKEND', 'threading')
 
     @classmethod
     def setUpClass(cls):
