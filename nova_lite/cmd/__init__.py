@@ -27,13 +27,17 @@ def _config_files(argv):
         elif arg.startswith('--config-file='):
             files.append(arg.split('=', 1)[1])
         elif arg == '--config-dir' and index + 1 < len(argv):
-            directory = argv[index + 1]
-            if os.path.isdir(directory):
-                files.extend(sorted(
-                    os.path.join(directory, name)
-                    for name in os.listdir(directory)
-                    if name.endswith('.conf')))
+            files.extend(_files_in(argv[index + 1]))
+        elif arg.startswith('--config-dir='):
+            files.extend(_files_in(arg.split('=', 1)[1]))
     return files or [f for f in DEFAULT_CONFIG_FILES if os.path.exists(f)]
+
+
+def _files_in(directory):
+    if not os.path.isdir(directory):
+        return []
+    return sorted(os.path.join(directory, name)
+                  for name in os.listdir(directory) if name.endswith('.conf'))
 
 
 def concurrency_backend(argv=None):
@@ -47,7 +51,7 @@ def concurrency_backend(argv=None):
         parser = configparser.RawConfigParser(strict=False)
         try:
             parser.read(path)
-        except configparser.Error:
+        except (configparser.Error, UnicodeDecodeError):
             continue  # oslo.config reports the broken file properly later
         backend = parser.defaults().get('concurrency_backend', backend)
     return backend.strip()

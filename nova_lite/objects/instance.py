@@ -84,7 +84,7 @@ class Instance(base.NovaLiteObject):
         if 'fault' in expected_attrs:
             instance.fault = (faults or {}).get(row.uuid)
         instance._context = context
-        instance.obj_reset_changes()
+        instance.obj_reset_changes(recursive=True)
         return instance
 
     def _db_values(self, names):
@@ -187,7 +187,7 @@ class Instance(base.NovaLiteObject):
                             expected_vm_state,
                             actual=row.task_state)
         self.updated_at = values['updated_at']
-        self.obj_reset_changes()
+        self.obj_reset_changes(recursive=True)
 
     @base.remotable
     def destroy(self, hard_delete=False):

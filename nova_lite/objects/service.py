@@ -15,14 +15,17 @@ from nova_lite.db import main_models as models
 from nova_lite import exception
 from nova_lite.objects import base
 
-# Version 1: nova_lite 0.1 (conductor 1.0, scheduler 1.0, compute 1.0)
-SERVICE_VERSION = 1
+# Version 1: conductor 1.0, scheduler 1.0, compute 1.0
+# Version 2: scheduler 1.1 (select_destinations returns alternates)
+SERVICE_VERSION = 2
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: no version recorded
     {'conductor': '1.0', 'scheduler': '1.0', 'compute': '1.0'},
     # Version 1: initial release
     {'conductor': '1.0', 'scheduler': '1.0', 'compute': '1.0'},
+    # Version 2: select_destinations with alternates
+    {'conductor': '1.0', 'scheduler': '1.1', 'compute': '1.0'},
 )
 
 _COLUMNS = ('id', 'uuid', 'host', 'binary', 'topic', 'report_count',

@@ -64,10 +64,12 @@ class FilterScheduler:
         # resources on them must not interleave.
         self._lock = threading.Lock()
 
-    def select_destinations(self, context, spec, instance_uuids):
+    def select_destinations(self, context, spec, instance_uuids,
+                            return_alternates=True):
         with self._lock:
             host_states = self.host_manager.get_host_states(context)
-            return self._schedule(spec, instance_uuids, host_states)
+            return self._schedule(spec, instance_uuids, host_states,
+                                  return_alternates)
 
     def _candidates(self, spec, host_states):
         excluded = set(spec.ignore_hosts or [])
@@ -75,9 +77,11 @@ class FilterScheduler:
             excluded.update(host for host, _node in spec.retry.hosts)
         return [s for s in host_states if s.host not in excluded]
 
-    def _schedule(self, spec, instance_uuids, host_states):
+    def _schedule(self, spec, instance_uuids, host_states,
+                  return_alternates=True):
         num = len(instance_uuids) or spec.num_instances
-        max_alternates = CONF.scheduler.max_attempts - 1
+        max_alternates = (CONF.scheduler.max_attempts - 1
+                          if return_alternates else 0)
         subset_size = CONF.filter_scheduler.host_subset_size
         candidates = self._candidates(spec, host_states)
         selections = []
@@ -91,7 +95,7 @@ class FilterScheduler:
             ranked = weights.weigh_hosts(self.weighers, passed, spec)
             top = ranked[:subset_size]
             _weight, chosen = random.choice(top)
-            chosen.consume_from_request(spec.flavor)
+            chosen.consume_from_request(spec.flavor, spec.is_bfv)
             alternates = [state for _w, state in ranked
                           if state is not chosen and
                           state.cell_uuid == chosen.cell_uuid]

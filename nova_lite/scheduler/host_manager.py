@@ -70,10 +70,15 @@ class HostState:
         self.updated = compute_node.updated_at
         self.limits = {}
 
-    def consume_from_request(self, flavor):
-        """Take ``flavor`` off this host before the next instance is placed."""
+    def consume_from_request(self, flavor, is_bfv=False):
+        """Take ``flavor`` off this host before the next instance is placed.
+
+        A boot-from-volume instance has its root disk elsewhere, as
+        DiskFilter assumes.
+        """
+        root_gb = 0 if is_bfv else flavor.root_gb
         self.free_ram_mb -= flavor.memory_mb
-        self.free_disk_mb -= (flavor.root_gb + flavor.ephemeral_gb) * 1024 \
+        self.free_disk_mb -= (root_gb + flavor.ephemeral_gb) * 1024 \
             + flavor.swap
         self.vcpus_used += flavor.vcpus
         self.num_instances += 1

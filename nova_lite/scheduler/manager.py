@@ -16,16 +16,19 @@ LOG = logging.getLogger(__name__)
 
 
 class SchedulerManager(manager.Manager):
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self):
         # Unknown filter or weigher names fail here, at start.
         self.driver = filter_scheduler.FilterScheduler()
 
     @messaging.expected_exceptions(exception.NoValidHost)
-    def select_destinations(self, context, spec_obj, instance_uuids):
+    def select_destinations(self, context, spec_obj, instance_uuids,
+                            return_alternates=False):
+        # A 1.0 caller does not know alternates; it gets the chosen hosts.
         return self.driver.select_destinations(context, spec_obj,
-                                               instance_uuids)
+                                               instance_uuids,
+                                               return_alternates)
 
     @service.periodic_task(
         lambda: CONF.scheduler.discover_hosts_in_cells_interval)

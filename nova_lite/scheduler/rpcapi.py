@@ -2,8 +2,10 @@
 
 API version history:
 
-    1.0 - Initial version: select_destinations returning, per instance, the
-          chosen Selection followed by its alternates.
+    1.0 - Initial version: select_destinations returning, per instance, a
+          list holding the chosen Selection.
+    1.1 - select_destinations takes return_alternates: the chosen Selection
+          is followed by up to max_attempts - 1 alternates from its cell.
 """
 
 import oslo_messaging as messaging
@@ -14,7 +16,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'scheduler'
-LATEST_VERSION = '1.0'
+LATEST_VERSION = '1.1'
 
 
 class SchedulerAPI:
@@ -26,13 +28,21 @@ class SchedulerAPI:
         self.client = rpc.get_client(target, version_cap=self.version_cap)
 
     def select_destinations(self, context, spec_obj, instance_uuids,
-                            timeout=None):
+                            return_alternates=True, timeout=None):
         """Per instance a list [chosen, alternate, ...] of Selections.
 
-        Raises NoValidHost (with the reason per filter) when an instance
-        cannot be placed, and MessagingTimeout when no scheduler answers.
+        A scheduler pinned below 1.1 returns no alternates, so a failed
+        spawn cannot be rescheduled until it is upgraded. Raises NoValidHost
+        (with the reason per filter) when an instance cannot be placed, and
+        MessagingTimeout when no scheduler answers.
         """
+        version = '1.1'
+        kwargs = {'spec_obj': spec_obj, 'instance_uuids': instance_uuids,
+                  'return_alternates': return_alternates}
+        if not self.client.can_send_version(version):
+            version = '1.0'
+            del kwargs['return_alternates']
         cctxt = self.client.prepare(
+            version=version,
             timeout=timeout or CONF.conductor.scheduler_call_timeout)
-        return cctxt.call(context, 'select_destinations',
-                          spec_obj=spec_obj, instance_uuids=instance_uuids)
+        return cctxt.call(context, 'select_destinations', **kwargs)
