@@ -4,16 +4,8 @@ from nova_lite.cmd import common
 
 
 def main():
-    def body():
-        common.setup()
-        common.wait_for_databases()
-        from nova_lite.api import compute as compute_api
-        from nova_lite import service
-        conf = common.CONF
-        service.serve(service.WSGIService(
-            'nova-lite-api', compute_api.make_app(), conf.api.bind_host,
-            conf.api.bind_port, conf.api.wsgi_threads))
-    common.run(body)
+    common.wsgi_main('nova-lite-api', 'nova_lite.api.compute',
+                     'api')
 
 
 if __name__ == '__main__':

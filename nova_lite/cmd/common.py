@@ -41,3 +41,19 @@ def wait_for_databases(api=True, cell=True):
                                  CONF.api_database)
     if cell:
         db_api.wait_for_database(CONF.database.connection, CONF.database)
+
+
+def wsgi_main(binary, app_module, group):
+    """Run a REST daemon: ``app_module.make_app()`` served on the bind
+    address of the config group ``group`` ('api', 'placement', 'network')."""
+    def body():
+        setup()
+        wait_for_databases()
+        import importlib
+        from nova_lite import service
+        app = importlib.import_module(app_module).make_app()
+        options = getattr(CONF, group)
+        service.serve(service.WSGIService(binary, app, options.bind_host,
+                                          options.bind_port,
+                                          CONF.api.wsgi_threads))
+    run(body)
