@@ -94,14 +94,17 @@ class ScheduleAndBuildTask:
         chosen, alternates = host_list[0], host_list[1:]
         cell = self._cell(chosen.cell_uuid)
         with nova_context.target_cell(self.context, cell) as cctxt:
-            instance = build_request.instance
+            # A copy: if this step fails the BuildRequest's instance is
+            # buried in cell0 as it came from the API.
+            instance = build_request.instance.obj_clone()
             instance._context = cctxt
             instance.create()
-            mapping = objects.InstanceMapping.get_by_instance_uuid(
-                self.context, instance.uuid)
-            mapping.cell_mapping = cell
-            mapping.save()
+            mapping = None
             try:
+                mapping = objects.InstanceMapping.get_by_instance_uuid(
+                    self.context, instance.uuid)
+                mapping.cell_mapping = cell
+                mapping.save()
                 build_request.destroy()
             except exception.BuildRequestNotFound:
                 # The user deleted the server while it was scheduled: undo
@@ -111,6 +114,11 @@ class ScheduleAndBuildTask:
                          'not building it', instance.uuid)
                 instance.destroy()
                 return
+            except Exception:
+                # Undo before the caller buries it in cell0, so the
+                # instance never exists twice.
+                self._undo_placement(instance, mapping)
+                raise
             try:
                 self.compute_rpcapi.build_and_run_instance(
                     cctxt, instance, chosen, request_spec=spec,
@@ -123,6 +131,17 @@ class ScheduleAndBuildTask:
                 instance.task_state = None
                 instance.save()
                 record_fault(cctxt, instance, error)
+
+    @staticmethod
+    def _undo_placement(instance, mapping):
+        try:
+            instance.destroy(hard_delete=True)
+            if mapping is not None and mapping.cell_mapping is not None:
+                mapping.cell_mapping = None
+                mapping.save()
+        except Exception:
+            LOG.exception('Could not undo the placement of %s',
+                          instance.uuid)
 
 
 def bury_in_cell0(context, build_request, spec, error):
