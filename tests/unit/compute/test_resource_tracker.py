@@ -1,0 +1,244 @@
+"""The resource tracker against a real cell database and the fake driver.
+
+The fake hypervisor has 4 vCPUs, 4096 MB of RAM and 100 GB of disk; the
+host keeps 512 MB for itself.
+"""
+
+from oslo_utils import uuidutils
+import testtools
+
+from nova_lite.compute import resource_tracker
+from nova_lite.compute import states
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.virt import fake
+from tests.unit import fixtures as nova_fixtures
+
+HOST = 'compute1'
+RESERVED_MB = 512
+
+objects.register_all()
+
+
+class Boom(Exception):
+    pass
+
+
+def make_flavor(memory_mb=1024, vcpus=1, root_gb=10, ephemeral_gb=0,
+                swap=0):
+    return objects.Flavor(id=1, flavorid='1', name='f', memory_mb=memory_mb,
+                          vcpus=vcpus, root_gb=root_gb,
+                          ephemeral_gb=ephemeral_gb, swap=swap)
+
+
+class ResourceTrackerTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(nova_fixtures.Config())
+        self.useFixture(nova_fixtures.Databases())
+        self.config.config(fake_vcpus=4, fake_memory_mb=4096,
+                           fake_local_gb=100, group='compute')
+        self.config.config(reserved_host_memory_mb=RESERVED_MB,
+                           reserved_host_disk_mb=0, reserved_host_cpus=0,
+                           ram_allocation_ratio=1.0,
+                           cpu_allocation_ratio=1.0,
+                           disk_allocation_ratio=1.0)
+        # The compute's own cell: untargeted, as on a compute host.
+        self.context = nova_context.get_admin_context()
+        self.driver = fake.FakeDriver(HOST)
+        self.node = self.driver.nodename
+        self.tracker = resource_tracker.ResourceTracker(HOST, self.driver)
+
+    def make_instance(self, host=HOST, node=None, **flavor):
+        instance = objects.Instance(
+            self.context, uuid=uuidutils.generate_uuid(), project_id='demo',
+            user_id='demo', vm_state=states.ACTIVE, task_state=None,
+            host=host, node=node or host, flavor=make_flavor(**flavor))
+        instance.create()
+        return instance
+
+    def stored_node(self):
+        return objects.ComputeNode.get_by_host_and_nodename(
+            self.context, HOST, self.node)
+
+    def claim(self, instance, limits=None):
+        return self.tracker.instance_claim(self.context, instance,
+                                           self.node, limits)
+
+    def spawn(self, instance, limits=None):
+        """A spawn that succeeds under a claim."""
+        with self.claim(instance, limits):
+            pass
+
+    def audit(self):
+        return self.tracker.update_available_resource(self.context,
+                                                      self.node)
+
+
+class TestAudit(ResourceTrackerTestCase):
+
+    def test_first_audit_creates_the_record_with_reserved_memory_used(self):
+        self.audit()
+        node = self.stored_node()
+        self.assertEqual((4096, RESERVED_MB, 4096 - RESERVED_MB, 0),
+                         (node.memory_mb, node.memory_mb_used,
+                          node.free_ram_mb, node.running_vms))
+        self.assertEqual((4, 100, 'fake'),
+                         (node.vcpus, node.local_gb, node.hypervisor_type))
+
+    def test_a_restarted_tracker_reuses_the_record(self):
+        first = self.audit()
+        restarted = resource_tracker.ResourceTracker(HOST, self.driver)
+        second = restarted.update_available_resource(self.context, self.node)
+        self.assertEqual(first.uuid, second.uuid)
+        self.assertEqual(1, len(objects.ComputeNodeList.get_all(
+            self.context)))
+
+    def test_audit_counts_the_instances_on_this_host(self):
+        self.make_instance()
+        self.make_instance()
+        self.audit()
+        node = self.stored_node()
+        self.assertEqual((RESERVED_MB + 2048, 2, 20),
+                         (node.memory_mb_used, node.running_vms,
+                          node.local_gb_used))
+
+    def test_instance_deleted_behind_the_trackers_back_stops_counting(self):
+        self.make_instance()
+        doomed = self.make_instance()
+        self.audit()
+        doomed.destroy()
+        self.audit()
+        node = self.stored_node()
+        self.assertEqual((RESERVED_MB + 1024, 1),
+                         (node.memory_mb_used, node.running_vms))
+
+    def test_instances_of_other_hosts_do_not_count(self):
+        self.make_instance(host='compute2')
+        self.audit()
+        self.assertEqual(0, self.stored_node().running_vms)
+
+    def test_audit_keeps_an_instance_whose_claim_is_in_progress(self):
+        # Its record does not name this host yet while it spawns.
+        instance = self.make_instance(host=None, node=None)
+        with self.claim(instance):
+            self.audit()
+            self.assertEqual(1, self.stored_node().running_vms)
+
+    def test_audit_picks_up_a_changed_capacity(self):
+        self.audit()
+        self.config.config(fake_memory_mb=8192, group='compute')
+        self.audit()
+        self.assertEqual(8192 - RESERVED_MB, self.stored_node().free_ram_mb)
+
+    def test_allocation_ratios_are_recorded_for_the_scheduler(self):
+        self.config.config(ram_allocation_ratio=1.5, cpu_allocation_ratio=16)
+        self.audit()
+        node = self.stored_node()
+        self.assertEqual((1.5, 16.0), (node.ram_allocation_ratio,
+                                       node.cpu_allocation_ratio))
+
+
+class TestClaim(ResourceTrackerTestCase):
+
+    def test_claim_adds_the_instance_usage(self):
+        self.audit()
+        self.spawn(self.make_instance(memory_mb=1024, vcpus=2))
+        node = self.stored_node()
+        self.assertEqual((RESERVED_MB + 1024, 2, 1),
+                         (node.memory_mb_used, node.vcpus_used,
+                          node.running_vms))
+
+    def test_claim_without_a_record_yet_creates_it(self):
+        self.spawn(self.make_instance(memory_mb=1024))
+        self.assertEqual(RESERVED_MB + 1024, self.stored_node().memory_mb_used)
+
+    def test_failing_body_gives_the_resources_back(self):
+        self.audit()
+
+        def spawn_fails():
+            with self.claim(self.make_instance(memory_mb=1024)):
+                raise Boom()
+
+        self.assertRaises(Boom, spawn_fails)
+        node = self.stored_node()
+        self.assertEqual((RESERVED_MB, 0),
+                         (node.memory_mb_used, node.running_vms))
+
+    def test_claim_over_the_physical_ram_is_refused(self):
+        # 512 reserved + 4096 wanted > 4096 * 1.0
+        instance = self.make_instance(memory_mb=4096)
+        error = self.assertRaises(exception.ComputeResourcesUnavailable,
+                                  self.spawn, instance)
+        self.assertIn('memory_mb', str(error))
+        self.assertEqual(RESERVED_MB, self.stored_node().memory_mb_used)
+
+    def test_ram_allocation_ratio_raises_the_ceiling(self):
+        self.config.config(ram_allocation_ratio=1.5)
+        self.spawn(self.make_instance(memory_mb=4096))
+        self.assertEqual(RESERVED_MB + 4096, self.stored_node().memory_mb_used)
+
+    def test_claim_over_the_schedulers_limit_is_refused(self):
+        limits = objects.SchedulerLimits(memory_mb=1024, vcpu=None,
+                                         disk_gb=None)
+        instance = self.make_instance(memory_mb=1024)
+        self.assertRaises(exception.ComputeResourcesUnavailable,
+                          self.spawn, instance, limits)
+
+    def test_claim_over_the_vcpus_is_refused(self):
+        instance = self.make_instance(vcpus=5)
+        error = self.assertRaises(exception.ComputeResourcesUnavailable,
+                                  self.spawn, instance)
+        self.assertIn('vcpu', str(error))
+
+    def test_claim_over_the_disk_is_refused(self):
+        instance = self.make_instance(root_gb=101)
+        error = self.assertRaises(exception.ComputeResourcesUnavailable,
+                                  self.spawn, instance)
+        self.assertIn('disk_gb', str(error))
+
+    def test_successive_claims_add_up_to_the_ceiling(self):
+        for _ in range(3):
+            self.spawn(self.make_instance(memory_mb=1024))
+        # 512 + 3 * 1024 used: 512 MB left.
+        self.assertRaises(exception.ComputeResourcesUnavailable,
+                          self.spawn, self.make_instance(memory_mb=1024))
+
+    def test_drop_instance_gives_the_resources_back(self):
+        instance = self.make_instance(memory_mb=1024)
+        self.spawn(instance)
+        self.tracker.drop_instance(self.context, instance, self.node)
+        self.assertEqual(RESERVED_MB, self.stored_node().memory_mb_used)
+
+
+INSTANCE_USAGE_CASES = [
+    # name, flavor, is_bfv, (vcpus, memory_mb, disk_gb)
+    ('root_and_ephemeral', dict(root_gb=10, ephemeral_gb=5), False,
+     (1, 1024, 15)),
+    ('swap_of_one_mb_is_a_whole_gb', dict(root_gb=10, swap=1), False,
+     (1, 1024, 11)),
+    ('swap_of_exactly_one_gb', dict(root_gb=10, swap=1024), False,
+     (1, 1024, 11)),
+    ('swap_just_over_one_gb_rounds_up', dict(root_gb=10, swap=1025), False,
+     (1, 1024, 12)),
+    ('boot_from_volume_has_no_root_disk', dict(root_gb=10, ephemeral_gb=5),
+     True, (1, 1024, 5)),
+]
+
+
+class TestInstanceUsage(testtools.TestCase):
+    pass
+
+
+def _usage_test(flavor, is_bfv, expected):
+    def test(self):
+        self.assertEqual(expected, resource_tracker.instance_usage(
+            make_flavor(**flavor), is_bfv))
+    return test
+
+
+for _name, _flavor, _is_bfv, _expected in INSTANCE_USAGE_CASES:
+    setattr(TestInstanceUsage, 'test_' + _name,
+            _usage_test(_flavor, _is_bfv, _expected))

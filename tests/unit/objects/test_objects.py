@@ -1,0 +1,571 @@
+"""Versioned objects: their recorded versions, the wire, the databases and
+the indirection through the conductor that computes rely on."""
+
+import contextlib
+import datetime
+
+from oslo_serialization import jsonutils
+import oslo_messaging as messaging
+from oslo_utils import uuidutils
+from oslo_versionedobjects import fixture as ovo_fixture
+import testtools
+
+from nova_lite.compute import states
+from nova_lite.conductor import manager as conductor_manager
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import base
+from nova_lite import rpc
+from tests.unit import fixtures as nova_fixtures
+
+# Name -> 'VERSION-fingerprint' of every registered object. The fingerprint
+# covers the fields and the signatures of the remotable methods.
+OBJECT_HASHES = {
+    'BuildRequest': '1.0-05434522ea279984d5df7d70a2f9ccd1',
+    'BuildRequestList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'CellMapping': '1.0-2314bbc9f0b268f7cfb993c2c0f5f773',
+    'CellMappingList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'ComputeNode': '1.0-a69b6fa8294eb43eec12b2b9d4415fcf',
+    'ComputeNodeList': '1.0-b484575a09cfbff3e79bf58605057ff1',
+    'Flavor': '1.0-8a4ba680e6c0b66477ce749595b257d6',
+    'FlavorList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'HostMapping': '1.0-c81a1fd7e7988e5bcd0221ab73705037',
+    'HostMappingList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'Image': '1.0-a45bcf04500298ef2633c069821f61e3',
+    'ImageList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'ImageMeta': '1.0-88ce21fdd9661253a65980088d1378fb',
+    'Instance': '1.0-e77edbf571909bec40604c33e595e4b0',
+    'InstanceFault': '1.0-3d0c037502bf766ca4a6003856de2397',
+    'InstanceList': '1.0-5138c986983420d39d99459033d7c5cb',
+    'InstanceMapping': '1.0-ff8bdff38cd31fc7161dc2d75a7b462f',
+    'InstanceMappingList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'RequestSpec': '1.0-ff10c055d9297955176e550c3d199b40',
+    'SchedulerLimits': '1.0-16f09a44e72b98118a20ad179efc64df',
+    'SchedulerRetries': '1.0-842099775ad19981c5dd0b1b006f2e3e',
+    'Selection': '1.0-2c192d1b12e7cf19a4bffbfa40c161d8',
+    'Service': '1.0-1c816d262f85e6dd51056b64e8b7eff1',
+    'ServiceList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+}
+
+HOW_TO_FIX_HASHES = (
+    'The fields or remotable method signatures of the objects above changed '
+    '(expected first, computed second). An older service cannot read the '
+    'new shape: bump each changed object\'s VERSION (add a "Version X.Y: '
+    'what changed" comment and, for a new field, obj_make_compatible), '
+    'then record the new VERSION-hash in OBJECT_HASHES.')
+
+
+def make_flavor(**overrides):
+    """A flavor as the API database returns it: no pending changes."""
+    values = dict(id=1, flavorid='1', name='m1.tiny', memory_mb=512,
+                  vcpus=1, root_gb=1, ephemeral_gb=0, swap=0,
+                  rxtx_factor=1.0, is_public=True, disabled=False,
+                  extra_specs={'hw:cpu_policy': 'shared'}, projects=[])
+    values.update(overrides)
+    flavor = objects.Flavor(**values)
+    flavor.obj_reset_changes()
+    return flavor
+
+
+def cell_context(cell):
+    with nova_context.target_cell(nova_context.get_admin_context(),
+                                  cell) as cctxt:
+        return cctxt
+
+
+def over_the_wire(entity):
+    """``entity`` as an RPC peer receives it: serialized, JSON, back."""
+    serializer = rpc.RequestContextSerializer()
+    context = nova_context.get_admin_context()
+    sent = jsonutils.dumps(serializer.serialize_entity(context, entity))
+    return serializer.deserialize_entity(context, jsonutils.loads(sent))
+
+
+def comparable(primitive):
+    """An object primitive with its change lists (sets) sorted."""
+    if isinstance(primitive, dict):
+        return {key: (sorted(value) if key.endswith('.changes')
+                      else comparable(value))
+                for key, value in primitive.items()}
+    if isinstance(primitive, list):
+        return [comparable(value) for value in primitive]
+    return primitive
+
+
+class TestObjectVersions(testtools.TestCase):
+
+    def test_every_registered_object_matches_its_recorded_fingerprint(self):
+        objects.register_all()
+        checker = ovo_fixture.ObjectVersionChecker(
+            base.NovaLiteObjectRegistry.obj_classes())
+        expected, actual = checker.test_hashes(OBJECT_HASHES)
+        self.assertEqual(expected, actual, HOW_TO_FIX_HASHES)
+
+
+class TestWireRoundTrips(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        objects.register_all()
+
+    def assertSameOnBothSides(self, sent):
+        received = over_the_wire(sent)
+        self.assertIsInstance(received, type(sent))
+        self.assertEqual(comparable(sent.obj_to_primitive()),
+                         comparable(received.obj_to_primitive()))
+        return received
+
+    def test_request_spec_with_flavor_image_and_retries(self):
+        spec = objects.RequestSpec(
+            instance_uuid=uuidutils.generate_uuid(), project_id='demo',
+            user_id='demo', num_instances=2, flavor=make_flavor(),
+            image=objects.ImageMeta(id=uuidutils.generate_uuid(),
+                                    name='cirros', min_disk=1, min_ram=64,
+                                    properties={'hw_disk_bus': 'virtio'}),
+            scheduler_hints={'group': ['g1']}, ignore_hosts=['h0'],
+            retry=objects.SchedulerRetries(num_attempts=1,
+                                           hosts=[['h1', 'n1']]))
+        received = self.assertSameOnBothSides(spec)
+        self.assertEqual([['h1', 'n1']], received.retry.hosts)
+        self.assertEqual('shared',
+                         received.flavor.extra_specs['hw:cpu_policy'])
+
+    def test_selection_with_limits(self):
+        selection = objects.Selection(
+            compute_node_uuid=uuidutils.generate_uuid(), service_host='h1',
+            nodename='n1', cell_uuid=uuidutils.generate_uuid(),
+            limits=objects.SchedulerLimits(memory_mb=4096, vcpu=16,
+                                           disk_gb=None))
+        received = self.assertSameOnBothSides(selection)
+        self.assertEqual({'memory_mb': 4096, 'vcpu': 16},
+                         received.limits.to_dict())
+
+    def test_instance_with_flavor_and_timestamps(self):
+        instance = objects.Instance(
+            uuid=uuidutils.generate_uuid(), project_id='demo',
+            display_name='web', vm_state=states.BUILDING,
+            task_state=states.SCHEDULING, flavor=make_flavor(),
+            metadata={'role': 'web'}, tags=['a'],
+            created_at=datetime.datetime(2024, 5, 1, 12, 30, 15, 123456))
+        received = self.assertSameOnBothSides(instance)
+        self.assertEqual(512, received.flavor.memory_mb)
+
+    def test_a_list_of_host_lists_keeps_its_shape(self):
+        host_lists = [[objects.Selection(
+            compute_node_uuid=uuidutils.generate_uuid(),
+            service_host=host, nodename=host,
+            cell_uuid=uuidutils.generate_uuid(), limits=None)
+            for host in ('h1', 'h2')]]
+        received = over_the_wire(host_lists)
+        self.assertEqual([['h1', 'h2']],
+                         [[s.service_host for s in hosts]
+                          for hosts in received])
+
+    def test_context_keeps_the_caller_but_not_the_cell_credentials(self):
+        serializer = rpc.RequestContextSerializer()
+        context = nova_context.RequestContext(
+            user_id='alice', project_id='demo', roles=['member'],
+            read_deleted='yes', db_connection='mysql+pymysql://secret@db/c1',
+            mq_url='rabbit://secret@mq/')
+        received = serializer.deserialize_context(jsonutils.loads(
+            jsonutils.dumps(serializer.serialize_context(context))))
+        self.assertEqual(('alice', 'demo', ['member'], 'yes', False),
+                         (received.user_id, received.project_id,
+                          received.roles, received.read_deleted,
+                          received.is_admin))
+        self.assertIsNone(received.db_connection)
+        self.assertIsNone(received.mq_url)
+
+
+class DatabaseTestCase(testtools.TestCase):
+    """Real SQLite API and cell databases."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(nova_fixtures.Config())
+        self.databases = self.useFixture(nova_fixtures.Databases())
+        self.admin_context = nova_context.get_admin_context()
+        self.context = cell_context(self.databases.cell1)
+
+    def make_instance(self, context=None, **overrides):
+        values = dict(uuid=uuidutils.generate_uuid(), project_id='demo',
+                      user_id='demo', display_name='web',
+                      vm_state=states.BUILDING,
+                      task_state=states.SCHEDULING, host='compute1',
+                      node='compute1', flavor=make_flavor())
+        values.update(overrides)
+        instance = objects.Instance(context or self.context, **values)
+        instance.create()
+        return instance
+
+    def set_task_state_behind_its_back(self, instance, task_state):
+        other = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        other.task_state = task_state
+        other.save()
+
+
+class TestInstance(DatabaseTestCase):
+
+    def test_get_by_uuid_returns_what_create_stored(self):
+        instance = self.make_instance(metadata={'role': 'web'})
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        self.assertEqual(('web', states.SCHEDULING, {'role': 'web'}),
+                         (found.display_name, found.task_state,
+                          found.metadata))
+        self.assertEqual('m1.tiny', found.flavor.name)
+
+    def test_create_copies_the_flavor_sizes_onto_the_instance(self):
+        instance = self.make_instance(flavor=make_flavor(memory_mb=2048,
+                                                         vcpus=2))
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        self.assertEqual((2048, 2), (found.memory_mb, found.vcpus))
+
+    def test_save_writes_the_changed_fields(self):
+        instance = self.make_instance()
+        instance.vm_state = states.ACTIVE
+        instance.task_state = None
+        instance.save()
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        self.assertEqual((states.ACTIVE, None),
+                         (found.vm_state, found.task_state))
+
+    def test_an_instance_read_back_has_no_pending_changes(self):
+        # Even when the flavor it was created with still had changes of
+        # its own: those must not survive the round trip through the row.
+        flavor = make_flavor()
+        flavor.memory_mb = 1024
+        instance = self.make_instance(flavor=flavor)
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        self.assertEqual(set(), found.obj_what_changed())
+
+    def test_save_leaves_no_pending_changes(self):
+        instance = self.make_instance()
+        instance.flavor.memory_mb = 1024
+        instance.vm_state = states.ACTIVE
+        instance.save()
+        self.assertEqual(set(), instance.obj_what_changed())
+
+    def test_save_with_the_expected_task_state_applies(self):
+        instance = self.make_instance(task_state=states.SPAWNING)
+        instance.task_state = None
+        instance.save(expected_task_state=states.SPAWNING)
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        self.assertIsNone(found.task_state)
+
+    def test_expected_task_state_list_may_include_none(self):
+        instance = self.make_instance(task_state=None)
+        instance.vm_state = states.ACTIVE
+        instance.save(expected_task_state=[None, states.SPAWNING])
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        self.assertEqual(states.ACTIVE, found.vm_state)
+
+    def test_save_expecting_a_task_state_the_row_lost_is_refused(self):
+        instance = self.make_instance(task_state=states.SCHEDULING)
+        self.set_task_state_behind_its_back(instance, states.SPAWNING)
+        instance.vm_state = states.ERROR
+        error = self.assertRaises(exception.UnexpectedTaskStateError,
+                                  instance.save,
+                                  expected_task_state=states.SCHEDULING)
+        self.assertIs(exception.UnexpectedTaskStateError, type(error))
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        self.assertEqual((states.BUILDING, states.SPAWNING),
+                         (found.vm_state, found.task_state))
+
+    def test_save_over_a_delete_in_progress_says_deleting(self):
+        instance = self.make_instance(task_state=states.SPAWNING)
+        self.set_task_state_behind_its_back(instance, states.DELETING)
+        instance.vm_state = states.ACTIVE
+        instance.task_state = None
+        self.assertRaises(exception.UnexpectedDeletingTaskStateError,
+                          instance.save,
+                          expected_task_state=states.SPAWNING)
+
+    def test_destroy_soft_deletes_the_row(self):
+        instance = self.make_instance()
+        instance.destroy()
+        self.assertRaises(exception.InstanceNotFound,
+                          objects.Instance.get_by_uuid, self.context,
+                          instance.uuid)
+        with nova_context.target_cell(
+                nova_context.get_admin_context(read_deleted='yes'),
+                self.databases.cell1) as deleted_context:
+            kept = objects.Instance.get_by_uuid(deleted_context,
+                                                instance.uuid)
+        self.assertEqual((True, states.DELETED),
+                         (kept.deleted, kept.vm_state))
+
+    def test_save_after_destroy_is_instance_not_found(self):
+        instance = self.make_instance()
+        objects.Instance.get_by_uuid(self.context, instance.uuid).destroy()
+        instance.vm_state = states.ACTIVE
+        self.assertRaises(exception.InstanceNotFound, instance.save)
+
+    def test_expected_attrs_fault_loads_the_latest_fault(self):
+        instance = self.make_instance()
+        for message in ('first', 'second'):
+            objects.InstanceFault(self.context, instance_uuid=instance.uuid,
+                                  code=500, message=message,
+                                  details='').create()
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid,
+                                             expected_attrs=['fault'])
+        self.assertEqual('second', found.fault.message)
+
+    def test_expected_attrs_fault_is_none_without_faults(self):
+        instance = self.make_instance()
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid,
+                                             expected_attrs=['fault'])
+        self.assertIsNone(found.fault)
+
+    def test_fault_is_not_loaded_unless_asked_for(self):
+        instance = self.make_instance()
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        self.assertFalse(found.obj_attr_is_set('fault'))
+
+    def test_instances_live_in_the_cell_they_were_created_in(self):
+        instance = self.make_instance()
+        self.assertRaises(exception.InstanceNotFound,
+                          objects.Instance.get_by_uuid,
+                          cell_context(self.databases.cell0), instance.uuid)
+
+
+class TestBuildRequest(DatabaseTestCase):
+
+    def test_second_destroy_is_build_request_not_found(self):
+        uuid = uuidutils.generate_uuid()
+        build_request = objects.BuildRequest(
+            self.admin_context, instance_uuid=uuid, project_id='demo',
+            instance=objects.Instance(uuid=uuid, project_id='demo',
+                                      flavor=make_flavor()))
+        build_request.create()
+        build_request.destroy()
+        self.assertRaises(exception.BuildRequestNotFound,
+                          build_request.destroy)
+
+
+class TestInstanceMapping(DatabaseTestCase):
+
+    def make_mapping(self):
+        mapping = objects.InstanceMapping(
+            self.admin_context, instance_uuid=uuidutils.generate_uuid(),
+            project_id='demo', user_id='demo')
+        mapping.create()
+        return mapping
+
+    def stored_cell(self, mapping):
+        return objects.InstanceMapping.get_by_instance_uuid(
+            self.admin_context, mapping.instance_uuid).cell_mapping
+
+    def test_a_new_mapping_has_no_cell(self):
+        self.assertIsNone(self.stored_cell(self.make_mapping()))
+
+    def test_mapping_moves_to_a_cell_and_back_to_none(self):
+        mapping = self.make_mapping()
+        mapping.cell_mapping = self.databases.cell1
+        mapping.save()
+        self.assertEqual(self.databases.cell1.uuid,
+                         self.stored_cell(mapping).uuid)
+        mapping.cell_mapping = None
+        mapping.save()
+        self.assertIsNone(self.stored_cell(mapping))
+
+
+class TestFlavor(DatabaseTestCase):
+
+    def create_flavor(self, flavorid, name):
+        flavor = objects.Flavor(self.admin_context, flavorid=flavorid,
+                                name=name, memory_mb=512, vcpus=1,
+                                root_gb=1, ephemeral_gb=0, swap=0)
+        flavor.create()
+        return flavor
+
+    def test_duplicate_name_is_flavor_exists(self):
+        self.create_flavor('1', 'm1.tiny')
+        error = self.assertRaises(exception.FlavorExists,
+                                  self.create_flavor, '2', 'm1.tiny')
+        self.assertIn('name m1.tiny', str(error))
+
+    def test_duplicate_flavorid_is_flavor_exists(self):
+        self.create_flavor('1', 'm1.tiny')
+        error = self.assertRaises(exception.FlavorExists,
+                                  self.create_flavor, '1', 'm1.small')
+        self.assertIn('ID 1', str(error))
+
+
+class TestService(DatabaseTestCase):
+
+    def make_service(self):
+        service = objects.Service(self.context, host='compute1',
+                                  binary='nova-lite-compute',
+                                  topic='compute')
+        service.create()
+        return service
+
+    def test_heartbeat_counts_reports_and_records_when(self):
+        service = self.make_service()
+        service.last_seen_up = datetime.datetime(2000, 1, 1)
+        service.save()
+        before = base.utcnow()
+        service.heartbeat()
+        service.heartbeat()
+        stored = objects.Service.get_by_host_and_binary(
+            self.context, 'compute1', 'nova-lite-compute')
+        self.assertEqual(2, stored.report_count)
+        self.assertGreaterEqual(stored.last_seen_up.replace(tzinfo=None),
+                                before)
+
+    def test_heartbeat_refreshes_the_object_itself(self):
+        service = self.make_service()
+        service.heartbeat()
+        self.assertEqual(1, service.report_count)
+        self.assertEqual(set(), service.obj_what_changed())
+
+
+# -- object indirection ------------------------------------------------------
+
+@contextlib.contextmanager
+def conductor_side():
+    """Run object methods against the local databases, as the conductor."""
+    saved = base.NovaLiteObject.indirection_api
+    base.NovaLiteObject.indirection_api = None
+    try:
+        yield
+    finally:
+        base.NovaLiteObject.indirection_api = saved
+
+
+class InProcessConductor:
+    """The indirection API of a compute, answered by a real
+    ConductorManager in this process. Arguments and results cross a fake
+    wire (serializer + JSON) both ways, as they would over RPC."""
+
+    def __init__(self):
+        self.manager = conductor_manager.ConductorManager()
+        self.serializer = rpc.RequestContextSerializer()
+        self.calls = []
+
+    def _wire(self, context, value):
+        sent = jsonutils.dumps(self.serializer.serialize_entity(context,
+                                                                value))
+        return self.serializer.deserialize_entity(context,
+                                                  jsonutils.loads(sent))
+
+    def _call(self, context, method, **kwargs):
+        remote_context = self.serializer.deserialize_context(
+            jsonutils.loads(jsonutils.dumps(
+                self.serializer.serialize_context(context))))
+        kwargs = {name: self._wire(remote_context, value)
+                  for name, value in kwargs.items()}
+        with conductor_side():
+            try:
+                result = getattr(self.manager, method)(remote_context,
+                                                       **kwargs)
+            except messaging.ExpectedException as wrapped:
+                # What the RPC dispatcher unwraps before replying.
+                raise wrapped.exc_info[1]
+        return self._wire(context, result)
+
+    def object_class_action_versions(self, context, objname, objmethod,
+                                     object_versions, args, kwargs):
+        self.calls.append((objname, objmethod))
+        return self._call(context, 'object_class_action_versions',
+                          objname=objname, objmethod=objmethod,
+                          object_versions=object_versions, args=args,
+                          kwargs=kwargs)
+
+    def object_action(self, context, objinst, objmethod, args, kwargs):
+        self.calls.append((objinst.obj_name(), objmethod))
+        return self._call(context, 'object_action', objinst=objinst,
+                          objmethod=objmethod, args=args, kwargs=kwargs)
+
+    def object_backport_versions(self, context, objinst, object_versions):
+        return self._call(context, 'object_backport_versions',
+                          objinst=objinst, object_versions=object_versions)
+
+
+class TestObjectIndirection(DatabaseTestCase):
+    """A compute has no database: its remotable calls run in the conductor.
+
+    The compute side uses an untargeted context, so the conductor works on
+    its own cell database (cell1 in these tests).
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(nova_fixtures.FakeRPC())
+        self.conductor = InProcessConductor()
+        base.NovaLiteObject.indirection_api = self.conductor
+        self.addCleanup(setattr, base.NovaLiteObject, 'indirection_api',
+                        None)
+        self.compute_context = nova_context.get_admin_context()
+        with conductor_side():
+            self.instance = self.make_instance(task_state=states.SPAWNING)
+
+    def test_instance_get_by_uuid_is_answered_by_the_conductor(self):
+        found = objects.Instance.get_by_uuid(self.compute_context,
+                                             self.instance.uuid)
+        self.assertEqual(self.instance.uuid, found.uuid)
+        self.assertEqual('m1.tiny', found.flavor.name)
+        self.assertEqual([('Instance', 'get_by_uuid')], self.conductor.calls)
+
+    def test_instance_found_remotely_has_no_pending_changes(self):
+        found = objects.Instance.get_by_uuid(self.compute_context,
+                                             self.instance.uuid)
+        self.assertEqual(set(), found.obj_what_changed())
+
+    def test_instance_save_lands_in_the_database(self):
+        instance = objects.Instance.get_by_uuid(self.compute_context,
+                                                self.instance.uuid)
+        instance.vm_state = states.ACTIVE
+        instance.task_state = None
+        instance.save(expected_task_state=states.SPAWNING)
+        self.assertIn(('Instance', 'save'), self.conductor.calls)
+        with conductor_side():
+            stored = objects.Instance.get_by_uuid(self.context,
+                                                  self.instance.uuid)
+        self.assertEqual((states.ACTIVE, None),
+                         (stored.vm_state, stored.task_state))
+        self.assertEqual(set(), instance.obj_what_changed())
+
+    def test_instance_save_refusal_reaches_the_compute(self):
+        with conductor_side():
+            self.set_task_state_behind_its_back(self.instance,
+                                                states.DELETING)
+        instance = objects.Instance.get_by_uuid(self.compute_context,
+                                                self.instance.uuid)
+        instance.task_state = None
+        self.assertRaises(exception.UnexpectedDeletingTaskStateError,
+                          instance.save, expected_task_state=states.SPAWNING)
+
+    def test_instance_fault_create_lands_in_the_database(self):
+        fault = objects.InstanceFault(
+            self.compute_context, instance_uuid=self.instance.uuid,
+            code=500, message='spawn failed', details='Traceback', host='c1')
+        fault.create()
+        self.assertEqual([('InstanceFault', 'create')], self.conductor.calls)
+        self.assertTrue(fault.obj_attr_is_set('id'))
+        with conductor_side():
+            stored = objects.Instance.get_by_uuid(
+                self.context, self.instance.uuid, expected_attrs=['fault'])
+        self.assertEqual((fault.id, 'spawn failed', 'c1'),
+                         (stored.fault.id, stored.fault.message,
+                          stored.fault.host))
+
+    def test_compute_node_create_lands_in_the_database(self):
+        node = objects.ComputeNode(
+            self.compute_context, host='compute1',
+            hypervisor_hostname='compute1', hypervisor_type='fake',
+            hypervisor_version=1000, vcpus=16, memory_mb=32768,
+            local_gb=1000, vcpus_used=0, memory_mb_used=512,
+            local_gb_used=0, free_ram_mb=32256, free_disk_gb=1000,
+            running_vms=0, current_workload=0, cpu_allocation_ratio=16.0,
+            ram_allocation_ratio=1.5, disk_allocation_ratio=1.0)
+        node.create()
+        self.assertEqual([('ComputeNode', 'create')], self.conductor.calls)
+        self.assertTrue(uuidutils.is_uuid_like(node.uuid))
+        with conductor_side():
+            stored = objects.ComputeNode.get_by_host_and_nodename(
+                self.context, 'compute1', 'compute1')
+        self.assertEqual((node.id, node.uuid, 32256, 1.5),
+                         (stored.id, stored.uuid, stored.free_ram_mb,
+                          stored.ram_allocation_ratio))

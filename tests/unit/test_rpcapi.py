@@ -1,0 +1,269 @@
+"""RPC version pins: what a pinned client sends, and what it gets back.
+
+During a rolling upgrade ``[upgrade_levels] scheduler`` caps what the
+conductor sends to the schedulers; a 1.0 scheduler does not know
+``return_alternates``, so a client pinned to 1.0 must not send it. The
+messages are captured by a real RPC server on the in-memory transport.
+"""
+
+import threading
+
+import oslo_messaging as messaging
+from oslo_messaging.rpc import dispatcher as rpc_dispatcher
+from oslo_messaging.rpc import server as rpc_server
+from oslo_utils import uuidutils
+import testtools
+
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import service as service_obj
+from nova_lite import rpc
+from nova_lite.scheduler import filter_scheduler
+from nova_lite.scheduler import host_manager
+from nova_lite.scheduler import manager as scheduler_manager
+from nova_lite.scheduler import rpcapi as scheduler_rpcapi
+from tests.unit import fixtures as nova_fixtures
+
+CELL_UUID = uuidutils.generate_uuid()
+
+
+def make_flavor(memory_mb=512):
+    return objects.Flavor(id=1, flavorid='1', name='m1.tiny',
+                          memory_mb=memory_mb, vcpus=1, root_gb=1,
+                          ephemeral_gb=0, swap=0)
+
+
+def make_spec(num_instances=1):
+    return objects.RequestSpec(instance_uuid=uuidutils.generate_uuid(),
+                               num_instances=num_instances,
+                               flavor=make_flavor())
+
+
+def make_host_state(host, free_ram_mb=4096):
+    state = host_manager.HostState(host, host, CELL_UUID)
+    state.uuid = uuidutils.generate_uuid()
+    state.total_usable_ram_mb = state.free_ram_mb = free_ram_mb
+    state.total_usable_disk_gb = 100
+    state.free_disk_mb = 100 * 1024
+    state.vcpus_total = 8
+    state.service = {'up': True, 'disabled': False, 'forced_down': False,
+                     'disabled_reason': None}
+    return state
+
+
+class VersionRecordingDispatcher(rpc_dispatcher.RPCDispatcher):
+    """oslo.messaging's dispatcher, noting the version of each message."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.versions = []
+
+    def dispatch(self, incoming):
+        self.versions.append(incoming.message.get('version'))
+        return super().dispatch(incoming)
+
+
+class SchedulerServer:
+    """A real RPC server on the scheduler topic serving ``endpoint``."""
+
+    def __init__(self, test, endpoint):
+        self.dispatcher = VersionRecordingDispatcher(
+            [endpoint], rpc.RequestContextSerializer(),
+            rpc_dispatcher.DefaultRPCAccessPolicy)
+        server = rpc_server.RPCServer(
+            rpc.TRANSPORT,
+            messaging.Target(topic=scheduler_rpcapi.RPC_TOPIC,
+                             server='scheduler1'),
+            self.dispatcher, executor='threading')
+        server.start()
+        test.addCleanup(server.wait)
+        test.addCleanup(server.stop)
+
+    @property
+    def versions(self):
+        return self.dispatcher.versions
+
+
+class RecordingScheduler:
+    """A 1.1 scheduler that answers one fixed host per instance."""
+
+    target = messaging.Target(version='1.1')
+
+    def __init__(self):
+        self.calls = []
+        self._lock = threading.Lock()
+
+    def select_destinations(self, context, **kwargs):
+        with self._lock:
+            self.calls.append(kwargs)
+        return [[objects.Selection(
+            compute_node_uuid=uuidutils.generate_uuid(),
+            service_host='compute1', nodename='compute1',
+            cell_uuid=CELL_UUID, limits=None)]
+            for _uuid in kwargs['instance_uuids']]
+
+
+class RPCTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(nova_fixtures.Config())
+        self.useFixture(nova_fixtures.FakeRPC())
+        objects.register_all()
+        self.context = nova_context.get_admin_context()
+
+    def pin_scheduler(self, level):
+        self.config.config(scheduler=level, group='upgrade_levels')
+
+
+class TestSelectDestinationsVersions(RPCTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.scheduler = RecordingScheduler()
+        self.server = SchedulerServer(self, self.scheduler)
+
+    def select(self, **kwargs):
+        uuid = uuidutils.generate_uuid()
+        return scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, make_spec(), [uuid], **kwargs)
+
+    def test_unpinned_client_sends_1_1_with_return_alternates(self):
+        self.select()
+        self.assertEqual(['1.1'], self.server.versions)
+        self.assertIs(True, self.scheduler.calls[0]['return_alternates'])
+
+    def test_unpinned_client_passes_return_alternates_false_through(self):
+        self.select(return_alternates=False)
+        self.assertIs(False, self.scheduler.calls[0]['return_alternates'])
+
+    def test_client_pinned_to_1_0_sends_1_0_without_return_alternates(self):
+        self.pin_scheduler('1.0')
+        self.select()
+        self.assertEqual(['1.0'], self.server.versions)
+        self.assertEqual({'spec_obj', 'instance_uuids'},
+                         set(self.scheduler.calls[0]))
+
+    def test_client_pinned_to_1_1_sends_1_1(self):
+        self.pin_scheduler('1.1')
+        self.select()
+        self.assertEqual(['1.1'], self.server.versions)
+
+    def test_the_answer_arrives_as_selection_objects(self):
+        [[selection]] = self.select()
+        self.assertIsInstance(selection, objects.Selection)
+        self.assertEqual('compute1', selection.service_host)
+
+
+class TestPinnedClientAgainstARealScheduler(RPCTestCase):
+    """SchedulerManager over RPC, with two hosts in cell1's database."""
+
+    def setUp(self):
+        super().setUp()
+        self.databases = self.useFixture(nova_fixtures.Databases())
+        with nova_context.target_cell(self.context,
+                                      self.databases.cell1) as cctxt:
+            for host in ('compute1', 'compute2'):
+                objects.Service(cctxt, host=host, binary='nova-lite-compute',
+                                topic='compute').create()
+                objects.ComputeNode(
+                    cctxt, host=host, hypervisor_hostname=host,
+                    hypervisor_type='fake', hypervisor_version=1,
+                    vcpus=8, memory_mb=4096, local_gb=100, vcpus_used=0,
+                    memory_mb_used=0, local_gb_used=0, free_ram_mb=4096,
+                    free_disk_gb=100, running_vms=0, current_workload=0,
+                    cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
+                    disk_allocation_ratio=1.0, mapped=True).create()
+        SchedulerServer(self, scheduler_manager.SchedulerManager())
+
+    def select(self):
+        return scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, make_spec(), [uuidutils.generate_uuid()])
+
+    def test_1_1_call_gets_the_chosen_host_and_an_alternate(self):
+        [host_list] = self.select()
+        self.assertEqual(2, len(host_list))
+
+    def test_1_0_call_gets_only_the_chosen_host(self):
+        self.pin_scheduler('1.0')
+        [host_list] = self.select()
+        self.assertEqual(1, len(host_list))
+
+
+class TestVersionCap(RPCTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.databases = self.useFixture(nova_fixtures.Databases())
+        self.pin_scheduler('auto')
+
+    def add_scheduler(self, host, version, forced_down=False):
+        objects.Service(self.context, host=host,
+                        binary='nova-lite-scheduler', topic='scheduler',
+                        version=version, forced_down=forced_down).create()
+
+    def cap(self):
+        return scheduler_rpcapi.SchedulerAPI().version_cap
+
+    def test_auto_with_a_version_1_scheduler_caps_at_1_0(self):
+        self.add_scheduler('s1', 2)
+        self.add_scheduler('s2', 1)
+        self.assertEqual('1.0', self.cap())
+
+    def test_auto_with_only_version_2_schedulers_caps_at_1_1(self):
+        self.add_scheduler('s1', 2)
+        self.add_scheduler('s2', 2)
+        self.assertEqual('1.1', self.cap())
+
+    def test_auto_ignores_a_forced_down_old_scheduler(self):
+        self.add_scheduler('s1', 2)
+        self.add_scheduler('old', 1, forced_down=True)
+        self.assertEqual('1.1', self.cap())
+
+    def test_auto_with_a_scheduler_newer_than_this_release_caps_at_ours(self):
+        self.add_scheduler('s1', len(service_obj.SERVICE_VERSION_HISTORY))
+        self.assertEqual(scheduler_rpcapi.LATEST_VERSION, self.cap())
+
+    def test_auto_without_scheduler_records_does_not_cap(self):
+        self.assertEqual(scheduler_rpcapi.LATEST_VERSION, self.cap())
+
+    def test_unset_level_does_not_cap(self):
+        self.pin_scheduler(None)
+        self.assertEqual(scheduler_rpcapi.LATEST_VERSION, self.cap())
+
+    def test_explicit_pin_is_the_cap(self):
+        self.pin_scheduler('1.0')
+        self.assertEqual('1.0', self.cap())
+
+    def test_garbage_pin_is_a_configuration_error(self):
+        self.pin_scheduler('x.y.z')
+        error = self.assertRaises(exception.ConfigurationError,
+                                  scheduler_rpcapi.SchedulerAPI)
+        self.assertIn('[upgrade_levels] scheduler', str(error))
+
+
+class TestScheduleForA10Caller(testtools.TestCase):
+    """The scheduler's answer to a 1.0 call: no alternates."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(nova_fixtures.Config())
+        objects.register_all()
+        self.scheduler = filter_scheduler.FilterScheduler(
+            host_manager.HostManager())
+        self.hosts = [make_host_state('h%d' % i) for i in range(3)]
+
+    def test_without_alternates_each_instance_gets_only_its_host(self):
+        spec = make_spec(num_instances=2)
+        uuids = [uuidutils.generate_uuid() for _ in range(2)]
+        host_lists = self.scheduler._schedule(spec, uuids, self.hosts,
+                                              return_alternates=False)
+        self.assertEqual([1, 1], [len(hosts) for hosts in host_lists])
+
+    def test_with_alternates_each_instance_gets_alternates_too(self):
+        spec = make_spec()
+        [host_list] = self.scheduler._schedule(
+            spec, [uuidutils.generate_uuid()], self.hosts,
+            return_alternates=True)
+        self.assertEqual(3, len(host_list))
