@@ -111,13 +111,17 @@ class API:
                 context, flavor, image, display_name, description,
                 metadata, key_name, availability_zone, user_data,
                 config_drive, tags, reservation_id, index, created_at)
+            is_bfv = not image_href and bool(block_device_mapping)
+            if is_bfv:
+                # The compute's claims and audit need it; it has no spec.
+                instance.system_metadata['boot_from_volume'] = 'True'
             spec = objects.RequestSpec(
                 instance_uuid=instance.uuid, project_id=context.project_id,
                 user_id=context.user_id, num_instances=max_count,
                 flavor=flavor, image=image_meta,
                 availability_zone=availability_zone,
                 scheduler_hints=_hints_as_lists(scheduler_hints),
-                is_bfv=not image_href and bool(block_device_mapping),
+                is_bfv=is_bfv,
                 ignore_hosts=None,
                 force_hosts=[forced_host] if forced_host else None,
                 force_nodes=[forced_node] if forced_node else None,

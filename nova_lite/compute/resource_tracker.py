@@ -22,6 +22,10 @@ CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 
+def is_boot_from_volume(instance):
+    return instance.system_metadata.get('boot_from_volume') == 'True'
+
+
 def instance_usage(flavor, is_bfv=False):
     """(vcpus, memory_mb, disk_gb) one instance of ``flavor`` uses."""
     root_gb = 0 if is_bfv else flavor.root_gb
@@ -96,7 +100,7 @@ class ResourceTracker:
             in_flight = {uuid: usage for uuid, usage in self.tracked.items()
                          if uuid in self._claiming}
             self.tracked = {
-                i.uuid: instance_usage(i.flavor)
+                i.uuid: instance_usage(i.flavor, is_boot_from_volume(i))
                 for i in instances
                 if i.vm_state not in (states.DELETED,)}
             self.tracked.update(in_flight)
@@ -129,7 +133,8 @@ class ResourceTracker:
     def instance_claim(self, context, instance, nodename, limits=None):
         """Reserve ``instance``'s resources for the duration of a spawn;
         the reservation stays on success and is undone on failure."""
-        usage = instance_usage(instance.flavor)
+        usage = instance_usage(instance.flavor,
+                               is_boot_from_volume(instance))
         with self._lock:
             node = self._ensure_node(
                 context, nodename,

@@ -35,7 +35,7 @@ class BuildRequest(base.NovaLiteObject):
         instance = instance_obj.Instance.obj_from_primitive(
             jsonutils.loads(row.instance))
         instance._context = context
-        instance.obj_reset_changes()
+        instance.obj_reset_changes(recursive=True)
         request = cls(context, id=row.id, instance_uuid=row.instance_uuid,
                       project_id=row.project_id, instance=instance,
                       created_at=row.created_at, updated_at=row.updated_at)

@@ -131,7 +131,7 @@ class RequestSpec(base.NovaLiteObject):
         spec = cls.obj_from_primitive(jsonutils.loads(row.spec))
         spec.id = row.id
         spec._context = context
-        spec.obj_reset_changes()
+        spec.obj_reset_changes(recursive=True)
         return spec
 
     @classmethod

@@ -77,6 +77,17 @@ class FilterScheduler:
             excluded.update(host for host, _node in spec.retry.hosts)
         return [s for s in host_states if s.host not in excluded]
 
+    @staticmethod
+    def _forced(spec, candidates):
+        """The hosts an admin forced (``force_hosts``/``force_nodes``), or
+        None when nothing is forced. Forced hosts skip the filters."""
+        hosts, nodes = spec.force_hosts or [], spec.force_nodes or []
+        if not hosts and not nodes:
+            return None
+        return [s for s in candidates
+                if (not hosts or s.host in hosts) and
+                (not nodes or s.nodename in nodes)]
+
     def _schedule(self, spec, instance_uuids, host_states,
                   return_alternates=True):
         num = len(instance_uuids) or spec.num_instances
@@ -84,9 +95,15 @@ class FilterScheduler:
                           if return_alternates else 0)
         subset_size = CONF.filter_scheduler.host_subset_size
         candidates = self._candidates(spec, host_states)
+        forced = self._forced(spec, candidates)
         selections = []
         for index in range(num):
-            passed, result = run_filters(self.filters, candidates, spec)
+            if forced is not None:
+                passed, result = forced, FilterResult(len(candidates))
+                result.removed.append(('force_hosts', 'not the forced host',
+                                       len(candidates) - len(forced)))
+            else:
+                passed, result = run_filters(self.filters, candidates, spec)
             if not passed:
                 LOG.info('No valid host for instance %d/%d of request %s: '
                          '%s', index + 1, num, spec.instance_uuid,

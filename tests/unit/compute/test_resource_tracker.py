@@ -199,6 +199,14 @@ class TestClaim(ResourceTrackerTestCase):
                                   self.spawn, instance)
         self.assertIn('disk_gb', str(error))
 
+    def test_boot_from_volume_claims_no_root_disk(self):
+        instance = self.make_instance(root_gb=101)
+        instance.system_metadata = {'boot_from_volume': 'True'}
+        instance.save()
+        self.spawn(instance)
+        self.assertEqual(0, self.stored_node().local_gb_used)
+        self.assertEqual(0, self.audit().local_gb_used)
+
     def test_successive_claims_add_up_to_the_ceiling(self):
         for _ in range(3):
             self.spawn(self.make_instance(memory_mb=1024))

@@ -364,6 +364,20 @@ class TestSchedule(testtools.TestCase):
                                    num=2)
         self.assertEqual(['h1', 'h1'], self.chosen(host_lists))
 
+    def test_a_forced_host_is_chosen_without_filters(self):
+        hosts = [make_host('roomy', free_ram_mb=4096),
+                 make_host('full', free_ram_mb=0)]
+        spec = make_spec(memory_mb=512)
+        spec.force_hosts = ['full']
+        self.assertEqual(['full'], self.chosen(self.schedule(hosts, spec)))
+
+    def test_a_forced_host_that_is_not_there_is_no_valid_host(self):
+        spec = make_spec()
+        spec.force_hosts = ['elsewhere']
+        error = self.assertRaises(exception.NoValidHost, self.schedule,
+                                  [make_host('h1')], spec)
+        self.assertIn('1 not the forced host', str(error))
+
     def test_num_instances_counts_when_no_uuids_are_given(self):
         hosts = [make_host('h1'), make_host('h2')]
         host_lists = self.scheduler._schedule(make_spec(num_instances=3), [],
