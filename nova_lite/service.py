@@ -13,6 +13,7 @@ ones finish (bounded by ``graceful_shutdown_timeout``).
 import signal
 import threading
 
+import futurist
 from futurist import periodics
 from oslo_log import log as logging
 import oslo_messaging as messaging
@@ -115,7 +116,18 @@ class _ServiceBase:
         for method, spacing in self._periodic_callables():
             callables.append((periodics.periodic(spacing)(
                 self._guarded(method)), (), {}))
-        self._periodic_worker = periodics.PeriodicWorker(callables)
+        # Each task on its own worker: a slow audit (say, waiting on an
+        # unreachable placement) must never delay the heartbeat, or the
+        # service would be reported down.
+        from nova_lite import cmd
+        if cmd.concurrency_backend() == 'eventlet':
+            def executor_factory():
+                return futurist.GreenThreadPoolExecutor(len(callables))
+        else:
+            def executor_factory():
+                return futurist.ThreadPoolExecutor(len(callables))
+        self._periodic_worker = periodics.PeriodicWorker(
+            callables, executor_factory=executor_factory)
         self._periodic_thread = threading.Thread(
             target=self._periodic_worker.start, name='periodic-tasks',
             daemon=True)

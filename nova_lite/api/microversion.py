@@ -7,6 +7,8 @@ was used. The versions each service honours, and what each changes, are
 documented next to the service (e.g. ``nova_lite.api.compute.microversion``).
 """
 
+import functools
+
 import microversion_parse
 
 from nova_lite import exception
@@ -63,8 +65,12 @@ class MicroversionSpec:
         return ', '.join(names)
 
 
+@functools.lru_cache(maxsize=512)
 def parse(version_string):
-    """'2.53' -> Version(2, 53); InvalidAPIVersionString if malformed."""
+    """'2.53' -> Version(2, 53); InvalidAPIVersionString if malformed.
+
+    Cached: handlers compare against the same few version strings on
+    every request (Version is an immutable tuple)."""
     try:
         version = microversion_parse.parse_version_string(version_string)
     except TypeError:

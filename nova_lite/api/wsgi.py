@@ -181,7 +181,10 @@ class Application:
             headers['Allow'] = ', '.join(error.allowed)
         elif isinstance(error, exception.NovaLiteException):
             status, message = error.code, error.format_message()
-            error_code = type(error).__name__
+            # A stable code when the error has one (placement's
+            # 'placement.concurrent_update'), else the class name.
+            error_code = (getattr(error, 'error_code', None) or
+                          type(error).__name__)
             if status >= 500:
                 LOG.error('%s %s failed: %s', request.method, request.path,
                           message)

@@ -7,6 +7,7 @@
     nova-lite-manage cell_v2 discover_hosts | list_hosts
     nova-lite-manage image create | list | delete  the minimal image catalog
     nova-lite-manage flavor create | list
+    nova-lite-manage placement heal_allocations | audit [--delete]
 """
 
 import sys
@@ -243,12 +244,20 @@ def flavor_create():
     from oslo_utils import uuidutils
     from nova_lite import objects
     command = CONF.command
+    specs = {}
+    for item in command.property or []:
+        key, sep, value = item.partition('=')
+        if not sep:
+            print('--property takes KEY=VALUE, got %r' % item,
+                  file=sys.stderr)
+            return 1
+        specs[key] = value
     flavor = objects.Flavor(
         _admin(), name=command.flavor_name,
         flavorid=command.id or uuidutils.generate_uuid(),
         memory_mb=command.ram, vcpus=command.vcpus, root_gb=command.disk,
         ephemeral_gb=command.ephemeral, swap=command.swap, rxtx_factor=1.0,
-        is_public=True, disabled=False, extra_specs={}, projects=[])
+        is_public=True, disabled=False, extra_specs=specs, projects=[])
     flavor.create()
     print(flavor.flavorid)
 
@@ -259,6 +268,81 @@ def flavor_list():
                  [(f.flavorid, f.name, f.memory_mb, f.root_gb,
                    f.ephemeral_gb, f.vcpus)
                   for f in objects.FlavorList.get_all(_admin())])
+
+
+# -- placement ------------------------------------------------------------------
+
+def _cell_instances(context):
+    """(cell context, instance) for every live instance with a host."""
+    from nova_lite import context as nova_context
+    from nova_lite import objects
+    for cell in objects.CellMappingList.get_all(context):
+        if cell.is_cell0:
+            continue
+        with nova_context.target_cell(context, cell) as cctxt:
+            for instance in objects.InstanceList.get_by_filters(cctxt, {}):
+                if instance.host and instance.node:
+                    yield cctxt, instance
+
+
+def placement_heal_allocations():
+    """Write the allocations of instances that have none in placement."""
+    from nova_lite.compute import resource_tracker
+    from nova_lite import exception
+    from nova_lite import objects
+    from nova_lite.scheduler.client import report
+    client = report.SchedulerReportClient()
+    healed = checked = 0
+    for cctxt, instance in _cell_instances(_admin()):
+        checked += 1
+        if client.get_allocations(instance.uuid).get('allocations'):
+            continue
+        try:
+            node = objects.ComputeNode.get_by_host_and_nodename(
+                cctxt, instance.host, instance.node)
+        except exception.ComputeHostNotFound:
+            print('Instance %s: compute node %s/%s not found; skipped' % (
+                instance.uuid, instance.host, instance.node))
+            continue
+        sharing = client.sharing_providers(
+            client.get_aggregates(node.uuid), {'DISK_GB': 1})
+        client.put_allocations(
+            instance.uuid, resource_tracker.build_allocations(
+                instance, node.uuid, sharing[0] if sharing else None),
+            instance.project_id, instance.user_id)
+        healed += 1
+        if CONF.command.verbose:
+            print('Wrote allocations of %s on %s' % (instance.uuid,
+                                                     instance.node))
+    print('%d instance(s) checked, %d allocation(s) written.' % (checked,
+                                                                healed))
+
+
+def placement_audit():
+    """List (and with --delete remove) allocations whose consumer is not
+    a live instance on the provider's host."""
+    from nova_lite.scheduler.client import report
+    client = report.SchedulerReportClient()
+    live = {instance.uuid for _c, instance in _cell_instances(_admin())}
+    orphans = []
+    for provider in client.list_providers():
+        for consumer, resources in client.get_provider_allocations(
+                provider['uuid']).items():
+            if consumer not in live:
+                orphans.append((consumer, provider['name'],
+                                provider['uuid'], resources))
+    for consumer, name, rp_uuid, resources in orphans:
+        print('Orphaned allocation: consumer %s on %s (%s): %s' % (
+            consumer, name, rp_uuid, ', '.join(
+                '%s=%s' % item for item in sorted(resources.items()))))
+    if CONF.command.delete:
+        for consumer in sorted({o[0] for o in orphans}):
+            client.delete_allocations(consumer)
+            print('Deleted allocations of %s' % consumer)
+    print('%d orphaned allocation(s) found%s.' % (
+        len(orphans), ', deleted' if CONF.command.delete and orphans
+        else ''))
+    return 3 if orphans and not CONF.command.delete else 0
 
 
 # -- command line ------------------------------------------------------------------
@@ -331,6 +415,19 @@ def _add_commands(subparsers):
     p.add_argument('image', metavar='ID_OR_NAME')
     p.set_defaults(func=image_delete)
 
+    placement = group('placement', 'allocations in placement')
+    p = placement.add_parser('heal_allocations',
+                             help='write the allocations of instances that '
+                                  'have none')
+    p.add_argument('--verbose', action='store_true')
+    p.set_defaults(func=placement_heal_allocations)
+    p = placement.add_parser('audit',
+                             help='list allocations whose consumer is not a '
+                                  'live instance (exit status 3 if any)')
+    p.add_argument('--delete', action='store_true',
+                   help='delete the orphaned allocations found')
+    p.set_defaults(func=placement_audit)
+
     flavors = group('flavor', 'flavors (also available through the API)')
     p = flavors.add_parser('create', help='create a public flavor')
     p.add_argument('flavor_name', metavar='NAME')
@@ -340,6 +437,8 @@ def _add_commands(subparsers):
     p.add_argument('--disk', type=int, default=0, help='GB')
     p.add_argument('--ephemeral', type=int, default=0, help='GB')
     p.add_argument('--swap', type=int, default=0, help='MB')
+    p.add_argument('--property', action='append', metavar='KEY=VALUE',
+                   help='extra spec, e.g. pci_passthrough:alias=a1:2')
     p.set_defaults(func=flavor_create)
     flavors.add_parser('list', help='list flavors').set_defaults(
         func=flavor_list)

@@ -1,11 +1,18 @@
 """The compute resource tracker: what this host has and what its instances
-use, kept in the host's ComputeNode record.
+use -- kept in the host's ComputeNode record and reported to placement.
 
-A claim reserves an instance's resources before it spawns and fails when
-they would exceed the host's capacity times its allocation ratio (or the
-scheduler's limits); a failed spawn aborts the claim. The periodic audit
-(``update_available_resource``) recomputes usage from the instances that
-are really on this host, so the record heals after a crash.
+The compute node is a resource provider (UUID = compute node UUID) whose
+inventory is VCPU, MEMORY_MB and DISK_GB from the driver with the
+configured allocation ratios and reserved amounts, plus PCI_DEVICE when the
+driver has generic PCI devices. A claim reserves an instance's resources
+locally and writes its allocation (``PUT /allocations/{instance}``) before
+the spawn; a failed claim or spawn gives both back. The periodic audit
+(``update_available_resource``) recomputes usage from the instances really
+on this host, re-PUTs their missing allocations and removes allocations
+against this node whose consumer is gone (the API's local delete). If
+placement cannot be reached the audit logs and tries again next period,
+and builds fail their claim (and reschedule) rather than go ACTIVE without
+an allocation.
 """
 
 import contextlib
@@ -17,13 +24,26 @@ from nova_lite.compute import states
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.scheduler.client import report
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
+PCI_ALIAS_SPEC = 'pci_passthrough:alias'
+
 
 def is_boot_from_volume(instance):
     return instance.system_metadata.get('boot_from_volume') == 'True'
+
+
+def pci_devices_requested(flavor):
+    """Generic PCI devices a flavor asks for ("alias:count,alias:count")."""
+    spec = (flavor.extra_specs or {}).get(PCI_ALIAS_SPEC, '')
+    total = 0
+    for item in filter(None, (part.strip() for part in spec.split(','))):
+        _alias, _sep, count = item.partition(':')
+        total += int(count or 1)
+    return total
 
 
 def instance_usage(flavor, is_bfv=False):
@@ -34,17 +54,47 @@ def instance_usage(flavor, is_bfv=False):
         + swap_gb
 
 
+def _usage_of(instance):
+    return instance_usage(instance.flavor, is_boot_from_volume(instance)) \
+        + (pci_devices_requested(instance.flavor),)
+
+
+def build_allocations(instance, node_uuid, disk_provider_uuid=None):
+    """The PUT /allocations body for ``instance`` on the compute node
+    provider ``node_uuid``; DISK_GB goes to ``disk_provider_uuid`` (a
+    sharing provider) when given."""
+    vcpus, memory_mb, disk_gb, pci = _usage_of(instance)
+    on_node = {'VCPU': vcpus, 'MEMORY_MB': memory_mb}
+    if pci:
+        on_node['PCI_DEVICE'] = pci
+    allocations = {node_uuid: {'resources': on_node}}
+    if disk_gb:
+        disk_provider = disk_provider_uuid or node_uuid
+        allocations.setdefault(disk_provider, {'resources': {}})
+        allocations[disk_provider]['resources']['DISK_GB'] = disk_gb
+    return allocations
+
+
 class ResourceTracker:
 
-    def __init__(self, host, driver):
+    def __init__(self, host, driver, reportclient=None):
         self.host = host
         self.driver = driver
+        self.reportclient = reportclient or report.SchedulerReportClient()
         self.compute_nodes = {}  # nodename -> ComputeNode
-        self.tracked = {}  # instance uuid -> (vcpus, memory_mb, disk_gb)
+        # instance uuid -> (vcpus, memory_mb, disk_gb, pci_devices)
+        self.tracked = {}
         # Instances between claim and the end of their spawn: the audit
         # must not drop them although their record is not ACTIVE yet.
         self._claiming = set()
         self._lock = threading.Lock()
+        # nodename -> provider UUID holding its instances' DISK_GB (a
+        # sharing provider in one of the node's aggregates, or the node).
+        self._disk_providers = {}
+        # Providers whose inventory reached placement at least once.
+        self._reported = set()
+
+    # -- the ComputeNode record -----------------------------------------
 
     def _ensure_node(self, context, nodename, resources):
         node = self.compute_nodes.get(nodename)
@@ -90,26 +140,128 @@ class ResourceTracker:
         node.free_disk_gb = node.local_gb - node.local_gb_used
         node.running_vms = len(self.tracked)
 
+    # -- placement -----------------------------------------------------------
+
+    @staticmethod
+    def inventory(resources):
+        """The provider inventory for the driver's ``resources``."""
+        def item(total, reserved, ratio):
+            return {'total': total, 'reserved': min(reserved, total),
+                    'min_unit': 1, 'max_unit': total, 'step_size': 1,
+                    'allocation_ratio': ratio}
+        inventory = {
+            'VCPU': item(resources['vcpus'], CONF.reserved_host_cpus,
+                         CONF.cpu_allocation_ratio),
+            'MEMORY_MB': item(resources['memory_mb'],
+                              CONF.reserved_host_memory_mb,
+                              CONF.ram_allocation_ratio),
+            'DISK_GB': item(resources['local_gb'],
+                            -(-CONF.reserved_host_disk_mb // 1024),
+                            CONF.disk_allocation_ratio),
+        }
+        if resources.get('pci_devices'):
+            inventory['PCI_DEVICE'] = item(resources['pci_devices'], 0, 1.0)
+        return inventory
+
+    def _report_inventory(self, node, resources):
+        """Make the node's provider and inventory current; False if
+        placement could not be reached (retried next period)."""
+        try:
+            self.reportclient.ensure_resource_provider(
+                node.uuid, node.hypervisor_hostname)
+            self.reportclient.set_inventory(node.uuid,
+                                            self.inventory(resources))
+            disk_provider = self._find_disk_provider(node)
+            if disk_provider != self._disk_providers.get(
+                    node.hypervisor_hostname, node.uuid):
+                LOG.info('Instance disks of %s are now allocated from '
+                         'provider %s%s', node.hypervisor_hostname,
+                         disk_provider, ' (shared storage)'
+                         if disk_provider != node.uuid else '')
+            self._disk_providers[node.hypervisor_hostname] = disk_provider
+            self._reported.add(node.uuid)
+            return True
+        except (report.PlacementUnavailable,
+                report.PlacementConflict) as e:
+            LOG.warning('Cannot report %s to placement (will retry next '
+                        'period): %s', node.hypervisor_hostname, e)
+            return False
+
+    def _find_disk_provider(self, node):
+        aggregates = self.reportclient.get_aggregates(node.uuid)
+        sharing = self.reportclient.sharing_providers(aggregates,
+                                                      {'DISK_GB': 1})
+        return sharing[0] if sharing else node.uuid
+
+    def allocations_for(self, instance, node):
+        """The PUT /allocations body for ``instance`` on ``node``."""
+        return build_allocations(
+            instance, node.uuid,
+            self._disk_providers.get(node.hypervisor_hostname))
+
+    def _write_allocations(self, instance, node):
+        self.reportclient.put_allocations(
+            instance.uuid, self.allocations_for(instance, node),
+            instance.project_id, instance.user_id)
+
+    # -- audit -----------------------------------------------------------------
+
     def update_available_resource(self, context, nodename):
-        """Audit: recompute usage from the instances on this host."""
+        """Audit: recompute usage from the instances on this host, report
+        the inventory and heal allocations in placement."""
         resources = self.driver.get_available_resource(nodename)
-        instances = objects.InstanceList.get_by_host_and_node(
+        instances = [i for i in objects.InstanceList.get_by_host_and_node(
             context, self.host, nodename)
+            if i.vm_state not in (states.DELETED,)]
         with self._lock:
             node = self._ensure_node(context, nodename, resources)
             in_flight = {uuid: usage for uuid, usage in self.tracked.items()
                          if uuid in self._claiming}
-            self.tracked = {
-                i.uuid: instance_usage(i.flavor, is_boot_from_volume(i))
-                for i in instances
-                if i.vm_state not in (states.DELETED,)}
+            self.tracked = {i.uuid: _usage_of(i) for i in instances}
             self.tracked.update(in_flight)
             self._apply(node, resources)
             node.save()
+        if self._report_inventory(node, resources):
+            self._heal_allocations(context, node, instances)
         return node
 
+    def _heal_allocations(self, context, node, instances):
+        try:
+            on_provider = self.reportclient.get_provider_allocations(
+                node.uuid)
+            here = {i.uuid for i in instances}
+            for instance in instances:
+                if instance.uuid not in on_provider and \
+                        instance.uuid not in self._claiming:
+                    LOG.info('Writing missing allocation of %s',
+                             instance.uuid)
+                    self._write_allocations(instance, node)
+            for consumer in set(on_provider) - here - self._claiming:
+                self._remove_stale_consumer(context, consumer, node)
+        except (report.PlacementUnavailable,
+                report.PlacementConflict) as e:
+            LOG.warning('Allocation audit of %s incomplete (will retry): '
+                        '%s', node.hypervisor_hostname, e)
+
+    def _remove_stale_consumer(self, context, consumer, node):
+        """An allocation on this node whose consumer is not here."""
+        try:
+            instance = objects.Instance.get_by_uuid(context, consumer)
+        except exception.InstanceNotFound:
+            LOG.info('Deleting allocations of %s: the instance is gone '
+                     '(deleted while this compute was away)', consumer)
+            self.reportclient.delete_allocations(consumer)
+            return
+        if instance.host != self.host:
+            LOG.info('Removing %s\'s allocation on %s: it is on %s now',
+                     consumer, node.hypervisor_hostname, instance.host)
+            self.reportclient.remove_provider_from_consumer(consumer,
+                                                            node.uuid)
+
+    # -- claims ----------------------------------------------------------------
+
     def _check(self, node, usage, limits):
-        vcpus, memory_mb, disk_gb = usage
+        vcpus, memory_mb, disk_gb, pci = usage
         limits = limits.to_dict() if limits is not None else {}
         ceilings = {
             'memory_mb': limits.get('memory_mb',
@@ -123,6 +275,11 @@ class ResourceTracker:
         wanted = {'memory_mb': (node.memory_mb_used, memory_mb),
                   'vcpu': (node.vcpus_used, vcpus),
                   'disk_gb': (node.local_gb_used, disk_gb)}
+        if pci:
+            free_pci = CONF.compute.fake_pci_devices - sum(
+                used[3] for used in self.tracked.values())
+            wanted['pci_devices'] = (0, pci)
+            ceilings['pci_devices'] = free_pci
         for name, (used, requested) in wanted.items():
             if used + requested > ceilings[name]:
                 raise exception.ComputeResourcesUnavailable(
@@ -131,20 +288,29 @@ class ResourceTracker:
 
     @contextlib.contextmanager
     def instance_claim(self, context, instance, nodename, limits=None):
-        """Reserve ``instance``'s resources for the duration of a spawn;
-        the reservation stays on success and is undone on failure."""
-        usage = instance_usage(instance.flavor,
-                               is_boot_from_volume(instance))
+        """Reserve ``instance``'s resources locally and in placement for
+        the duration of a spawn; kept on success, undone on failure."""
+        usage = _usage_of(instance)
+        resources = self.driver.get_available_resource(nodename)
         with self._lock:
-            node = self._ensure_node(
-                context, nodename,
-                self.driver.get_available_resource(nodename))
+            node = self._ensure_node(context, nodename, resources)
             self._check(node, usage, limits)
             self.tracked[instance.uuid] = usage
             self._claiming.add(instance.uuid)
-            self._apply(node, self.driver.get_available_resource(nodename))
+            self._apply(node, resources)
             node.save()
         try:
+            try:
+                if node.uuid not in self._reported and \
+                        not self._report_inventory(node, resources):
+                    raise report.PlacementUnavailable(
+                        reason='the provider of %s is not reported yet' %
+                        nodename)
+                self._write_allocations(instance, node)
+            except (report.PlacementUnavailable,
+                    report.PlacementConflict) as e:
+                raise exception.ComputeResourcesUnavailable(
+                    reason='allocation not written to placement: %s' % e)
             yield
         except BaseException:
             self.drop_instance(context, instance, nodename)
@@ -153,12 +319,19 @@ class ResourceTracker:
             self._claiming.discard(instance.uuid)
 
     def drop_instance(self, context, instance, nodename):
-        """Give back what ``instance`` used here (terminate, failed spawn)."""
+        """Give back what ``instance`` used here (terminate, failed spawn):
+        locally and in placement. An allocation that cannot be deleted now
+        is left to the audit."""
         with self._lock:
-            if self.tracked.pop(instance.uuid, None) is None:
-                return
+            known = self.tracked.pop(instance.uuid, None) is not None
             node = self.compute_nodes.get(nodename)
-            if node is not None:
+            if known and node is not None:
                 self._apply(node,
                             self.driver.get_available_resource(nodename))
                 node.save()
+        try:
+            self.reportclient.delete_allocations(instance.uuid)
+        except (report.PlacementUnavailable,
+                report.PlacementConflict) as e:
+            LOG.warning('Allocation of %s not deleted now (the audit will): '
+                        '%s', instance.uuid, e)

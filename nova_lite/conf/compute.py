@@ -18,6 +18,11 @@ compute_opts = [
     cfg.StrOpt('fake_hypervisor_hostname',
                help='Hypervisor (node) name the fake driver reports. '
                     'Default: the [DEFAULT] host.'),
+    cfg.IntOpt('fake_pci_devices', default=0, min=0,
+               help='Generic (type-PCI) passthrough devices the fake driver '
+                    'reports; reported to placement as PCI_DEVICE '
+                    'inventory. A flavor asks for them with the extra spec '
+                    'pci_passthrough:alias = "NAME:COUNT[,NAME:COUNT]".'),
     cfg.FloatOpt('fake_spawn_seconds', default=0.0, min=0.0,
                  help='Seconds a fake spawn takes.'),
     cfg.ListOpt('fake_fail_spawn_for', default=[],

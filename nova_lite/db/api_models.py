@@ -113,3 +113,130 @@ class Image(_Timestamps, Base):
     min_ram = sa.Column(sa.Integer, nullable=False, default=0)
     size = sa.Column(sa.BigInteger, nullable=False, default=0)
     properties = sa.Column(sa.Text, nullable=True)
+
+
+# -- placement ------------------------------------------------------------------
+# The Placement service's tables. Resource classes and traits are referred
+# to by integer id; standard resource classes have fixed ids below 10000 and
+# no row (nova_lite.placement.resource_classes), custom ones a row here.
+
+
+class ResourceProvider(_Timestamps, Base):
+    __tablename__ = 'resource_providers'
+    __table_args__ = (
+        sa.Index('resource_providers_root_provider_id_idx',
+                 'root_provider_id'),
+        sa.Index('resource_providers_parent_provider_id_idx',
+                 'parent_provider_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    name = sa.Column(sa.String(200), nullable=False, unique=True)
+    generation = sa.Column(sa.Integer, nullable=False, default=0)
+    root_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), nullable=True)
+    parent_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), nullable=True)
+
+
+class Inventory(_Timestamps, Base):
+    """What a provider offers of one class, and how much of it is used.
+
+    ``used`` is the sum of the allocations against it, kept by the
+    allocation writers in the same transaction as the allocation rows, so
+    that capacity checks and allocation candidates read one row instead of
+    adding up allocations.
+    """
+    __tablename__ = 'inventories'
+    __table_args__ = (
+        sa.UniqueConstraint('resource_provider_id', 'resource_class_id',
+                            name='uniq_inventories_provider_class'),
+        # Covers the allocation candidates scan of one class.
+        sa.Index('inventories_class_capacity_idx', 'resource_class_id',
+                 'resource_provider_id', 'total', 'reserved',
+                 'allocation_ratio', 'min_unit', 'max_unit', 'step_size',
+                 'used'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    resource_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), nullable=False)
+    resource_class_id = sa.Column(sa.Integer, nullable=False)
+    total = sa.Column(sa.Integer, nullable=False)
+    reserved = sa.Column(sa.Integer, nullable=False)
+    min_unit = sa.Column(sa.Integer, nullable=False)
+    max_unit = sa.Column(sa.Integer, nullable=False)
+    step_size = sa.Column(sa.Integer, nullable=False)
+    allocation_ratio = sa.Column(sa.Double, nullable=False)
+    used = sa.Column(sa.Integer, nullable=False, default=0)
+
+
+class Allocation(_Timestamps, Base):
+    __tablename__ = 'allocations'
+    __table_args__ = (
+        # Covers "usage of provider P per class" (allocation writes).
+        sa.Index('allocations_provider_class_used_idx',
+                 'resource_provider_id', 'resource_class_id', 'used'),
+        sa.Index('allocations_consumer_id_idx', 'consumer_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    resource_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), nullable=False)
+    consumer_id = sa.Column(sa.String(36), nullable=False)
+    resource_class_id = sa.Column(sa.Integer, nullable=False)
+    used = sa.Column(sa.Integer, nullable=False)
+
+
+class Consumer(_Timestamps, Base):
+    __tablename__ = 'consumers'
+    __table_args__ = (
+        sa.Index('consumers_project_id_user_id_idx', 'project_id',
+                 'user_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    generation = sa.Column(sa.Integer, nullable=False, default=0)
+
+
+class ResourceClass(_Timestamps, Base):
+    """A custom resource class (CUSTOM_*); ids start at 10000."""
+    __tablename__ = 'resource_classes'
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    name = sa.Column(sa.String(255), nullable=False, unique=True)
+
+
+class Trait(_Timestamps, Base):
+    __tablename__ = 'traits'
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    name = sa.Column(sa.String(255), nullable=False, unique=True)
+
+
+class ResourceProviderTrait(_Timestamps, Base):
+    __tablename__ = 'resource_provider_traits'
+    __table_args__ = (
+        sa.Index('resource_provider_traits_trait_id_idx', 'trait_id'),
+    )
+    resource_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), primary_key=True)
+    trait_id = sa.Column(sa.Integer, sa.ForeignKey('traits.id'),
+                         primary_key=True)
+
+
+class PlacementAggregate(_Timestamps, Base):
+    __tablename__ = 'placement_aggregates'
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+
+
+class ResourceProviderAggregate(_Timestamps, Base):
+    __tablename__ = 'resource_provider_aggregates'
+    __table_args__ = (
+        sa.Index('resource_provider_aggregates_aggregate_id_idx',
+                 'aggregate_id'),
+    )
+    resource_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), primary_key=True)
+    aggregate_id = sa.Column(sa.Integer,
+                             sa.ForeignKey('placement_aggregates.id'),
+                             primary_key=True)

@@ -36,6 +36,16 @@ class Flavor(base.NovaLiteObject):
         'projects': fields.ListOfStringsField(default=[]),
     })
 
+    def obj_load_attr(self, attrname):
+        # A flavor built in code (not read from the database) has no
+        # extra specs or project access unless given.
+        defaults = {'extra_specs': {}, 'projects': [], 'description': None}
+        if attrname not in defaults:
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='attribute %s not lazy-loadable' % attrname)
+        setattr(self, attrname, defaults[attrname])
+
     @staticmethod
     def _from_db(context, flavor, row, session):
         base.copy_from_row(flavor, row, _COLUMNS)

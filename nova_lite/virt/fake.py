@@ -43,6 +43,7 @@ class FakeDriver:
             'hypervisor_type': self.hypervisor_type,
             'hypervisor_version': self.hypervisor_version,
             'hypervisor_hostname': nodename,
+            'pci_devices': CONF.compute.fake_pci_devices,
             'cpu_info': jsonutils.dumps({'arch': 'x86_64', 'model': 'fake',
                                          'vendor': 'nova_lite'}),
         }

@@ -124,6 +124,7 @@ class ControlPlane:
                           'nl_ft_%s_cell1_cell0' % self.suffix]
         self.workdir = tempfile.mkdtemp(prefix='nova-lite-ft-')
         self.api_port = free_port()
+        self.placement_port = free_port()
         self.daemons = {}
         self.env = dict(os.environ, NOVA_LITE_CONCURRENCY_BACKEND=backend,
                         PYTHONPATH=ROOT)
@@ -134,6 +135,10 @@ class ControlPlane:
     @property
     def api_url(self):
         return 'http://127.0.0.1:%d' % self.api_port
+
+    @property
+    def placement_url(self):
+        return 'http://127.0.0.1:%d' % self.placement_port
 
     def _write(self, name, *parts):
         path = os.path.join(self.workdir, name)
@@ -160,6 +165,10 @@ class ControlPlane:
             bind_port = %(port)d
             [scheduler]
             discover_hosts_in_cells_interval = 1
+            [placement]
+            bind_host = 127.0.0.1
+            bind_port = %(placement_port)d
+            endpoint = %(placement)s
             [conductor]
             scheduler_call_timeout = 10
             [compute]
@@ -169,7 +178,9 @@ class ControlPlane:
             fake_local_gb = 100
             """ % {'transport': self.transport_url, 'backend': self.backend,
                    'cell1': MYSQL % self.databases[1],
-                   'api': MYSQL % self.databases[0], 'port': self.api_port})
+                   'api': MYSQL % self.databases[0], 'port': self.api_port,
+                   'placement_port': self.placement_port,
+                   'placement': self.placement_url})
         if self.extra_conf:
             self.extra = self._write('extra.conf', self.extra_conf)
         else:
@@ -185,13 +196,17 @@ class ControlPlane:
                 report_interval = 1
                 service_down_time = 5
                 concurrency_backend = %(backend)s
+                [placement]
+                endpoint = %(placement)s
+                timeout = 5
                 [compute]
                 update_resources_interval = 2
                 fake_vcpus = 8
                 fake_memory_mb = 8192
                 fake_local_gb = 100
                 """ % {'index': index, 'transport': self.transport_url,
-                       'backend': self.backend},
+                       'backend': self.backend,
+                       'placement': self.placement_url},
                 self.compute_conf.get(index, ''))
 
     def _config_files(self):
@@ -224,7 +239,7 @@ class ControlPlane:
                     '65536', '--vcpus', '1', '--disk', '10')
         self.image_id = self.manage(
             'image', 'create', 'cirros').stdout.strip().splitlines()[-1]
-        for name in ('conductor', 'scheduler', 'api'):
+        for name in ('placement', 'conductor', 'scheduler', 'api'):
             self.start_daemon(name)
         for index in range(1, self.num_computes + 1):
             self.start_compute(index)

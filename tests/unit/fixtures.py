@@ -116,3 +116,21 @@ class ControlPlane(fixtures.Fixture):
         self.config = self.useFixture(Config())
         self.databases = self.useFixture(Databases())
         self.rpc = self.useFixture(FakeRPC())
+
+
+class PlacementServer(fixtures.Fixture):
+    """The real placement application on an ephemeral loopback port, in
+    this process, against the Databases fixture's API database; sets
+    ``[placement] endpoint`` to it."""
+
+    def _setUp(self):
+        from nova_lite.api import placement
+        from nova_lite.api import wsgi_server
+        server = wsgi_server.Server('placement-test', placement.make_app(),
+                                    '127.0.0.1', 0, 8)
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        self.endpoint = 'http://127.0.0.1:%d' % server.port
+        overrides = self.useFixture(config_fixture.Config(CONF))
+        overrides.config(endpoint=self.endpoint, group='placement')

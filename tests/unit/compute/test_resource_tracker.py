@@ -38,6 +38,7 @@ class ResourceTrackerTestCase(testtools.TestCase):
         super().setUp()
         self.config = self.useFixture(nova_fixtures.Config())
         self.useFixture(nova_fixtures.Databases())
+        self.placement = self.useFixture(nova_fixtures.PlacementServer())
         self.config.config(fake_vcpus=4, fake_memory_mb=4096,
                            fake_local_gb=100, group='compute')
         self.config.config(reserved_host_memory_mb=RESERVED_MB,
@@ -250,3 +251,73 @@ def _usage_test(flavor, is_bfv, expected):
 for _name, _flavor, _is_bfv, _expected in INSTANCE_USAGE_CASES:
     setattr(TestInstanceUsage, 'test_' + _name,
             _usage_test(_flavor, _is_bfv, _expected))
+
+
+class TestPlacementReports(ResourceTrackerTestCase):
+    """What the tracker writes to (the real, in-process) placement."""
+
+    def client(self):
+        from nova_lite.scheduler.client import report
+        return report.SchedulerReportClient(self.placement.endpoint)
+
+    def test_audit_creates_the_provider_with_its_inventory(self):
+        node = self.audit()
+        provider = self.client().get_provider(node.uuid)
+        self.assertEqual(self.node, provider['name'])
+        inventory = self.client()._request(
+            'GET', '/resource_providers/%s/inventories' % node.uuid).json()[
+                'inventories']
+        self.assertEqual(4, inventory['VCPU']['total'])
+        self.assertEqual(RESERVED_MB, inventory['MEMORY_MB']['reserved'])
+        self.assertNotIn('PCI_DEVICE', inventory)
+
+    def test_claim_writes_the_allocation(self):
+        node = self.audit()
+        instance = self.make_instance(memory_mb=1024, root_gb=10)
+        self.spawn(instance)
+        allocations = self.client().get_allocations(instance.uuid)[
+            'allocations']
+        self.assertEqual({node.uuid: {'VCPU': 1, 'MEMORY_MB': 1024,
+                                      'DISK_GB': 10}},
+                         {rp: a['resources'] for rp, a in
+                          allocations.items()})
+
+    def test_failed_spawn_deletes_the_allocation(self):
+        self.audit()
+        instance = self.make_instance()
+
+        def failing_spawn():
+            with self.claim(instance):
+                raise Boom()
+        self.assertRaises(Boom, failing_spawn)
+        self.assertEqual(
+            {}, self.client().get_allocations(instance.uuid)['allocations'])
+
+    def test_audit_deletes_allocations_of_instances_deleted_behind_it(self):
+        self.audit()
+        instance = self.make_instance()
+        self.spawn(instance)
+        instance.destroy()  # a local delete by the API
+        self.audit()
+        self.assertEqual(
+            {}, self.client().get_allocations(instance.uuid)['allocations'])
+
+    def test_audit_writes_missing_allocations(self):
+        node = self.audit()
+        instance = self.make_instance(memory_mb=256)
+        self.spawn(instance)
+        self.client().delete_allocations(instance.uuid)
+        self.audit()
+        self.assertIn(node.uuid, self.client().get_allocations(
+            instance.uuid)['allocations'])
+
+    def test_claim_fails_when_placement_is_unreachable(self):
+        self.audit()
+        from nova_lite.scheduler.client import report
+        self.tracker.reportclient = report.SchedulerReportClient(
+            'http://127.0.0.1:9')  # nothing listens on the discard port
+        instance = self.make_instance()
+        error = self.assertRaises(exception.ComputeResourcesUnavailable,
+                                  self.spawn, instance)
+        self.assertIn('placement', str(error))
+        self.assertNotIn(instance.uuid, self.tracker.tracked)

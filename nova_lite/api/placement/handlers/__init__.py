@@ -1,0 +1,1 @@
+"""Placement request handlers, one module per resource."""

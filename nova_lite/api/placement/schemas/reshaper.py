@@ -1,0 +1,26 @@
+"""Body of POST /reshaper (1.30)."""
+
+import copy
+
+from nova_lite.api.placement import schemas
+from nova_lite.api.placement.schemas import allocation
+from nova_lite.api.placement.schemas import inventory
+
+RESHAPE = {
+    'type': 'object',
+    'properties': {
+        'inventories': {
+            'type': 'object',
+            'patternProperties': {
+                schemas.UUID['pattern']: copy.deepcopy(
+                    inventory.REPLACE_ALL),
+            },
+            'additionalProperties': False,
+        },
+        'allocations': copy.deepcopy(allocation.POST_GENERATION),
+    },
+    'required': ['inventories', 'allocations'],
+    'additionalProperties': False,
+}
+# Reshaping may leave no allocation at all.
+RESHAPE['properties']['allocations']['minProperties'] = 0

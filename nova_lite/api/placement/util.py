@@ -1,0 +1,177 @@
+"""Helpers shared by the Placement handlers: policy, version gates, JSON
+bodies, transactions, query-string parsing and provider representations."""
+
+import functools
+
+from oslo_utils import uuidutils
+
+from nova_lite.api import validation
+from nova_lite.api.placement import microversion as mv
+from nova_lite.placement import db
+from nova_lite.placement import exception
+
+
+def authorize(request, action):
+    request.context.can(action)
+
+
+def since(version):
+    """The route exists from microversion ``version``; 404 before it."""
+    def decorator(handler):
+        @functools.wraps(handler)
+        def wrapper(request, *args, **kwargs):
+            if not request.is_version(version):
+                raise exception.NotFound(
+                    reason='The resource could not be found.')
+            return handler(request, *args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def json_body(request, schema):
+    """The validated JSON body: 415 unless it is JSON, 400 if invalid."""
+    content_type = (request.content_type or '').split(';')[0].strip()
+    if content_type != 'application/json':
+        raise exception.UnsupportedMediaType(
+            media_type=content_type or None)
+    document = request.json_body_or_fail()
+    validation.validate(schema, document)
+    return document
+
+
+def read(function, *args, **kwargs):
+    """Run ``function(connection, ...)`` in a read transaction."""
+    with db.transaction() as connection:
+        return function(connection, *args, **kwargs)
+
+
+def write(function, *args, **kwargs):
+    """Run ``function(connection, ...)`` in a write transaction, retried on
+    a deadlock or an internal generation race."""
+    @db.retrying
+    def attempt():
+        with db.transaction() as connection:
+            return function(connection, *args, **kwargs)
+    attempt.__name__ = getattr(function, '__name__', 'write')
+    return attempt()
+
+
+def require_provider_uuid(value):
+    """A provider uuid from the path: 404 naming it if malformed."""
+    if not uuidutils.is_uuid_like(value):
+        raise exception.ResourceProviderNotFound(uuid=value)
+
+
+def links(request, uuid):
+    base = '%s/resource_providers/%s' % (request.script_name, uuid)
+    found = [{'rel': 'self', 'href': base},
+             {'rel': 'inventories', 'href': base + '/inventories'},
+             {'rel': 'usages', 'href': base + '/usages'}]
+    if request.is_version(mv.AGGREGATES):
+        found.append({'rel': 'aggregates', 'href': base + '/aggregates'})
+    if request.is_version(mv.TRAITS):
+        found.append({'rel': 'traits', 'href': base + '/traits'})
+    if request.is_version(mv.ALLOCATIONS_LINK):
+        found.append({'rel': 'allocations', 'href': base + '/allocations'})
+    return found
+
+
+def provider_view(request, provider):
+    view = {'uuid': provider.uuid, 'name': provider.name,
+            'generation': provider.generation,
+            'links': links(request, provider.uuid)}
+    if request.is_version(mv.NESTED):
+        view['parent_provider_uuid'] = provider.parent_provider_uuid
+        view['root_provider_uuid'] = provider.root_provider_uuid
+    return view
+
+
+def single_query_value(request, name):
+    values = request.GET.getall(name)
+    if len(values) > 1:
+        raise exception.QueryDuplicateKey(
+            reason='Query parameter %r may be given only once.' % name)
+    return values[0] if values else None
+
+
+def parse_resources(value, name='resources'):
+    """'VCPU:1,MEMORY_MB:512' -> {'VCPU': 1, 'MEMORY_MB': 512}."""
+    result = {}
+    bad = exception.QueryBadValue(
+        reason='Badly formed %s parameter. Expected %s query string '
+               'parameter in form: ?%s=VCPU:2,MEMORY_MB:1024. Got: %s.' % (
+                   name, name, name, value))
+    if not value:
+        raise bad
+    for item in value.split(','):
+        class_name, sep, amount = item.partition(':')
+        class_name = class_name.strip()
+        if not sep or not class_name:
+            raise bad
+        try:
+            amount = int(amount.strip())
+        except ValueError:
+            raise bad
+        if amount < 1:
+            raise exception.QueryBadValue(
+                reason='Requested resource %s expected positive integer '
+                       'amount. Got: %d.' % (class_name, amount))
+        if class_name in result:
+            raise exception.QueryBadValue(
+                reason='Resource class %s is requested more than once in '
+                       '%s.' % (class_name, name))
+        result[class_name] = amount
+    return result
+
+
+def parse_traits(value, name='required', allow_forbidden=False):
+    """'A,!B' -> ({'A'}, {'B'}); forbidden ones only when allowed."""
+    required, forbidden = set(), set()
+    items = [item.strip() for item in (value or '').split(',')]
+    if not value or any(not item for item in items):
+        raise exception.QueryBadValue(
+            reason="Invalid query string parameters: Expected '%s' "
+                   "parameter value of the form: HW_CPU_X86_VMX,"
+                   "CUSTOM_MAGIC. Got: %s" % (name, value))
+    for item in items:
+        if allow_forbidden and item.startswith('!'):
+            forbidden.add(item[1:])
+        else:
+            required.add(item)
+    conflict = required & forbidden
+    if conflict:
+        raise exception.QueryBadValue(
+            reason='Conflicting required and forbidden traits found in the '
+                   'following traits keys: %s: (%s)' % (
+                       name, ', '.join(sorted(conflict))))
+    return required, forbidden
+
+
+def parse_member_of(values, allow_forbidden=False, name='member_of'):
+    """Each value 'uuid', 'in:u1,u2' (or '!...' when allowed) -> a list of
+    (set of aggregate uuids, forbidden)."""
+    result = []
+    for value in values:
+        forbidden = False
+        text = value
+        if allow_forbidden and text.startswith('!'):
+            forbidden, text = True, text[1:]
+        if text.startswith('in:'):
+            uuids = text[3:].split(',')
+        else:
+            uuids = [text]
+        if any(u.startswith('!') for u in uuids) or not all(
+                uuidutils.is_uuid_like(u) for u in uuids):
+            raise exception.QueryBadValue(
+                reason='Invalid query string parameters: Expected \'%s\' '
+                       'parameter to contain valid UUID(s). Got: %s' % (
+                           name, value))
+        result.append((set(uuids), forbidden))
+    forbidden_all = set().union(*[u for u, f in result if f] or [set()])
+    for uuids, forbidden in result:
+        if not forbidden and len(uuids) == 1 and uuids <= forbidden_all:
+            raise exception.QueryBadValue(
+                reason='Conflicting member_of and forbidden member_of: %s' %
+                ', '.join(sorted(uuids)))
+    return result
+

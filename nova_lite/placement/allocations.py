@@ -1,0 +1,370 @@
+"""Allocations: what each consumer holds on which providers, and usages.
+
+``replace()`` is the one writer. It makes the allocations of one or more
+consumers exactly what the request says, in the caller's single
+transaction: every provider involved (gaining or losing allocations) is
+locked in id order, consumer generations are checked, every new amount is
+checked against the provider's capacity (usage by everyone else plus the
+new amounts) and the inventory's unit constraints, and only then are the
+old rows replaced and the provider generations bumped. Any refusal raises
+before a row is written, and the transaction rolls back what was, so a
+request is applied whole or not at all.
+"""
+
+import collections
+
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from nova_lite.placement import capacity
+from nova_lite.placement import db
+from nova_lite.placement import exception
+from nova_lite.placement import providers
+from nova_lite.placement import resource_classes
+
+A = db.ALLOCATIONS
+C = db.CONSUMERS
+P = db.PROVIDERS
+
+# The consumer generation is not checked (requests older than 1.28).
+SKIP_GENERATION_CHECK = object()
+# Owner of allocations written before project/user were required (< 1.8).
+INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000'
+
+
+class ConsumerAllocations:
+    """What one consumer should hold: {provider uuid: {class: amount}}."""
+
+    def __init__(self, consumer_uuid, allocations, project_id, user_id,
+                 consumer_generation=SKIP_GENERATION_CHECK):
+        self.consumer_uuid = consumer_uuid
+        self.allocations = allocations
+        self.project_id = project_id or INCOMPLETE_CONSUMER_ID
+        self.user_id = user_id or INCOMPLETE_CONSUMER_ID
+        self.consumer_generation = consumer_generation
+
+
+def _check_consumer_generation(request, consumer):
+    expected = request.consumer_generation
+    if expected is SKIP_GENERATION_CHECK:
+        return
+    if consumer is None and expected is not None:
+        raise exception.ConcurrentUpdate(
+            reason='consumer generation conflict - expected null but got '
+                   '%s: consumer %s has no allocations.' % (
+                       expected, request.consumer_uuid))
+    if consumer is not None and consumer.generation != expected:
+        raise exception.ConcurrentUpdate(
+            reason='consumer generation conflict - expected %s but got %s '
+                   'for consumer %s.' % (
+                       'null' if expected is None else expected,
+                       consumer.generation, request.consumer_uuid))
+
+
+def replace(connection, requests):
+    """Replace the allocations of every consumer in ``requests``."""
+    consumer_uuids = sorted({r.consumer_uuid for r in requests})
+    provider_uuids = sorted({rp for r in requests for rp in r.allocations})
+
+    # What the consumers hold now (their providers lose it).
+    old_rows = connection.execute(
+        sa.select(A.c.consumer_id, A.c.resource_provider_id,
+                  A.c.resource_class_id, A.c.used)
+        .where(A.c.consumer_id.in_(consumer_uuids))).all()
+    generations, provider_ids, inventories = _lock_providers(
+        connection, provider_uuids,
+        {r.resource_provider_id for r in old_rows})
+    missing = [u for u in provider_uuids if u not in provider_ids]
+    if missing:
+        raise exception.BadRequest(
+            reason="Allocation for resource provider '%s' that does not "
+                   "exist." % missing[0])
+
+    consumers = {row.uuid: row for row in connection.execute(
+        db.lock_for_update(sa.select(C).where(C.c.uuid.in_(consumer_uuids)),
+                           connection))}
+    for request in requests:
+        _check_consumer_generation(request,
+                                   consumers.get(request.consumer_uuid))
+
+    new_rows = _new_rows(connection, requests, provider_ids)
+    deltas = collections.Counter()
+    for row in old_rows:
+        deltas[(row.resource_provider_id, row.resource_class_id)] -= row.used
+    for row in new_rows:
+        deltas[(row['resource_provider_id'], row['resource_class_id'])] += \
+            row['used']
+    _check_capacity(connection, new_rows, deltas, inventories, provider_ids)
+
+    stamp = db.now()
+    if old_rows:
+        connection.execute(A.delete().where(A.c.consumer_id.in_(
+            sorted({row.consumer_id for row in old_rows}))))
+    if new_rows:
+        connection.execute(A.insert(), [dict(row, created_at=stamp)
+                                        for row in new_rows])
+    _apply_usage(connection, inventories, deltas)
+    _write_consumers(connection, requests, consumers, stamp)
+    providers.bump_generations(connection, generations)
+
+
+def _lock_providers(connection, uuids, ids):
+    """Lock the providers named by uuid or id, with their inventories.
+
+    One statement: ({id: generation}, {uuid: id}, {(provider id, class
+    id): inventory row}). Writers lock in the same (index) order, so they
+    queue rather than deadlock; a deadlock all the same is retried.
+    """
+    inv = db.INVENTORIES
+    named = []
+    if uuids:
+        named.append(P.c.uuid.in_(sorted(uuids)))
+    if ids:
+        named.append(db.in_ids(P.c.id, ids))
+    if not named:
+        return {}, {}, {}
+    query = (sa.select(P.c.id.label('provider_id'), P.c.uuid,
+                       P.c.generation, inv)
+             .select_from(P.outerjoin(inv,
+                                      inv.c.resource_provider_id == P.c.id))
+             .where(sa.or_(*named)).order_by(P.c.id))
+    generations, provider_ids, inventories = {}, {}, {}
+    for row in connection.execute(db.lock_for_update(query, connection)):
+        generations[row.provider_id] = row.generation
+        provider_ids[row.uuid] = row.provider_id
+        if row.resource_class_id is not None:
+            inventories[(row.provider_id, row.resource_class_id)] = row
+    if len({i for i in ids if i not in generations}):
+        # A provider went away while we were looking.
+        raise exception.ProviderGenerationRace('provider deleted')
+    return generations, provider_ids, inventories
+
+
+def _apply_usage(connection, inventories, deltas):
+    """inventories.used += delta, in one statement."""
+    inv = db.INVENTORIES
+    changes = {inventories[key].id: delta for key, delta in deltas.items()
+               if delta and key in inventories}
+    if changes:
+        connection.execute(
+            inv.update().where(inv.c.id.in_(sorted(changes)))
+            .values(used=inv.c.used + sa.case(changes, value=inv.c.id)))
+
+
+def _new_rows(connection, requests, provider_ids):
+    names = {name for r in requests for resources in r.allocations.values()
+             for name in resources}
+    try:
+        class_ids = {name: resource_classes.id_of(connection, name)
+                     for name in names}
+    except exception.ResourceClassNotFound as e:
+        raise exception.BadRequest(
+            reason='Unable to allocate inventory: unknown resource class '
+                   'in the request: %s' % e.kwargs['name'])
+    rows = []
+    for request in requests:
+        for rp_uuid, resources in sorted(request.allocations.items()):
+            for name, amount in sorted(resources.items()):
+                rows.append({'consumer_id': request.consumer_uuid,
+                             'resource_provider_id': provider_ids[rp_uuid],
+                             'resource_class_id': class_ids[name],
+                             'used': amount})
+    return rows
+
+
+def _check_capacity(connection, new_rows, deltas, inventories,
+                    provider_ids):
+    """Every new amount fits its inventory's unit constraints, and every
+    (provider, class) whose usage grows stays within capacity."""
+    uuid_of = {v: k for k, v in provider_ids.items()}
+    wanted = collections.Counter()
+    for row in new_rows:
+        key = (row['resource_provider_id'], row['resource_class_id'])
+        name = resource_classes.name_of(connection, key[1])
+        inventory = inventories.get(key)
+        if inventory is None:
+            raise exception.CapacityExceeded(
+                reason="Unable to allocate inventory: Inventory for '%s' on "
+                       "resource provider '%s' invalid: the provider has no "
+                       "inventory of that class." % (name, uuid_of[key[0]]))
+        if not capacity.fits_unit_constraints(
+                row['used'], inventory.min_unit, inventory.max_unit,
+                inventory.step_size):
+            raise exception.CapacityExceeded(
+                reason="Unable to allocate inventory: Unable to create "
+                       "allocation for '%s' on resource provider '%s'. The "
+                       "requested amount %d would violate inventory "
+                       "constraints (min_unit %d, max_unit %d, step_size "
+                       "%d)." % (name, uuid_of[key[0]], row['used'],
+                                 inventory.min_unit, inventory.max_unit,
+                                 inventory.step_size))
+        wanted[key] += row['used']
+    for key, amount in sorted(wanted.items()):
+        inventory = inventories[key]
+        room = capacity.capacity(inventory.total, inventory.reserved,
+                                 inventory.allocation_ratio)
+        others = inventory.used + deltas[key] - amount
+        if others + amount > room:
+            raise exception.CapacityExceeded(
+                reason="Unable to allocate inventory: Unable to create "
+                       "allocation for '%s' on resource provider '%s'. The "
+                       "requested amount would exceed the capacity (%d "
+                       "used + %d requested > %d)." % (
+                           resource_classes.name_of(connection, key[1]),
+                           uuid_of[key[0]], others, amount, room))
+
+
+def _write_consumers(connection, requests, consumers, stamp):
+    for request in requests:
+        consumer = consumers.get(request.consumer_uuid)
+        if not request.allocations:
+            if consumer is not None:
+                connection.execute(C.delete().where(C.c.id == consumer.id))
+            continue
+        if consumer is None:
+            # No savepoint: a failed INSERT leaves the transaction usable,
+            # and this one is rolled back anyway.
+            try:
+                connection.execute(C.insert().values(
+                    uuid=request.consumer_uuid,
+                    project_id=request.project_id,
+                    user_id=request.user_id, generation=1,
+                    created_at=stamp, updated_at=stamp))
+            except sa_exc.IntegrityError:
+                raise exception.ConcurrentUpdate(
+                    reason='consumer generation conflict: consumer %s was '
+                           'created by another request at the same time; '
+                           'retry.' % request.consumer_uuid)
+        else:
+            result = connection.execute(
+                C.update().where(C.c.id == consumer.id,
+                                 C.c.generation == consumer.generation)
+                .values(generation=consumer.generation + 1,
+                        project_id=request.project_id,
+                        user_id=request.user_id, updated_at=stamp))
+            if result.rowcount != 1:
+                raise exception.ConcurrentUpdate(
+                    reason='consumer generation conflict for consumer %s; '
+                           'retry.' % request.consumer_uuid)
+
+
+def _remove(connection, consumer_uuids):
+    """Delete the consumers' allocations and give their usage back;
+    {provider id: generation} of the providers (locked)."""
+    old = connection.execute(
+        sa.select(A.c.resource_provider_id, A.c.resource_class_id, A.c.used)
+        .where(A.c.consumer_id.in_(sorted(consumer_uuids)))).all()
+    if not old:
+        return {}
+    generations, _ids, inventories = _lock_providers(
+        connection, (), {r.resource_provider_id for r in old})
+    deltas = collections.Counter()
+    for row in old:
+        deltas[(row.resource_provider_id, row.resource_class_id)] -= row.used
+    connection.execute(A.delete().where(A.c.consumer_id.in_(
+        sorted(consumer_uuids))))
+    _apply_usage(connection, inventories, deltas)
+    return generations
+
+
+def delete(connection, consumer_uuid):
+    """Remove every allocation of a consumer; NotFound if it has none."""
+    generations = _remove(connection, [consumer_uuid])
+    if not generations:
+        raise exception.NotFound(
+            reason="No allocations for consumer '%s'" % consumer_uuid)
+    connection.execute(C.delete().where(C.c.uuid == consumer_uuid))
+    providers.bump_generations(connection, generations)
+
+
+def of_consumer(connection, consumer_uuid):
+    """(consumer row or None, {rp uuid: {'generation', 'resources'}})."""
+    rows = connection.execute(
+        sa.select(P.c.uuid, P.c.generation, A.c.resource_class_id, A.c.used)
+        .select_from(A.join(P, P.c.id == A.c.resource_provider_id))
+        .where(A.c.consumer_id == consumer_uuid)).all()
+    result = {}
+    for row in rows:
+        entry = result.setdefault(row.uuid, {'generation': row.generation,
+                                             'resources': {}})
+        entry['resources'][resource_classes.name_of(
+            connection, row.resource_class_id)] = row.used
+    consumer = None
+    if rows:
+        consumer = connection.execute(sa.select(C).where(
+            C.c.uuid == consumer_uuid)).first()
+    return consumer, result
+
+
+def of_provider(connection, provider_id):
+    """{consumer uuid: {'resources': {class: amount}}} on one provider."""
+    rows = connection.execute(
+        sa.select(A.c.consumer_id, A.c.resource_class_id, A.c.used)
+        .where(A.c.resource_provider_id == provider_id))
+    result = {}
+    for row in rows:
+        resources = result.setdefault(row.consumer_id,
+                                      {'resources': {}})['resources']
+        name = resource_classes.name_of(connection, row.resource_class_id)
+        resources[name] = resources.get(name, 0) + row.used
+    return result
+
+
+def provider_usages(connection, provider_id):
+    """{class: used} for every class the provider has inventory of."""
+    inv = db.INVENTORIES
+    usage = (sa.select(A.c.resource_class_id,
+                       sa.func.sum(A.c.used).label('used'))
+             .where(A.c.resource_provider_id == provider_id)
+             .group_by(A.c.resource_class_id).subquery())
+    rows = connection.execute(
+        sa.select(inv.c.resource_class_id,
+                  sa.func.coalesce(usage.c.used, 0).label('used'))
+        .select_from(inv.outerjoin(
+            usage, usage.c.resource_class_id == inv.c.resource_class_id))
+        .where(inv.c.resource_provider_id == provider_id))
+    return {resource_classes.name_of(connection, row.resource_class_id):
+            int(row.used) for row in rows}
+
+
+def project_usages(connection, project_id, user_id=None):
+    """{class: used} over every consumer of a project (and user)."""
+    query = (sa.select(A.c.resource_class_id,
+                       sa.func.sum(A.c.used).label('used'))
+             .select_from(A.join(C, C.c.uuid == A.c.consumer_id))
+             .where(C.c.project_id == project_id))
+    if user_id is not None:
+        query = query.where(C.c.user_id == user_id)
+    rows = connection.execute(query.group_by(A.c.resource_class_id))
+    return {resource_classes.name_of(connection, row.resource_class_id):
+            int(row.used) for row in rows}
+
+
+def reshape(connection, inventories, requests, reserved_may_equal_total=True):
+    """Move inventory and allocations between providers in one go.
+
+    ``inventories`` is {provider uuid: (generation, {class: values})}:
+    each named provider's whole inventory; ``requests`` the allocations
+    of every consumer affected. The consumers' current allocations are
+    taken out first, so that the inventories may drop classes those
+    allocations use; then the inventories are replaced and the new
+    allocations written against them, all in the caller's transaction.
+    """
+    from nova_lite.placement import inventories as inventories_db
+    consumer_uuids = sorted({r.consumer_uuid for r in requests})
+    losing = set(_remove(connection, consumer_uuids)) if consumer_uuids \
+        else set()
+    for rp_uuid, (generation, wanted) in sorted(inventories.items()):
+        inventories_db.replace_all(connection, rp_uuid, generation, wanted,
+                                   reserved_may_equal_total)
+    replace(connection, requests)
+    # Providers that only lost allocations moved on too.
+    touched = {row.id for row in connection.execute(
+        sa.select(P.c.id).where(P.c.uuid.in_(
+            sorted(set(inventories) | {rp for r in requests
+                                       for rp in r.allocations}))))}
+    remaining = losing - touched
+    if remaining:
+        providers.bump_generations(connection,
+                                   providers.lock_many(connection,
+                                                       remaining))

@@ -1,0 +1,501 @@
+"""Allocation candidates: every way a request can be satisfied right now.
+
+A request is one or more groups. The unsuffixed group may spread over a
+provider tree (each of its resource classes from one provider of the tree,
+or from a sharing provider anchored to it); a suffixed ("granular") group
+must be satisfied by a single provider. All providers of a candidate
+belong to one tree, apart from sharing providers (trait
+``MISC_SHARES_VIA_AGGREGATE``) that share an aggregate with a provider of
+that tree.
+
+The search is set-based: one SQL query per (group, resource class) returns
+the providers that can take the amount now (capacity minus usage computed
+in SQL), with the group's tree, aggregate and (for granular groups) trait
+filters applied there too; Python then combines those sets per tree. A
+provider is never visited by a per-provider query.
+"""
+
+import collections
+import itertools
+
+import sqlalchemy as sa
+
+from nova_lite.placement import aggregates
+from nova_lite.placement import capacity
+from nova_lite.placement import db
+from nova_lite.placement import resource_classes
+from nova_lite.placement import traits as traits_db
+
+P = db.PROVIDERS
+I = db.INVENTORIES
+PT = db.PROVIDER_TRAITS
+PA = db.PROVIDER_AGGREGATES
+
+
+class RequestGroup:
+    """One group of a request; ``suffix`` '' is the unsuffixed group."""
+
+    def __init__(self, suffix='', resources=None, required=(), forbidden=(),
+                 member_of=(), in_tree=None):
+        self.suffix = suffix
+        self.resources = dict(resources or {})   # {class id: amount}
+        self.required = set(required)            # trait ids
+        self.forbidden = set(forbidden)          # trait ids
+        self.member_of = list(member_of)         # [(agg uuids, forbidden)]
+        self.in_tree = in_tree                   # root provider id or None
+
+    @property
+    def use_same_provider(self):
+        return self.suffix != ''
+
+
+class Request:
+
+    def __init__(self, groups, group_policy=None, limit=None,
+                 root_required=(), root_forbidden=(), same_subtree=()):
+        self.groups = groups
+        self.group_policy = group_policy
+        self.limit = limit
+        self.root_required = set(root_required)
+        self.root_forbidden = set(root_forbidden)
+        self.same_subtree = [set(s) for s in same_subtree]
+
+
+class Result:
+    """Candidates as provider ids, with what the summaries need."""
+
+    def __init__(self):
+        # [( {provider id: {class id: amount}}, {suffix: [provider ids]} )]
+        self.allocation_requests = []
+        self.providers = {}      # id -> row (uuid, parent, root)
+        self.summaries = {}      # id -> {class id: (capacity, used)}
+        self.traits = {}         # id -> [trait names]
+
+
+# -- SQL ---------------------------------------------------------------------
+
+def _group_filters(connection, group, provider_id, with_traits):
+    """WHERE clauses on ``provider_id`` for the group's tree, aggregates and
+    (granular groups) traits."""
+    clauses = []
+    if group.in_tree is not None:
+        clauses.append(provider_id.in_(
+            sa.select(P.c.id).where(P.c.root_provider_id == group.in_tree)))
+    clauses.extend(aggregates.member_of_clause(connection, provider_id,
+                                               group.member_of))
+    if with_traits:
+        for trait_id in sorted(group.required):
+            clauses.append(provider_id.in_(
+                sa.select(PT.c.resource_provider_id).where(
+                    PT.c.trait_id == trait_id)))
+        if group.forbidden:
+            clauses.append(provider_id.not_in(
+                sa.select(PT.c.resource_provider_id).where(
+                    PT.c.trait_id.in_(sorted(group.forbidden)))))
+    return clauses
+
+
+def _id_pairs(connection, query):
+    """{first column: second column} of a two-integer-column query."""
+    return {int(a): int(b) for a, b in db.packed_rows(connection, query)}
+
+
+def _providers_with_capacity(connection, group, class_id, amount):
+    """{provider id: root id} able to take ``amount`` of the class."""
+    query = (sa.select(I.c.resource_provider_id, P.c.root_provider_id)
+             .select_from(I.join(P, P.c.id == I.c.resource_provider_id))
+             .where(I.c.resource_class_id == class_id,
+                    *capacity.fits_sql(amount)))
+    for clause in _group_filters(connection, group, I.c.resource_provider_id,
+                                 group.use_same_provider):
+        query = query.where(clause)
+    return _id_pairs(connection, query)
+
+
+def _providers_matching(connection, group):
+    """{provider id: root id} for a resourceless group (traits etc.)."""
+    query = sa.select(P.c.id, P.c.root_provider_id)
+    for clause in _group_filters(connection, group, P.c.id, True):
+        query = query.where(clause)
+    return _id_pairs(connection, query)
+
+
+def _sharing_anchors(connection, candidate_ids):
+    """{sharing provider id: set of root ids it serves} among candidates."""
+    trait_id = traits_db.ids_of(
+        connection, [traits_db.SHARES_VIA_AGGREGATE])[
+            traits_db.SHARES_VIA_AGGREGATE]
+    sharing = {int(row[0]) for row in db.packed_rows(
+        connection, sa.select(PT.c.resource_provider_id).where(
+            PT.c.trait_id == trait_id))} & set(candidate_ids)
+    if not sharing:
+        return {}
+    mine = PA.alias('mine')
+    theirs = PA.alias('theirs')
+    rows = db.packed_rows(
+        connection,
+        sa.select(mine.c.resource_provider_id, P.c.root_provider_id)
+        .select_from(mine.join(theirs,
+                               theirs.c.aggregate_id == mine.c.aggregate_id)
+                     .join(P, P.c.id == theirs.c.resource_provider_id))
+        .where(mine.c.resource_provider_id.in_(sorted(sharing)))
+        .distinct())
+    anchors = {provider_id: set() for provider_id in sharing}
+    for sharing_id, root_id in rows:
+        anchors[int(sharing_id)].add(int(root_id))
+    return anchors
+
+
+class TreeRow:
+    __slots__ = ('id', 'uuid', 'parent_provider_id', 'root_provider_id')
+
+    def __init__(self, id, uuid, parent_provider_id, root_provider_id):
+        self.id = id
+        self.uuid = uuid
+        self.parent_provider_id = parent_provider_id
+        self.root_provider_id = root_provider_id
+
+
+def _tree_rows(connection, root_ids):
+    """{id: TreeRow} of every provider in the trees of ``root_ids``."""
+    rows = {}
+    for chunk in db.chunks(sorted(root_ids), 5000):
+        for pid, uuid, parent, root in db.packed_rows(
+                connection,
+                sa.select(P.c.id, P.c.uuid, P.c.parent_provider_id,
+                          P.c.root_provider_id)
+                .where(db.in_ids(P.c.root_provider_id, chunk)),
+                cache=False):
+            pid = int(pid)
+            rows[pid] = TreeRow(pid, uuid, int(parent) if parent else None,
+                                int(root))
+    return rows
+
+
+def _capacities(connection, provider_ids):
+    """{provider id: {class id: (capacity, used, max_unit)}}."""
+    result = collections.defaultdict(dict)
+    for chunk in db.chunks(sorted(provider_ids), 5000):
+        query = (sa.select(I.c.resource_provider_id, I.c.resource_class_id,
+                           I.c.total, I.c.reserved, I.c.allocation_ratio,
+                           I.c.max_unit, I.c.used)
+                 .where(db.in_ids(I.c.resource_provider_id, chunk)))
+        for pid, cid, total, reserved, ratio, max_unit, used in \
+                db.packed_rows(connection, query, cache=False):
+            result[int(pid)][int(cid)] = (
+                capacity.capacity(int(total), int(reserved), float(ratio)),
+                int(used), int(max_unit))
+    return result
+
+
+# -- search ------------------------------------------------------------------
+
+def _flat_world(connection):
+    """True when no provider has a parent and none shares its resources:
+    then every candidate is a single provider."""
+    shares = traits_db.ids_of(connection, [traits_db.SHARES_VIA_AGGREGATE])[
+        traits_db.SHARES_VIA_AGGREGATE]
+    nested = sa.exists().where(P.c.parent_provider_id.is_not(None))
+    sharing = sa.exists().where(PT.c.trait_id == shares)
+    return not connection.execute(sa.select(sa.or_(nested, sharing))).scalar()
+
+
+def _find_single_providers(connection, request, group):
+    """The whole search in one statement when every candidate is one
+    provider: one pass over the requested classes' inventories (covered
+    by ``inventories_class_capacity_idx``), grouped by provider, keeping
+    the providers with room for every class (and the group's traits,
+    aggregates and tree, and the root traits)."""
+    amounts = group.resources
+    wanted = lambda: sa.case(amounts, value=I.c.resource_class_id)  # noqa
+    per_provider = (
+        sa.select(I.c.resource_provider_id.label('id'),
+                  db.group_concat(db.as_text(
+                      I.c.resource_class_id,
+                      sa.cast(capacity.capacity_sql(I), sa.Integer),
+                      I.c.used, I.c.max_unit, sep='/'),
+                      db.separator(';')).label('inventory'))
+        .where(I.c.resource_class_id.in_(sorted(amounts)),
+               capacity.capacity_sql(I) - I.c.used >= wanted(),
+               I.c.min_unit <= wanted(), I.c.max_unit >= wanted(),
+               wanted() % I.c.step_size == 0))
+    root_group = RequestGroup(required=request.root_required,
+                              forbidden=request.root_forbidden)
+    for clause in (_group_filters(connection, group,
+                                  I.c.resource_provider_id, True) +
+                   _group_filters(connection, root_group,
+                                  I.c.resource_provider_id, True)):
+        per_provider = per_provider.where(clause)
+    per_provider = (per_provider.group_by(I.c.resource_provider_id)
+                    .having(sa.func.count() == len(amounts))
+                    .order_by(I.c.resource_provider_id))
+    if request.limit:
+        per_provider = per_provider.limit(request.limit)
+    per_provider = per_provider.subquery()
+    query = (sa.select(P.c.id, P.c.uuid, per_provider.c.inventory)
+             .select_from(per_provider.join(P,
+                                            P.c.id == per_provider.c.id)))
+    result = Result()
+    result.tree_rows = {}
+    result.capacities = limits = {}
+    for pid, uuid, inventory in db.packed_rows(connection, query):
+        pid = int(pid)
+        result.tree_rows[pid] = TreeRow(pid, uuid, None, pid)
+        classes = limits[pid] = {}
+        for item in inventory.split(';'):
+            cid, room, used, max_unit = item.split('/')
+            classes[int(cid)] = (int(room), int(used), int(max_unit))
+    if not limits:
+        return result
+    chosen = sorted(limits)
+    # Classes the providers have beyond those asked for (summaries).
+    others = (sa.select(I.c.resource_provider_id, I.c.resource_class_id,
+                        I.c.total, I.c.reserved, I.c.allocation_ratio,
+                        I.c.max_unit, I.c.used)
+              .where(db.in_ids(I.c.resource_provider_id, chosen),
+                     I.c.resource_class_id.not_in(sorted(amounts))))
+    for pid, cid, total, reserved, ratio, max_unit, used in \
+            db.packed_rows(connection, others, cache=False):
+        limits[int(pid)][int(cid)] = (
+            capacity.capacity(int(total), int(reserved), float(ratio)),
+            int(used), int(max_unit))
+    result.allocation_requests = [({pid: amounts}, {'': [pid]})
+                                  for pid in chosen]
+    result.trait_ids = _trait_ids(connection, chosen)
+    return result
+
+
+def find(connection, request):
+    """The Result for ``request`` (limited to ``request.limit``)."""
+    if len(request.groups) == 1 and not request.groups[0].suffix and \
+            request.groups[0].resources and _flat_world(connection):
+        return _find_single_providers(connection, request, request.groups[0])
+    result = Result()
+    # Per group: for granular ones {provider: root} satisfying the whole
+    # group; for the unsuffixed one {class id: {provider: root}}.
+    granular, spread = {}, {}
+    candidates = {}
+    for group in request.groups:
+        if group.use_same_provider:
+            if group.resources:
+                found = None
+                for class_id, amount in sorted(group.resources.items()):
+                    ids = _providers_with_capacity(connection, group,
+                                                   class_id, amount)
+                    found = ids if found is None else {
+                        k: v for k, v in found.items() if k in ids}
+                    if not found:
+                        break
+            else:
+                found = _providers_matching(connection, group)
+            if not found:
+                return result
+            granular[group.suffix] = found
+            candidates.update(found)
+        else:
+            for class_id, amount in sorted(group.resources.items()):
+                found = _providers_with_capacity(connection, group, class_id,
+                                                 amount)
+                if not found:
+                    return result
+                spread[class_id] = found
+                candidates.update(found)
+    unsuffixed = next((g for g in request.groups if not g.suffix), None)
+
+    anchors = _sharing_anchors(connection, candidates)
+    # Which trees a provider can serve: its own, and for a sharing
+    # provider every tree anchored to it.
+    serves = {}
+    for provider_id, root_id in candidates.items():
+        serves[provider_id] = {root_id} | anchors.get(provider_id, set())
+    by_root = collections.defaultdict(set)
+    for provider_id, roots in serves.items():
+        for root_id in roots:
+            by_root[root_id].add(provider_id)
+
+    # Classes asked for by more than one group may land twice on one
+    # provider: those combinations need their sum checked.
+    class_groups = collections.Counter(
+        class_id for g in request.groups for class_id in g.resources)
+    shared_classes = {c for c, n in class_groups.items() if n > 1}
+    limits = _capacities(connection, candidates) if shared_classes else {}
+
+    tree_rows = _tree_rows(connection, set(candidates.values()))
+    need_traits = bool(request.root_required or request.root_forbidden or
+                       (unsuffixed and (unsuffixed.required or
+                                        unsuffixed.forbidden)))
+    provider_traits = {}
+    if need_traits:
+        provider_traits = _trait_ids(connection, set(tree_rows))
+
+    seen = set()
+    for root_id in sorted(by_root):
+        members = by_root[root_id]
+        if root_id not in tree_rows:
+            continue
+        if request.root_required or request.root_forbidden:
+            root_traits = provider_traits.get(root_id, set())
+            if not request.root_required <= root_traits or \
+                    request.root_forbidden & root_traits:
+                continue
+        options = []
+        for suffix, found in sorted(granular.items()):
+            choices = sorted(p for p in members if p in found)
+            if not choices:
+                break
+            options.append(('group', suffix, choices))
+        else:
+            for class_id, found in sorted(spread.items()):
+                choices = sorted(p for p in members if p in found)
+                if not choices:
+                    break
+                options.append(('class', class_id, choices))
+            else:
+                for candidate in _combinations(request, options, tree_rows,
+                                               limits, shared_classes,
+                                               unsuffixed, provider_traits):
+                    if anchors:
+                        # A sharing provider serves several trees: the
+                        # same request may come out of each of them.
+                        key = _key(candidate)
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                    result.allocation_requests.append(candidate)
+                    if request.limit and len(
+                            result.allocation_requests) >= request.limit:
+                        break
+        if request.limit and len(result.allocation_requests) >= \
+                request.limit:
+            break
+    result.tree_rows = tree_rows
+    return result
+
+
+def _trait_ids(connection, provider_ids):
+    """{provider id: set of trait ids}."""
+    found = collections.defaultdict(set)
+    for chunk in db.chunks(sorted(provider_ids), 5000):
+        for provider_id, trait_id in db.packed_rows(
+                connection,
+                sa.select(PT.c.resource_provider_id, PT.c.trait_id)
+                .where(db.in_ids(PT.c.resource_provider_id, chunk)),
+                cache=False):
+            found[int(provider_id)].add(int(trait_id))
+    return found
+
+
+def _key(candidate):
+    allocations, mappings = candidate
+    return (tuple(sorted((p, tuple(sorted(r.items())))
+                         for p, r in allocations.items())),
+            tuple(sorted((s, tuple(ps)) for s, ps in mappings.items())))
+
+
+def _is_ancestor_or_self(tree_rows, ancestor, provider):
+    while provider is not None:
+        if provider == ancestor:
+            return True
+        row = tree_rows.get(provider)
+        provider = row.parent_provider_id if row is not None else None
+    return False
+
+
+def _combinations(request, options, tree_rows, limits, shared_classes,
+                  unsuffixed, provider_traits):
+    """Every acceptable (allocations, mappings) from one tree's options."""
+    groups = {g.suffix: g for g in request.groups}
+    isolate = request.group_policy == 'isolate'
+    for choice in itertools.product(*(c for _k, _n, c in options)):
+        allocations = collections.defaultdict(dict)
+        mappings = collections.defaultdict(list)
+        granular_providers = []
+        for (kind, name, _c), provider_id in zip(options, choice):
+            if kind == 'group':
+                granular_providers.append(provider_id)
+                resources = groups[name].resources
+                mappings[name].append(provider_id)
+            else:
+                resources = {name: unsuffixed.resources[name]}
+                if provider_id not in mappings['']:
+                    mappings[''].append(provider_id)
+            for class_id, amount in resources.items():
+                held = allocations[provider_id]
+                held[class_id] = held.get(class_id, 0) + amount
+        if isolate and len(set(granular_providers)) != len(
+                granular_providers):
+            continue
+        if shared_classes and not _fits_merged(allocations, limits,
+                                               shared_classes):
+            continue
+        if unsuffixed is not None and (unsuffixed.required or
+                                       unsuffixed.forbidden):
+            used = mappings.get('') or list(allocations)
+            present = set().union(*(provider_traits.get(p, set())
+                                    for p in used))
+            if not unsuffixed.required <= present or \
+                    unsuffixed.forbidden & present:
+                continue
+        if not _same_subtree_holds(request, mappings, tree_rows):
+            continue
+        yield dict(allocations), dict(mappings)
+
+
+def _fits_merged(allocations, limits, shared_classes):
+    for provider_id, resources in allocations.items():
+        for class_id, amount in resources.items():
+            if class_id not in shared_classes:
+                continue
+            room, used, max_unit = limits.get(provider_id, {}).get(
+                class_id, (0, 0, 0))
+            if used + amount > room or amount > max_unit:
+                return False
+    return True
+
+
+def _same_subtree_holds(request, mappings, tree_rows):
+    for suffixes in request.same_subtree:
+        chosen = [p for s in suffixes for p in mappings.get(s, [])]
+        if not chosen:
+            continue
+        if not any(all(_is_ancestor_or_self(tree_rows, top, p)
+                       for p in chosen) for top in chosen):
+            return False
+    return True
+
+
+def summaries(connection, result, all_classes, requested_classes,
+              whole_trees):
+    """{provider id: {class id: (capacity, used)}} and {id: trait names}
+    for the providers the response describes."""
+    involved = {p for allocations, _m in result.allocation_requests
+                for p in allocations}
+    involved |= {p for _a, mappings in result.allocation_requests
+                 for ps in mappings.values() for p in ps}
+    if whole_trees:
+        roots = {result.tree_rows[p].root_provider_id for p in involved
+                 if p in result.tree_rows}
+        involved |= {p for p, row in result.tree_rows.items()
+                     if row.root_provider_id in roots}
+    limits = getattr(result, 'capacities', None)
+    if limits is None:
+        limits = _capacities(connection, involved)
+    view = {}
+    for provider_id in involved:
+        classes = limits.get(provider_id, {})
+        view[provider_id] = {
+            class_id: (room, used) for class_id, (room, used, _m)
+            in classes.items()
+            if all_classes or class_id in requested_classes}
+    trait_ids = getattr(result, 'trait_ids', None)
+    if trait_ids is None:
+        trait_ids = _trait_ids(connection, involved)
+    by_id = traits_db.names_by_id(connection, set().union(
+        *trait_ids.values()) if trait_ids else set())
+    names = {p: sorted(by_id[t] for t in ids if t in by_id)
+             for p, ids in trait_ids.items()}
+    return view, names
+
+
+def class_name(connection, class_id):
+    return resource_classes.name_of(connection, class_id)

@@ -1,0 +1,160 @@
+"""Resource classes: the standard ones (in code, fixed ids) and CUSTOM_*.
+
+A standard class's id is its position in ``STANDARD`` (append only: the ids
+are stored in inventories and allocations). Custom classes live in the
+``resource_classes`` table with ids from ``CUSTOM_MIN_ID``. Names and ids
+are cached in memory; a miss reloads the custom ones, so a class created
+by another placement process is found on first use.
+"""
+
+import re
+import threading
+
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from nova_lite.placement import db
+from nova_lite.placement import exception
+
+STANDARD = (
+    'VCPU', 'MEMORY_MB', 'DISK_GB', 'PCI_DEVICE', 'SRIOV_NET_VF',
+    'NUMA_SOCKET', 'NUMA_CORE', 'NUMA_THREAD', 'NUMA_MEMORY_MB',
+    'IPV4_ADDRESS', 'VGPU', 'VGPU_DISPLAY_HEAD',
+    'NET_BW_EGR_KILOBIT_PER_SEC', 'NET_BW_IGR_KILOBIT_PER_SEC', 'PCPU',
+    'MEM_ENCRYPTION_CONTEXT', 'FPGA', 'PGPU',
+    'NET_PACKET_RATE_KILOPACKET_PER_SEC',
+    'NET_PACKET_RATE_EGR_KILOPACKET_PER_SEC',
+    'NET_PACKET_RATE_IGR_KILOPACKET_PER_SEC',
+)
+_STANDARD_SET = frozenset(STANDARD)
+CUSTOM_PREFIX = 'CUSTOM_'
+CUSTOM_MIN_ID = 10000
+CUSTOM_NAME = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
+NAME = re.compile(r'^[A-Z0-9_]+$')
+
+
+class _Cache:
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.clear()
+
+    def clear(self):
+        self.id_by_name = {name: index for index, name in enumerate(STANDARD)}
+        self.name_by_id = dict(enumerate(STANDARD))
+
+    def reload(self, connection):
+        rows = connection.execute(sa.select(
+            db.RESOURCE_CLASSES.c.id, db.RESOURCE_CLASSES.c.name)).all()
+        with self.lock:
+            self.clear()
+            for row in rows:
+                self.id_by_name[row.name] = row.id
+                self.name_by_id[row.id] = row.name
+
+
+_CACHE = _Cache()
+
+
+def reset_cache():
+    _CACHE.clear()
+
+
+def is_standard(name):
+    return name in _STANDARD_SET
+
+
+def id_of(connection, name):
+    """The id of resource class ``name``; ResourceClassNotFound if none."""
+    found = _CACHE.id_by_name.get(name)
+    if found is None and name.startswith(CUSTOM_PREFIX):
+        _CACHE.reload(connection)
+        found = _CACHE.id_by_name.get(name)
+    if found is None:
+        raise exception.ResourceClassNotFound(name=name)
+    return found
+
+
+def ids_of(connection, names):
+    """{name: id}; BadRequest naming every unknown class."""
+    result, unknown = {}, []
+    for name in names:
+        try:
+            result[name] = id_of(connection, name)
+        except exception.ResourceClassNotFound:
+            unknown.append(name)
+    if unknown:
+        raise exception.BadRequest(
+            reason='Unknown resource class(es): %s' % ', '.join(
+                sorted(unknown)))
+    return result
+
+
+def name_of(connection, class_id):
+    found = _CACHE.name_by_id.get(class_id)
+    if found is None:
+        _CACHE.reload(connection)
+        found = _CACHE.name_by_id.get(class_id)
+    return found
+
+
+def names_by_id(connection):
+    """Every known {id: name} (custom ones freshly read)."""
+    _CACHE.reload(connection)
+    return dict(_CACHE.name_by_id)
+
+
+def all_names(connection):
+    return sorted(names_by_id(connection).values(),
+                  key=lambda n: (not is_standard(n), n))
+
+
+def create(connection, name):
+    """Create custom class ``name``; Conflict if it exists."""
+    if is_standard(name) or _exists(connection, name):
+        raise exception.Conflict(
+            reason='Conflicting resource class already exists: %s' % name)
+    highest = connection.execute(
+        sa.select(sa.func.max(db.RESOURCE_CLASSES.c.id))).scalar()
+    new_id = max(highest or 0, CUSTOM_MIN_ID - 1) + 1
+    try:
+        connection.execute(db.RESOURCE_CLASSES.insert().values(
+            id=new_id, name=name, created_at=db.now()))
+    except sa_exc.IntegrityError:
+        raise exception.Conflict(
+            reason='Conflicting resource class already exists: %s' % name)
+    with _CACHE.lock:
+        _CACHE.id_by_name[name] = new_id
+        _CACHE.name_by_id[new_id] = name
+    return new_id
+
+
+def _exists(connection, name):
+    return connection.execute(sa.select(db.RESOURCE_CLASSES.c.id).where(
+        db.RESOURCE_CLASSES.c.name == name)).first() is not None
+
+
+def exists(connection, name):
+    return is_standard(name) or _exists(connection, name)
+
+
+def delete(connection, name):
+    if is_standard(name):
+        raise exception.BadRequest(
+            reason='Cannot delete standard resource class %s: standard '
+                   'classes are not deletable.' % name)
+    row = connection.execute(sa.select(db.RESOURCE_CLASSES.c.id).where(
+        db.RESOURCE_CLASSES.c.name == name)).first()
+    if row is None:
+        raise exception.ResourceClassNotFound(name=name)
+    in_use = connection.execute(sa.select(db.INVENTORIES.c.id).where(
+        db.INVENTORIES.c.resource_class_id == row.id).limit(1)).first()
+    if in_use is not None:
+        raise exception.Conflict(
+            reason='Unable to delete resource class %s. Class is in use in '
+                   'inventory.' % name)
+    connection.execute(db.RESOURCE_CLASSES.delete().where(
+        db.RESOURCE_CLASSES.c.id == row.id))
+    with _CACHE.lock:
+        _CACHE.id_by_name.pop(name, None)
+        _CACHE.name_by_id.pop(row.id, None)

@@ -1,0 +1,247 @@
+"""A client of the Placement API: what computes (and later the scheduler
+and the conductor) use to report providers, inventories and allocations.
+
+It speaks the public wire format over HTTP, so ``[placement] endpoint`` can
+name our placement daemon or any other Placement service. Generation
+conflicts are retried a bounded number of times; an unreachable or failing
+service raises PlacementUnavailable, which callers treat as "try again
+next period" rather than a crash.
+"""
+
+import time
+
+from oslo_log import log as logging
+import requests
+
+from nova_lite import conf as nova_conf
+from nova_lite import exception
+
+CONF = nova_conf.CONF
+LOG = logging.getLogger(__name__)
+
+MICROVERSION = '1.28'  # consumer generations
+CONFLICT_RETRIES = 4
+
+
+class PlacementUnavailable(exception.NovaLiteException):
+    msg_fmt = 'Placement is unavailable: %(reason)s'
+    code = 503
+
+
+class PlacementConflict(exception.NovaLiteException):
+    msg_fmt = 'Placement refused the request: %(reason)s'
+    code = 409
+
+
+def _error_code(response):
+    try:
+        return response.json()['errors'][0].get('code')
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def _error_detail(response):
+    try:
+        return response.json()['errors'][0].get('detail')
+    except (ValueError, KeyError, IndexError, TypeError):
+        return response.text[:200]
+
+
+class SchedulerReportClient:
+
+    def __init__(self, endpoint=None, token=None, timeout=None):
+        self.endpoint = (endpoint or CONF.placement.endpoint).rstrip('/')
+        self.session = requests.Session()
+        self.session.headers.update({
+            'X-Auth-Token': token or CONF.placement.auth_token,
+            'OpenStack-API-Version': 'placement %s' % MICROVERSION,
+            'Accept': 'application/json'})
+        self.timeout = timeout or CONF.placement.timeout
+        # Provider generations we last saw, to send with updates.
+        self._generations = {}
+
+    # -- transport -----------------------------------------------------------
+
+    def _request(self, method, path, body=None, version=None, **kwargs):
+        headers = {}
+        if version:
+            headers['OpenStack-API-Version'] = 'placement %s' % version
+        try:
+            response = self.session.request(
+                method, self.endpoint + path, json=body, headers=headers,
+                timeout=self.timeout, **kwargs)
+        except requests.RequestException as e:
+            raise PlacementUnavailable(reason='%s %s: %s' %
+                                       (method, path, e))
+        if response.status_code >= 500:
+            raise PlacementUnavailable(reason='%s %s answered %s: %s' % (
+                method, path, response.status_code,
+                _error_detail(response)))
+        return response
+
+    # -- providers -----------------------------------------------------------
+
+    def get_provider(self, uuid):
+        response = self._request('GET', '/resource_providers/%s' % uuid)
+        if response.status_code == 404:
+            return None
+        self._check(response, 'GET provider %s' % uuid)
+        provider = response.json()
+        self._generations[uuid] = provider['generation']
+        return provider
+
+    def ensure_resource_provider(self, uuid, name,
+                                 parent_provider_uuid=None):
+        """Create the provider unless it exists; return it."""
+        provider = self.get_provider(uuid)
+        if provider is not None:
+            return provider
+        body = {'uuid': uuid, 'name': name}
+        if parent_provider_uuid:
+            body['parent_provider_uuid'] = parent_provider_uuid
+        response = self._request('POST', '/resource_providers', body,
+                                 version='1.20')
+        if response.status_code == 409:
+            # Created concurrently, or a stale provider holds the name.
+            provider = self.get_provider(uuid)
+            if provider is not None:
+                return provider
+        self._check(response, 'create provider %s' % name)
+        provider = response.json()
+        self._generations[uuid] = provider['generation']
+        LOG.info('Created resource provider %s (%s)', name, uuid)
+        return provider
+
+    def set_inventory(self, uuid, inventories):
+        """Replace the provider's inventory, retrying generation races."""
+        for attempt in range(CONFLICT_RETRIES):
+            generation = self._generations.get(uuid)
+            if generation is None:
+                generation = self.get_provider(uuid)['generation']
+            current = self._request(
+                'GET', '/resource_providers/%s/inventories' % uuid)
+            self._check(current, 'GET inventory of %s' % uuid)
+            if current.json()['inventories'] == inventories:
+                self._generations[uuid] = current.json()[
+                    'resource_provider_generation']
+                return False
+            response = self._request(
+                'PUT', '/resource_providers/%s/inventories' % uuid,
+                {'resource_provider_generation': current.json()[
+                    'resource_provider_generation'],
+                 'inventories': inventories})
+            if response.status_code == 409 and \
+                    _error_code(response) == 'placement.concurrent_update':
+                self._generations.pop(uuid, None)
+                continue
+            self._check(response, 'PUT inventory of %s' % uuid)
+            self._generations[uuid] = response.json()[
+                'resource_provider_generation']
+            return True
+        raise PlacementConflict(reason='inventory of %s kept changing' %
+                                uuid)
+
+    def get_aggregates(self, uuid):
+        response = self._request(
+            'GET', '/resource_providers/%s/aggregates' % uuid,
+            version='1.19')
+        self._check(response, 'GET aggregates of %s' % uuid)
+        return response.json()['aggregates']
+
+    def sharing_providers(self, aggregates, resources):
+        """Providers that share ``resources`` with members of
+        ``aggregates`` (trait MISC_SHARES_VIA_AGGREGATE), best first."""
+        if not aggregates:
+            return []
+        query = {'member_of': 'in:' + ','.join(aggregates),
+                 'required': 'MISC_SHARES_VIA_AGGREGATE',
+                 'resources': ','.join('%s:%d' % item
+                                       for item in sorted(resources.items())
+                                       if item[1])}
+        response = self._request('GET', '/resource_providers',
+                                 params=query, version='1.18')
+        self._check(response, 'GET sharing providers')
+        return [p['uuid'] for p in response.json()['resource_providers']]
+
+    # -- allocations ---------------------------------------------------------
+
+    def get_allocations(self, consumer_uuid):
+        """{'allocations': {rp: {'resources': {...}}}, 'consumer_generation'
+        ...} for one consumer ({} allocations when it has none)."""
+        response = self._request('GET', '/allocations/%s' % consumer_uuid)
+        self._check(response, 'GET allocations of %s' % consumer_uuid)
+        return response.json()
+
+    def put_allocations(self, consumer_uuid, allocations, project_id,
+                        user_id):
+        """Write the consumer's allocations (all providers at once)."""
+        for attempt in range(CONFLICT_RETRIES):
+            current = self.get_allocations(consumer_uuid)
+            body = {'allocations': allocations,
+                    'project_id': project_id, 'user_id': user_id,
+                    'consumer_generation': current.get(
+                        'consumer_generation')}
+            response = self._request('PUT', '/allocations/%s' %
+                                     consumer_uuid, body)
+            if response.status_code == 204:
+                return
+            if response.status_code == 409 and \
+                    _error_code(response) == 'placement.concurrent_update':
+                time.sleep(0.01 * (attempt + 1))
+                continue
+            if response.status_code == 409:
+                raise PlacementConflict(reason=_error_detail(response))
+            self._check(response, 'PUT allocations of %s' % consumer_uuid)
+        raise PlacementConflict(reason='allocations of %s kept changing' %
+                                consumer_uuid)
+
+    def delete_allocations(self, consumer_uuid):
+        """Remove all of a consumer's allocations; absent is fine."""
+        response = self._request('DELETE', '/allocations/%s' % consumer_uuid)
+        if response.status_code in (204, 404):
+            return response.status_code == 204
+        self._check(response, 'DELETE allocations of %s' % consumer_uuid)
+
+    def remove_provider_from_consumer(self, consumer_uuid, rp_uuid):
+        """Drop only ``rp_uuid``'s part of a consumer's allocations."""
+        for attempt in range(CONFLICT_RETRIES):
+            current = self.get_allocations(consumer_uuid)
+            allocations = current.get('allocations', {})
+            if rp_uuid not in allocations:
+                return
+            remaining = {rp: {'resources': a['resources']}
+                         for rp, a in allocations.items() if rp != rp_uuid}
+            body = {'allocations': remaining,
+                    'project_id': current.get('project_id'),
+                    'user_id': current.get('user_id'),
+                    'consumer_generation': current.get(
+                        'consumer_generation')}
+            response = self._request('PUT', '/allocations/%s' %
+                                     consumer_uuid, body)
+            if response.status_code == 204:
+                return
+            if response.status_code == 409 and \
+                    _error_code(response) == 'placement.concurrent_update':
+                continue
+            self._check(response, 'PUT allocations of %s' % consumer_uuid)
+
+    def get_provider_allocations(self, rp_uuid):
+        """{consumer_uuid: {resource_class: amount}} on one provider."""
+        response = self._request(
+            'GET', '/resource_providers/%s/allocations' % rp_uuid)
+        if response.status_code == 404:
+            return {}
+        self._check(response, 'GET allocations on %s' % rp_uuid)
+        return {consumer: item['resources'] for consumer, item in
+                response.json()['allocations'].items()}
+
+    def list_providers(self):
+        response = self._request('GET', '/resource_providers')
+        self._check(response, 'GET providers')
+        return response.json()['resource_providers']
+
+    @staticmethod
+    def _check(response, what):
+        if response.status_code >= 400:
+            raise PlacementConflict(reason='%s: %s %s' % (
+                what, response.status_code, _error_detail(response)))

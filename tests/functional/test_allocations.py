@@ -1,0 +1,194 @@
+"""The resource tracker's allocations in placement (seed 000), through
+the real daemons: what a claim writes, what a delete and the periodic
+audit remove, and how the compute behaves while placement is away."""
+
+import requests
+
+from tests.functional import base
+from tests.functional import fixtures
+
+
+class PlacementMixin:
+
+    def placement(self, method, path, body=None, version='1.28'):
+        return requests.request(
+            method, self.plane.placement_url + path, json=body, timeout=10,
+            headers={'X-Auth-Token': 'admin',
+                     'OpenStack-API-Version': 'placement %s' % version})
+
+    def allocations(self, consumer):
+        response = self.placement('GET', '/allocations/%s' % consumer)
+        self.assertEqual(200, response.status_code, response.text)
+        return {rp: a['resources'] for rp, a in
+                response.json()['allocations'].items()}
+
+    def node_uuid(self, host):
+        for hypervisor in self.admin.get('/os-hypervisors/detail').json()[
+                'hypervisors']:
+            if hypervisor['hypervisor_hostname'] == host:
+                return hypervisor['id']
+        self.fail('no hypervisor %s' % host)
+
+    def boot(self, name, **extra):
+        extra.setdefault('image', self.plane.image_id)
+        created = self.admin.create_server(name, **extra)
+        return self.admin.wait_for_status(created['server']['id'], 'ACTIVE')
+
+    def wait_for_allocations(self, consumer, expected, timeout=30):
+        fixtures.wait_for(lambda: self.allocations(consumer) == expected,
+                          timeout, what='allocations of %s == %s' %
+                          (consumer, expected))
+
+
+class TestAllocations(PlacementMixin, base.ControlPlaneTestCase):
+
+    computes = 1
+    compute_conf = {1: '[compute]\nfake_pci_devices = 2\n'}
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.plane.manage('flavor', 'create', 'swapper', '--id', '10',
+                         '--ram', '512', '--vcpus', '2', '--disk', '5',
+                         '--ephemeral', '2', '--swap', '1')
+        cls.plane.manage('flavor', 'create', 'pci', '--id', '11', '--ram',
+                         '512', '--vcpus', '1', '--disk', '1',
+                         '--property', 'pci_passthrough:alias=a1:2')
+
+    def test_compute_node_inventory_has_ratios_and_reserved(self):
+        node = self.node_uuid('compute1')
+        inventories = self.placement(
+            'GET', '/resource_providers/%s/inventories' % node).json()[
+                'inventories']
+        self.assertEqual(8, inventories['VCPU']['total'])
+        self.assertEqual(4.0, inventories['VCPU']['allocation_ratio'])
+        self.assertEqual(8192, inventories['MEMORY_MB']['total'])
+        self.assertEqual(512, inventories['MEMORY_MB']['reserved'])
+        self.assertEqual(100, inventories['DISK_GB']['total'])
+        self.assertEqual(2, inventories['PCI_DEVICE']['total'])
+
+    def test_boot_writes_the_flavor_on_the_compute_node(self):
+        server = self.boot('alloc-boot')
+        self.assertEqual(
+            {self.node_uuid('compute1'): {'VCPU': 1, 'MEMORY_MB': 2048,
+                                          'DISK_GB': 10}},
+            self.allocations(server['id']))
+
+    def test_delete_removes_the_allocation(self):
+        server = self.boot('alloc-delete')
+        self.admin.delete('/servers/%s' % server['id'])
+        self.admin.wait_for_gone(server['id'])
+        self.wait_for_allocations(server['id'], {})
+
+    def test_swap_in_mb_counts_as_whole_gb_with_ephemeral(self):
+        server = self.boot('alloc-swap', flavor='10')
+        self.assertEqual(
+            {self.node_uuid('compute1'): {'VCPU': 2, 'MEMORY_MB': 512,
+                                          'DISK_GB': 5 + 2 + 1}},
+            self.allocations(server['id']))
+
+    def test_boot_from_volume_allocates_no_root_disk(self):
+        server = self.boot('alloc-bfv', image=None, block_device_mapping_v2=[
+            {'boot_index': 0, 'uuid': '7a0b4a52-3b1c-4c2e-9d41-2b7d1a6f0c11',
+             'source_type': 'volume', 'destination_type': 'volume'}])
+        self.assertEqual(
+            {self.node_uuid('compute1'): {'VCPU': 1, 'MEMORY_MB': 2048}},
+            self.allocations(server['id']))
+
+    def test_generic_pci_devices_are_allocated(self):
+        server = self.boot('alloc-pci', flavor='11')
+        self.assertEqual(
+            {self.node_uuid('compute1'): {'VCPU': 1, 'MEMORY_MB': 512,
+                                          'DISK_GB': 1, 'PCI_DEVICE': 2}},
+            self.allocations(server['id']))
+        self.admin.delete('/servers/%s' % server['id'])
+        self.admin.wait_for_gone(server['id'])
+
+
+class TestSharedStorage(PlacementMixin, base.ControlPlaneTestCase):
+
+    computes = 1
+    aggregate = 'a7f3b1a6-8a37-4c41-9a4e-6f1f0d3c2b10'
+
+    def test_disk_is_allocated_from_the_sharing_provider(self):
+        node = self.node_uuid('compute1')
+        created = self.placement('POST', '/resource_providers',
+                                 {'name': 'shared-disk'}, version='1.20')
+        self.assertEqual(200, created.status_code, created.text)
+        shared = created.json()['uuid']
+        response = self.placement(
+            'PUT', '/resource_providers/%s/inventories' % shared,
+            {'resource_provider_generation': created.json()['generation'],
+             'inventories': {'DISK_GB': {'total': 1000}}})
+        self.assertEqual(200, response.status_code, response.text)
+        generation = response.json()['resource_provider_generation']
+        response = self.placement(
+            'PUT', '/resource_providers/%s/traits' % shared,
+            {'resource_provider_generation': generation,
+             'traits': ['MISC_SHARES_VIA_AGGREGATE']})
+        self.assertEqual(200, response.status_code, response.text)
+        for provider in (shared, node):
+            current = self.placement(
+                'GET', '/resource_providers/%s' % provider).json()
+            response = self.placement(
+                'PUT', '/resource_providers/%s/aggregates' % provider,
+                {'aggregates': [self.aggregate],
+                 'resource_provider_generation': current['generation']},
+                version='1.19')
+            self.assertEqual(200, response.status_code, response.text)
+        # The compute learns about the sharing provider in its audit.
+        fixtures.wait_for(
+            lambda: '%s (shared storage)' % shared in
+            self.plane.daemons['compute1'].log(), timeout=30,
+            what='compute sees the sharing provider')
+        server = self.boot('shared')
+        self.assertEqual({node: {'VCPU': 1, 'MEMORY_MB': 2048},
+                          shared: {'DISK_GB': 10}},
+                         self.allocations(server['id']))
+
+
+class TestComputeAway(PlacementMixin, base.ControlPlaneTestCase):
+
+    computes = 1
+
+    def test_local_delete_is_cleaned_by_the_audit_when_compute_returns(self):
+        server = self.boot('local-delete')
+        compute = self.plane.daemons['compute1']
+        compute.stop()
+        fixtures.wait_for(lambda: [
+            s for s in self.admin.get('/os-services').json()['services']
+            if s['host'] == 'compute1' and s['state'] == 'down'],
+            timeout=30, what='compute1 down')
+        self.admin.delete('/servers/%s' % server['id'])
+        self.admin.wait_for_gone(server['id'])
+        # Nobody held the compute's side: the allocation is still there.
+        self.assertNotEqual({}, self.allocations(server['id']))
+        self.plane.start_compute(1)
+        self.wait_for_allocations(server['id'], {}, timeout=60)
+
+    def test_placement_away_for_a_while(self):
+        kept = self.boot('before-outage')
+        self.plane.daemons['placement'].stop()
+        # A delete while placement is away cannot remove the allocation...
+        self.admin.delete('/servers/%s' % kept['id'])
+        self.admin.wait_for_gone(kept['id'])
+        # ...and a build cannot write one, so it must not go ACTIVE.
+        created = self.admin.create_server('during-outage',
+                                           image=self.plane.image_id)
+        failed = self.admin.wait_for_status(created['server']['id'],
+                                            'ERROR', timeout=90)
+        self.assertIn('allocation', failed['fault']['details'] +
+                      failed['fault']['message'])
+        self.plane.start_daemon('placement')
+        fixtures.wait_for(lambda: self._placement_up(), timeout=30,
+                          what='placement back')
+        # The compute catches up on its next audit.
+        self.wait_for_allocations(kept['id'], {}, timeout=90)
+        after = self.boot('after-outage')
+        self.assertEqual(1, len(self.allocations(after['id'])))
+
+    def _placement_up(self):
+        try:
+            return self.placement('GET', '/').ok
+        except requests.RequestException:
+            return False

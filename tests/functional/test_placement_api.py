@@ -1,0 +1,204 @@
+"""The Placement API over HTTP: the real nova-lite-placement daemon on
+MariaDB, driven like a client (and like osc-placement) would."""
+
+import concurrent.futures
+import json
+import os
+import subprocess
+import uuid
+
+import testtools
+
+from tests.functional import fixtures
+from tests.functional import placement_fixtures
+
+
+def new_uuid():
+    return str(uuid.uuid4())
+
+
+class PlacementTestCase(testtools.TestCase):
+    """One placement daemon per class; tests make their own providers."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.server = placement_fixtures.PlacementServer()
+        try:
+            cls.server.start()
+        except Exception:
+            log = cls.server.log()
+            cls.server.stop()
+            raise AssertionError('placement did not start:\n' + log)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        super().tearDownClass()
+
+    def setUp(self):
+        super().setUp()
+        self.client = self.server.client()
+        self.addOnException(lambda exc_info: self.addDetail(
+            'placement-log', testtools.content.text_content(
+                self.server.log()[-8000:])))
+
+    def compute_node(self, vcpus=8, memory_mb=4096, disk_gb=100,
+                     parent=None):
+        name = 'cn-' + new_uuid()[:8]
+        rp = self.client.create_provider(name, parent=parent)['uuid']
+        self.client.set_inventory(rp, {'VCPU': vcpus, 'MEMORY_MB': memory_mb,
+                                       'DISK_GB': disk_gb})
+        return rp
+
+    def assertError(self, response, status, code=None):
+        self.assertEqual(status, response.status_code, response.text)
+        error = response.json()['errors'][0]
+        if code:
+            self.assertEqual(code, error['code'])
+
+    def generation(self, rp):
+        return self.client.get('/resource_providers/%s' % rp).json()[
+            'generation']
+
+
+class TestBasics(PlacementTestCase):
+
+    def test_version_document_without_token(self):
+        response = self.client.session.get(self.server.url + '/',
+                                           headers={'X-Auth-Token': ''})
+        self.assertEqual(200, response.status_code)
+        self.assertEqual('1.36', response.json()['versions'][0][
+            'max_version'])
+
+    def test_no_token_is_401(self):
+        response = placement_fixtures.PlacementClient(
+            self.server.url, token='').get('/resource_providers')
+        self.assertError(response, 401)
+
+    def test_stale_inventory_generation_is_409(self):
+        rp = self.compute_node()
+        response = self.client.put(
+            '/resource_providers/%s/inventories' % rp,
+            {'inventories': {'VCPU': {'total': 2}},
+             'resource_provider_generation': 0})
+        self.assertError(response, 409, 'placement.concurrent_update')
+
+    def test_shrinking_inventory_below_usage_is_409(self):
+        rp = self.compute_node(vcpus=4)
+        self.client.allocate(new_uuid(), {rp: {'VCPU': 3}})
+        response = self.client.put(
+            '/resource_providers/%s/inventories' % rp,
+            {'inventories': {'VCPU': {'total': 2}},
+             'resource_provider_generation': self.generation(rp)})
+        self.assertError(response, 409, 'placement.inventory.inuse')
+
+
+class TestAllocations(PlacementTestCase):
+
+    def test_capacity_with_reserved_and_ratio(self):
+        rp = self.client.create_provider('cap-' + new_uuid()[:8])['uuid']
+        self.client.set_inventory(rp, {'VCPU': {
+            'total': 4, 'reserved': 2, 'allocation_ratio': 1.5}})
+        self.assertEqual(204, self.client.allocate(
+            new_uuid(), {rp: {'VCPU': 3}}).status_code)
+        self.assertError(self.client.allocate(new_uuid(), {rp: {'VCPU': 1}}),
+                         409)
+
+    def test_one_bad_provider_writes_nothing(self):
+        good, small = self.compute_node(), self.compute_node(vcpus=1)
+        consumer = new_uuid()
+        response = self.client.allocate(consumer, {good: {'VCPU': 1},
+                                                   small: {'VCPU': 2}})
+        self.assertError(response, 409)
+        self.assertEqual({'allocations': {}}, self.client.get(
+            '/allocations/%s' % consumer).json())
+        self.assertEqual({'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
+                         self.client.get('/resource_providers/%s/usages' %
+                                         good).json()['usages'])
+
+    def test_consumer_generation_guards_a_replace(self):
+        rp = self.compute_node()
+        consumer = new_uuid()
+        self.client.allocate(consumer, {rp: {'VCPU': 1}})
+        self.assertError(self.client.allocate(consumer, {rp: {'VCPU': 2}},
+                                              generation=None), 409,
+                         'placement.concurrent_update')
+        self.assertEqual(204, self.client.allocate(
+            consumer, {rp: {'VCPU': 2}}, generation=1).status_code)
+        self.assertEqual(2, self.client.get('/allocations/%s' % consumer)
+                         .json()['consumer_generation'])
+
+    def test_post_allocations_swaps_atomically(self):
+        source, dest = self.compute_node(vcpus=2), self.compute_node(vcpus=2)
+        instance, migration = new_uuid(), new_uuid()
+        self.client.allocate(instance, {source: {'VCPU': 2}})
+
+        def part(allocations, generation):
+            return {'allocations': {rp: {'resources': r}
+                                    for rp, r in allocations.items()},
+                    'project_id': 'p1', 'user_id': 'u1',
+                    'consumer_generation': generation}
+        response = self.client.post('/allocations', {
+            migration: part({source: {'VCPU': 2}}, None),
+            instance: part({dest: {'VCPU': 2}}, 1)})
+        self.assertEqual(204, response.status_code, response.text)
+        self.assertEqual([dest], list(self.client.get(
+            '/allocations/%s' % instance).json()['allocations']))
+        # An impossible swap changes nothing.
+        response = self.client.post('/allocations', {
+            migration: part({}, 1),
+            instance: part({dest: {'VCPU': 3}}, 2)})
+        self.assertError(response, 409)
+        self.assertEqual([source], list(self.client.get(
+            '/allocations/%s' % migration).json()['allocations']))
+
+    def test_delete_twice_is_404(self):
+        rp = self.compute_node()
+        consumer = new_uuid()
+        self.client.allocate(consumer, {rp: {'VCPU': 1}})
+        self.assertEqual(204, self.client.delete(
+            '/allocations/%s' % consumer).status_code)
+        self.assertError(self.client.delete('/allocations/%s' % consumer),
+                         404)
+
+    def test_concurrent_writers_never_exceed_capacity(self):
+        rp = self.compute_node(vcpus=10)
+        before = self.generation(rp)
+
+        def claim(_):
+            client = self.server.client()
+            return client.allocate(new_uuid(), {rp: {'VCPU': 1}}).status_code
+        with concurrent.futures.ThreadPoolExecutor(20) as pool:
+            statuses = list(pool.map(claim, range(30)))
+        self.assertEqual(10, statuses.count(204), statuses)
+        self.assertEqual(20, statuses.count(409), statuses)
+        self.assertEqual(10, self.client.get(
+            '/resource_providers/%s/usages' % rp).json()['usages']['VCPU'])
+        self.assertEqual(before + 10, self.generation(rp))
+
+    def test_project_usages(self):
+        rp = self.compute_node()
+        project = 'proj-' + new_uuid()[:8]
+        self.client.allocate(new_uuid(), {rp: {'VCPU': 2, 'MEMORY_MB': 64}},
+                             project_id=project)
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 64}, self.client.get(
+            '/usages?project_id=%s' % project).json()['usages'])
+
+
+class TestNestedProviders(PlacementTestCase):
+
+    def test_tree_and_deletion_order(self):
+        root = self.compute_node()
+        child = self.client.create_provider('nic-' + new_uuid()[:8],
+                                            parent=root)['uuid']
+        tree = self.client.get('/resource_providers?in_tree=%s' %
+                               child).json()['resource_providers']
+        self.assertEqual({root, child}, {rp['uuid'] for rp in tree})
+        self.assertError(self.client.delete('/resource_providers/%s' % root),
+                         409,
+                         'placement.resource_provider.cannot_delete_parent')
+        self.assertEqual(204, self.client.delete(
+            '/resource_providers/%s' % child).status_code)
+        self.assertEqual(204, self.client.delete(
+            '/resource_providers/%s' % root).status_code)

@@ -1,0 +1,316 @@
+"""GET /allocation_candidates: flat, shared and nested providers, granular
+groups, policies, filters and the response format per microversion."""
+
+from oslo_utils import uuidutils
+
+from tests.unit.placement import base
+
+
+class CandidatesTestCase(base.PlacementTestCase):
+
+    def candidates(self, query, version=base.LATEST):
+        response = self.get('/allocation_candidates?' + query,
+                            version=version)
+        self.assertStatus(200, response)
+        return response.json
+
+    def providers_of(self, body):
+        """The provider sets of each allocation request, sorted."""
+        return sorted(sorted(request['allocations'])
+                      for request in body['allocation_requests'])
+
+    def set_traits(self, rp, *names):
+        for name in names:
+            if name.startswith('CUSTOM_'):
+                self.put('/traits/%s' % name)
+        generation = self.get('/resource_providers/%s' % rp).json[
+            'generation']
+        self.assertStatus(200, self.put(
+            '/resource_providers/%s/traits' % rp,
+            {'traits': list(names),
+             'resource_provider_generation': generation}))
+
+    def set_aggregates(self, rp, *aggs):
+        generation = self.get('/resource_providers/%s' % rp).json[
+            'generation']
+        self.assertStatus(200, self.put(
+            '/resource_providers/%s/aggregates' % rp,
+            {'aggregates': list(aggs),
+             'resource_provider_generation': generation}))
+
+
+class TestFlat(CandidatesTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.cn1 = self.compute_node('cn1', vcpus=8, memory_mb=4096)
+        self.cn2 = self.compute_node('cn2', vcpus=2, memory_mb=1024)
+
+    def test_every_provider_with_room_is_a_candidate(self):
+        body = self.candidates('resources=VCPU:1,MEMORY_MB:512')
+        self.assertEqual(sorted([[self.cn1], [self.cn2]]),
+                         self.providers_of(body))
+        request = [r for r in body['allocation_requests']
+                   if self.cn1 in r['allocations']][0]
+        self.assertEqual({'VCPU': 1, 'MEMORY_MB': 512},
+                         request['allocations'][self.cn1]['resources'])
+        self.assertEqual({'': [self.cn1]}, request['mappings'])
+
+    def test_usage_is_subtracted(self):
+        self.allocate(uuidutils.generate_uuid(), {self.cn2: {'VCPU': 2}})
+        body = self.candidates('resources=VCPU:1')
+        self.assertEqual([[self.cn1]], self.providers_of(body))
+
+    def test_max_unit_excludes(self):
+        self.set_inventory(self.cn1, VCPU={'total': 8, 'max_unit': 1})
+        body = self.candidates('resources=VCPU:2')
+        self.assertEqual([[self.cn2]], self.providers_of(body))
+
+    def test_nothing_fits_is_empty_not_an_error(self):
+        body = self.candidates('resources=VCPU:100')
+        self.assertEqual({'allocation_requests': [],
+                          'provider_summaries': {}}, body)
+
+    def test_summaries_show_capacity_used_and_traits(self):
+        self.allocate(uuidutils.generate_uuid(), {self.cn1: {'VCPU': 3}})
+        self.set_traits(self.cn1, 'HW_CPU_X86_AVX2')
+        summary = self.candidates('resources=VCPU:1')[
+            'provider_summaries'][self.cn1]
+        self.assertEqual({'capacity': 8, 'used': 3},
+                         summary['resources']['VCPU'])
+        self.assertIn('DISK_GB', summary['resources'])
+        self.assertEqual(['HW_CPU_X86_AVX2'], summary['traits'])
+        self.assertEqual(self.cn1, summary['root_provider_uuid'])
+        self.assertIsNone(summary['parent_provider_uuid'])
+
+    def test_summaries_show_only_requested_classes_before_1_27(self):
+        summary = self.candidates('resources=VCPU:1', version='1.26')[
+            'provider_summaries'][self.cn1]
+        self.assertEqual(['VCPU'], list(summary['resources']))
+
+    def test_list_format_before_1_12(self):
+        body = self.candidates('resources=VCPU:1', version='1.10')
+        request = body['allocation_requests'][0]
+        self.assertIsInstance(request['allocations'], list)
+        self.assertIn('resource_provider', request['allocations'][0])
+
+    def test_no_mappings_before_1_34(self):
+        body = self.candidates('resources=VCPU:1', version='1.33')
+        self.assertNotIn('mappings', body['allocation_requests'][0])
+
+    def test_limit(self):
+        body = self.candidates('resources=VCPU:1&limit=1')
+        self.assertEqual(1, len(body['allocation_requests']))
+        self.assertEqual(1, len(body['provider_summaries']))
+
+    def test_required_and_forbidden_traits(self):
+        self.set_traits(self.cn1, 'HW_CPU_X86_AVX2')
+        self.assertEqual([[self.cn1]], self.providers_of(self.candidates(
+            'resources=VCPU:1&required=HW_CPU_X86_AVX2')))
+        self.assertEqual([[self.cn2]], self.providers_of(self.candidates(
+            'resources=VCPU:1&required=!HW_CPU_X86_AVX2')))
+
+    def test_member_of(self):
+        agg = uuidutils.generate_uuid()
+        self.set_aggregates(self.cn2, agg)
+        self.assertEqual([[self.cn2]], self.providers_of(self.candidates(
+            'resources=VCPU:1&member_of=%s' % agg)))
+        self.assertEqual([[self.cn1]], self.providers_of(self.candidates(
+            'resources=VCPU:1&member_of=!%s' % agg)))
+
+    def test_root_required(self):
+        self.set_traits(self.cn2, 'COMPUTE_STATUS_DISABLED')
+        self.assertEqual([[self.cn1]], self.providers_of(self.candidates(
+            'resources=VCPU:1&root_required=!COMPUTE_STATUS_DISABLED')))
+
+    def test_in_tree(self):
+        self.assertEqual([[self.cn2]], self.providers_of(self.candidates(
+            'resources=VCPU:1&in_tree=%s' % self.cn2)))
+
+
+class TestBadRequests(CandidatesTestCase):
+
+    def test_before_1_10_is_404(self):
+        self.assertError(self.get('/allocation_candidates?resources=VCPU:1',
+                                  version='1.9'), 404)
+
+    def test_no_resources_is_400(self):
+        self.assertError(self.get('/allocation_candidates'), 400)
+
+    def test_unknown_class_is_400(self):
+        self.assertError(self.get('/allocation_candidates?resources=NOPE:1'),
+                         400)
+
+    def test_malformed_resources_is_400(self):
+        self.assertError(self.get('/allocation_candidates?resources=VCPU'),
+                         400, 'placement.query.bad_value')
+
+    def test_zero_amount_is_400(self):
+        self.assertError(self.get('/allocation_candidates?resources=VCPU:0'),
+                         400)
+
+    def test_unknown_trait_is_400(self):
+        self.assertError(self.get('/allocation_candidates?resources=VCPU:1'
+                                  '&required=CUSTOM_NOPE'), 400)
+
+    def test_unknown_parameter_is_400(self):
+        self.assertError(self.get('/allocation_candidates?resources=VCPU:1'
+                                  '&colour=red'), 400)
+
+    def test_two_numbered_groups_need_a_group_policy(self):
+        self.assertError(self.get('/allocation_candidates?resources1=VCPU:1'
+                                  '&resources2=VCPU:1'), 400)
+
+    def test_bad_group_policy_is_400(self):
+        self.assertError(self.get('/allocation_candidates?resources=VCPU:1'
+                                  '&group_policy=all'), 400)
+
+    def test_bad_limit_is_400(self):
+        self.assertError(self.get('/allocation_candidates?resources=VCPU:1'
+                                  '&limit=0'), 400)
+
+    def test_required_without_resources_in_a_group_is_400_before_1_36(self):
+        self.assertError(self.get(
+            '/allocation_candidates?resources=VCPU:1&required1=CUSTOM_X',
+            version='1.35'), 400)
+
+    def test_string_suffix_before_1_33_is_400(self):
+        self.assertError(self.get(
+            '/allocation_candidates?resources_A=VCPU:1', version='1.32'),
+            400)
+
+    def test_unknown_same_subtree_suffix_is_400(self):
+        self.assertError(self.get(
+            '/allocation_candidates?resources_A=VCPU:1&same_subtree=_A,_B'),
+            400)
+
+    def test_in_tree_not_a_uuid_is_400(self):
+        self.assertError(self.get(
+            '/allocation_candidates?resources=VCPU:1&in_tree=x'), 400)
+
+
+class TestSharing(CandidatesTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.agg = uuidutils.generate_uuid()
+        self.cn = self.make_provider('cn')['uuid']
+        self.set_inventory(self.cn, VCPU=8, MEMORY_MB=4096)
+        self.set_aggregates(self.cn, self.agg)
+        self.storage = self.make_provider('storage')['uuid']
+        self.set_inventory(self.storage, DISK_GB=1000)
+        self.set_aggregates(self.storage, self.agg)
+        self.set_traits(self.storage, 'MISC_SHARES_VIA_AGGREGATE')
+
+    def test_disk_comes_from_the_sharing_provider(self):
+        body = self.candidates('resources=VCPU:1,DISK_GB:10')
+        self.assertEqual([sorted([self.cn, self.storage])],
+                         self.providers_of(body))
+        request = body['allocation_requests'][0]
+        self.assertEqual({'DISK_GB': 10},
+                         request['allocations'][self.storage]['resources'])
+        self.assertEqual(sorted([self.cn, self.storage]),
+                         sorted(request['mappings']['']))
+
+    def test_not_shared_without_the_trait(self):
+        self.set_traits(self.storage)
+        self.assertEqual([], self.candidates(
+            'resources=VCPU:1,DISK_GB:10')['allocation_requests'])
+
+    def test_not_shared_outside_the_aggregate(self):
+        self.set_aggregates(self.cn)
+        self.assertEqual([], self.candidates(
+            'resources=VCPU:1,DISK_GB:10')['allocation_requests'])
+
+    def test_sharing_provider_alone_satisfies_a_disk_only_request(self):
+        body = self.candidates('resources=DISK_GB:10')
+        self.assertEqual([[self.storage]], self.providers_of(body))
+
+
+class TestNested(CandidatesTestCase):
+    """A compute node with two NIC children offering bandwidth."""
+
+    def setUp(self):
+        super().setUp()
+        self.cn = self.compute_node('cn')
+        self.nic1 = self.make_provider('nic1', parent=self.cn)['uuid']
+        self.nic2 = self.make_provider('nic2', parent=self.cn)['uuid']
+        for nic in (self.nic1, self.nic2):
+            self.set_inventory(nic, NET_BW_EGR_KILOBIT_PER_SEC=1000)
+        self.set_traits(self.nic1, 'CUSTOM_PHYSNET_A')
+        self.set_traits(self.nic2, 'CUSTOM_PHYSNET_B')
+
+    def test_unsuffixed_group_spreads_over_the_tree(self):
+        body = self.candidates(
+            'resources=VCPU:1,NET_BW_EGR_KILOBIT_PER_SEC:100')
+        self.assertEqual(sorted([sorted([self.cn, self.nic1]),
+                                 sorted([self.cn, self.nic2])]),
+                         self.providers_of(body))
+
+    def test_summaries_cover_the_whole_tree(self):
+        body = self.candidates('resources=VCPU:1')
+        self.assertEqual({self.cn, self.nic1, self.nic2},
+                         set(body['provider_summaries']))
+        self.assertEqual(self.cn, body['provider_summaries'][self.nic1][
+            'parent_provider_uuid'])
+
+    def test_granular_group_lands_on_the_child_with_the_trait(self):
+        body = self.candidates(
+            'resources=VCPU:1&resources1=NET_BW_EGR_KILOBIT_PER_SEC:100'
+            '&required1=CUSTOM_PHYSNET_B')
+        (request,) = body['allocation_requests']
+        self.assertEqual({'': [self.cn], '1': [self.nic2]},
+                         request['mappings'])
+        self.assertEqual({'NET_BW_EGR_KILOBIT_PER_SEC': 100},
+                         request['allocations'][self.nic2]['resources'])
+
+    def test_string_suffixes_name_the_mappings(self):
+        body = self.candidates(
+            'resources_PORT1=NET_BW_EGR_KILOBIT_PER_SEC:100'
+            '&required_PORT1=CUSTOM_PHYSNET_A&resources=VCPU:1')
+        (request,) = body['allocation_requests']
+        self.assertEqual([self.nic1], request['mappings']['_PORT1'])
+
+    def test_isolate_puts_groups_on_different_providers(self):
+        query = ('resources1=NET_BW_EGR_KILOBIT_PER_SEC:100'
+                 '&resources2=NET_BW_EGR_KILOBIT_PER_SEC:100')
+        isolated = self.candidates(query + '&group_policy=isolate')
+        self.assertEqual([sorted([self.nic1, self.nic2])] * 2,
+                         self.providers_of(isolated))
+        shared = self.candidates(query + '&group_policy=none')
+        self.assertEqual(4, len(shared['allocation_requests']))
+
+    def test_merged_groups_must_fit_together(self):
+        body = self.candidates(
+            'resources1=NET_BW_EGR_KILOBIT_PER_SEC:600'
+            '&resources2=NET_BW_EGR_KILOBIT_PER_SEC:600&group_policy=none')
+        self.assertEqual([sorted([self.nic1, self.nic2])] * 2,
+                         self.providers_of(body))
+
+    def test_granular_group_on_a_child_that_is_full_gives_nothing(self):
+        self.allocate(uuidutils.generate_uuid(),
+                      {self.nic2: {'NET_BW_EGR_KILOBIT_PER_SEC': 1000}})
+        body = self.candidates(
+            'resources=VCPU:1&resources1=NET_BW_EGR_KILOBIT_PER_SEC:100'
+            '&required1=CUSTOM_PHYSNET_B')
+        self.assertEqual([], body['allocation_requests'])
+
+    def test_same_subtree(self):
+        pf = self.make_provider('pf', parent=self.nic1)['uuid']
+        self.set_inventory(pf, NET_PACKET_RATE_KILOPACKET_PER_SEC=100)
+        query = ('resources_BW=NET_BW_EGR_KILOBIT_PER_SEC:10'
+                 '&resources_PPS=NET_PACKET_RATE_KILOPACKET_PER_SEC:1'
+                 '&group_policy=none')
+        loose = self.candidates(query)
+        self.assertEqual(2, len(loose['allocation_requests']))
+        tight = self.candidates(query + '&same_subtree=_BW,_PPS')
+        (request,) = tight['allocation_requests']
+        self.assertEqual([self.nic1], request['mappings']['_BW'])
+
+    def test_resourceless_group_with_same_subtree(self):
+        query = ('resources_BW=NET_BW_EGR_KILOBIT_PER_SEC:10'
+                 '&required_NIC=CUSTOM_PHYSNET_B&same_subtree=_BW,_NIC'
+                 '&group_policy=none')
+        (request,) = self.candidates(query)['allocation_requests']
+        self.assertEqual([self.nic2], request['mappings']['_BW'])
+        self.assertEqual([self.nic2], request['mappings']['_NIC'])

@@ -1,0 +1,62 @@
+"""POST /reshaper: inventory and the allocations using it move together."""
+
+from oslo_utils import uuidutils
+
+from tests.unit.placement import base
+
+
+class TestReshaper(base.PlacementTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.cn = self.make_provider('cn')['uuid']
+        self.set_inventory(self.cn, VCPU=8, VGPU=4)
+        self.gpu = self.make_provider('gpu', parent=self.cn)['uuid']
+        self.consumer = uuidutils.generate_uuid()
+        self.assertStatus(204, self.allocate(
+            self.consumer, {self.cn: {'VCPU': 1, 'VGPU': 2}}))
+
+    def reshape_body(self, cn_generation=2, gpu_total=4, consumer_gen=1):
+        return {
+            'inventories': {
+                self.cn: {'inventories': {'VCPU': {'total': 8}},
+                          'resource_provider_generation': cn_generation},
+                self.gpu: {'inventories': {'VGPU': {'total': gpu_total}},
+                           'resource_provider_generation': 0},
+            },
+            'allocations': {
+                self.consumer: {
+                    'allocations': {
+                        self.cn: {'resources': {'VCPU': 1}},
+                        self.gpu: {'resources': {'VGPU': 2}}},
+                    'project_id': 'p1', 'user_id': 'u1',
+                    'consumer_generation': consumer_gen},
+            },
+        }
+
+    def test_vgpu_moves_to_the_child_with_its_allocation(self):
+        self.assertStatus(204, self.post('/reshaper', self.reshape_body()))
+        allocations = self.get('/allocations/%s' % self.consumer).json[
+            'allocations']
+        self.assertEqual({'VGPU': 2}, allocations[self.gpu]['resources'])
+        self.assertEqual(['VCPU'], list(self.get(
+            '/resource_providers/%s/inventories' % self.cn).json[
+                'inventories']))
+
+    def test_stale_generation_changes_nothing(self):
+        response = self.post('/reshaper', self.reshape_body(cn_generation=0))
+        self.assertError(response, 409, 'placement.concurrent_update')
+        self.assertIn(self.cn, self.get('/allocations/%s' % self.consumer)
+                      .json['allocations'])
+        self.assertIn('VGPU', self.get('/resource_providers/%s/inventories'
+                                       % self.cn).json['inventories'])
+
+    def test_new_inventory_too_small_changes_nothing(self):
+        response = self.post('/reshaper', self.reshape_body(gpu_total=1))
+        self.assertError(response, 409)
+        self.assertEqual({}, self.get('/resource_providers/%s/inventories' %
+                                      self.gpu).json['inventories'])
+
+    def test_before_1_30_is_404(self):
+        self.assertError(self.post('/reshaper', self.reshape_body(),
+                                   version='1.29'), 404)

@@ -1,0 +1,239 @@
+"""/resource_providers: create, list filters, show, update, delete."""
+
+from oslo_utils import uuidutils
+
+from tests.unit.placement import base
+
+
+class TestCreateAndShow(base.PlacementTestCase):
+
+    def test_create_returns_provider_with_generation_zero(self):
+        uuid = uuidutils.generate_uuid()
+        response = self.post('/resource_providers',
+                             {'name': 'cn1', 'uuid': uuid})
+        self.assertStatus(200, response)
+        self.assertTrue(response.headers['Location'].endswith(
+            '/resource_providers/%s' % uuid))
+        body = response.json
+        self.assertEqual((uuid, 'cn1', 0, None, uuid),
+                         (body['uuid'], body['name'], body['generation'],
+                          body['parent_provider_uuid'],
+                          body['root_provider_uuid']))
+        rels = {link['rel'] for link in body['links']}
+        self.assertEqual({'self', 'inventories', 'usages', 'aggregates',
+                          'traits', 'allocations'}, rels)
+
+    def test_create_before_1_20_is_201_without_body(self):
+        response = self.post('/resource_providers', {'name': 'cn1'},
+                             version='1.19')
+        self.assertStatus(201, response)
+        self.assertEqual(b'', response.body)
+
+    def test_create_generates_a_uuid_when_none_is_given(self):
+        body = self.post('/resource_providers', {'name': 'cn1'}).json
+        self.assertTrue(uuidutils.is_uuid_like(body['uuid']))
+
+    def test_duplicate_name_is_409_duplicate_name(self):
+        self.make_provider('cn1')
+        response = self.post('/resource_providers', {'name': 'cn1'})
+        self.assertError(response, 409, 'placement.duplicate_name')
+
+    def test_duplicate_uuid_is_409(self):
+        uuid = self.make_provider('cn1')['uuid']
+        response = self.post('/resource_providers',
+                             {'name': 'cn2', 'uuid': uuid})
+        self.assertError(response, 409, fragment=uuid)
+
+    def test_missing_name_is_400(self):
+        self.assertError(self.post('/resource_providers', {}), 400)
+
+    def test_name_longer_than_200_is_400(self):
+        self.assertError(self.post('/resource_providers',
+                                   {'name': 'x' * 201}), 400)
+
+    def test_malformed_uuid_in_body_is_400(self):
+        self.assertError(self.post('/resource_providers',
+                                   {'name': 'a', 'uuid': 'nope'}), 400)
+
+    def test_unknown_field_is_400(self):
+        self.assertError(self.post('/resource_providers',
+                                   {'name': 'a', 'colour': 'red'}), 400)
+
+    def test_parent_before_1_14_is_400(self):
+        parent = self.make_provider('root')['uuid']
+        response = self.post('/resource_providers',
+                             {'name': 'child',
+                              'parent_provider_uuid': parent},
+                             version='1.13')
+        self.assertError(response, 400)
+
+    def test_child_has_parent_and_root(self):
+        root = self.make_provider('root')['uuid']
+        child = self.make_provider('child', parent=root)
+        grandchild = self.make_provider('grandchild', parent=child['uuid'])
+        self.assertEqual(root, child['parent_provider_uuid'])
+        self.assertEqual(root, grandchild['root_provider_uuid'])
+        self.assertEqual(child['uuid'], grandchild['parent_provider_uuid'])
+
+    def test_unknown_parent_is_400(self):
+        response = self.post('/resource_providers', {
+            'name': 'child',
+            'parent_provider_uuid': uuidutils.generate_uuid()})
+        self.assertError(response, 400, fragment='parent provider')
+
+    def test_show_unknown_is_404_not_found_code(self):
+        response = self.get('/resource_providers/%s' %
+                            uuidutils.generate_uuid())
+        self.assertError(response, 404,
+                         'placement.resource_provider.not_found')
+
+    def test_show_malformed_uuid_is_404(self):
+        self.assertError(self.get('/resource_providers/not-a-uuid'), 404)
+
+    def test_show_before_1_14_has_no_tree_fields(self):
+        uuid = self.make_provider('cn1')['uuid']
+        body = self.get('/resource_providers/%s' % uuid,
+                        version='1.13').json
+        self.assertNotIn('root_provider_uuid', body)
+
+
+class TestList(base.PlacementTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.big = self.compute_node('big', vcpus=16, memory_mb=32768)
+        self.small = self.compute_node('small', vcpus=2, memory_mb=1024)
+
+    def names(self, query, version=base.LATEST):
+        response = self.get('/resource_providers' + query, version=version)
+        self.assertStatus(200, response)
+        return sorted(rp['name'] for rp in
+                      response.json['resource_providers'])
+
+    def test_list_all(self):
+        self.assertEqual(['big', 'small'], self.names(''))
+
+    def test_filter_by_name_and_uuid(self):
+        self.assertEqual(['small'], self.names('?name=small'))
+        self.assertEqual(['big'], self.names('?uuid=%s' % self.big))
+
+    def test_filter_by_resources_counts_usage(self):
+        self.assertEqual(['big', 'small'], self.names('?resources=VCPU:2'))
+        self.assertEqual(['big'],
+                         self.names('?resources=VCPU:2,MEMORY_MB:2048'))
+        self.assertStatus(204, self.allocate(uuidutils.generate_uuid(),
+                                             {self.small: {'VCPU': 1}}))
+        self.assertEqual(['big'], self.names('?resources=VCPU:2'))
+
+    def test_resources_with_unknown_class_is_400(self):
+        response = self.get('/resource_providers?resources=FOO:1')
+        self.assertError(response, 400)
+
+    def test_resources_badly_formed_is_400_bad_value(self):
+        response = self.get('/resource_providers?resources=VCPU')
+        self.assertError(response, 400, 'placement.query.bad_value')
+
+    def test_resources_zero_amount_is_400(self):
+        self.assertError(self.get('/resource_providers?resources=VCPU:0'),
+                         400)
+
+    def test_member_of_any_of_several(self):
+        agg1, agg2 = uuidutils.generate_uuid(), uuidutils.generate_uuid()
+        self.put('/resource_providers/%s/aggregates' % self.big,
+                 {'aggregates': [agg1], 'resource_provider_generation': 1})
+        self.assertEqual(['big'], self.names('?member_of=%s' % agg1))
+        self.assertEqual(['big'],
+                         self.names('?member_of=in:%s,%s' % (agg1, agg2)))
+        self.assertEqual([], self.names('?member_of=%s' % agg2))
+
+    def test_forbidden_member_of(self):
+        agg = uuidutils.generate_uuid()
+        self.put('/resource_providers/%s/aggregates' % self.big,
+                 {'aggregates': [agg], 'resource_provider_generation': 1})
+        self.assertEqual(['small'], self.names('?member_of=!%s' % agg))
+
+    def test_member_of_malformed_is_400(self):
+        self.assertError(self.get('/resource_providers?member_of=nope'), 400)
+
+    def test_required_traits(self):
+        self.put('/resource_providers/%s/traits' % self.big,
+                 {'traits': ['HW_CPU_X86_AVX2'],
+                  'resource_provider_generation': 1})
+        self.assertEqual(['big'], self.names('?required=HW_CPU_X86_AVX2'))
+        self.assertEqual(['small'],
+                         self.names('?required=!HW_CPU_X86_AVX2'))
+
+    def test_required_unknown_trait_is_400(self):
+        self.assertError(self.get('/resource_providers?required=CUSTOM_NO'),
+                         400)
+
+    def test_in_tree(self):
+        child = self.make_provider('child', parent=self.big)['uuid']
+        self.assertEqual(['big', 'child'], self.names('?in_tree=%s' % child))
+
+    def test_filter_unknown_for_the_version_is_400(self):
+        self.assertError(self.get('/resource_providers?in_tree=%s' %
+                                  self.big, version='1.13'), 400)
+
+
+class TestUpdateAndDelete(base.PlacementTestCase):
+
+    def test_rename(self):
+        uuid = self.make_provider('old')['uuid']
+        response = self.put('/resource_providers/%s' % uuid,
+                            {'name': 'new'})
+        self.assertStatus(200, response)
+        self.assertEqual('new', self.get('/resource_providers/%s' %
+                                         uuid).json['name'])
+
+    def test_rename_to_taken_name_is_409(self):
+        self.make_provider('taken')
+        uuid = self.make_provider('mine')['uuid']
+        response = self.put('/resource_providers/%s' % uuid,
+                            {'name': 'taken'})
+        self.assertError(response, 409, 'placement.duplicate_name')
+
+    def test_give_a_root_a_parent_moves_its_subtree(self):
+        root = self.make_provider('root')['uuid']
+        other = self.make_provider('other')['uuid']
+        child = self.make_provider('child', parent=other)['uuid']
+        response = self.put('/resource_providers/%s' % other,
+                            {'name': 'other', 'parent_provider_uuid': root})
+        self.assertStatus(200, response)
+        self.assertEqual(root, self.get('/resource_providers/%s' %
+                                        child).json['root_provider_uuid'])
+
+    def test_reparenting_before_1_37_is_400(self):
+        a = self.make_provider('a')['uuid']
+        b = self.make_provider('b')['uuid']
+        child = self.make_provider('child', parent=a)['uuid']
+        response = self.put('/resource_providers/%s' % child,
+                            {'name': 'child', 'parent_provider_uuid': b})
+        self.assertError(response, 400)
+
+    def test_parent_loop_is_400(self):
+        root = self.make_provider('root')['uuid']
+        response = self.put('/resource_providers/%s' % root,
+                            {'name': 'root', 'parent_provider_uuid': root})
+        self.assertError(response, 400)
+
+    def test_delete(self):
+        uuid = self.compute_node('cn1')
+        self.assertStatus(204, self.delete('/resource_providers/%s' % uuid))
+        self.assertError(self.get('/resource_providers/%s' % uuid), 404)
+
+    def test_delete_unknown_is_404(self):
+        self.assertError(self.delete('/resource_providers/%s' %
+                                     uuidutils.generate_uuid()), 404)
+
+    def test_delete_with_allocations_is_409_inuse(self):
+        uuid = self.compute_node('cn1')
+        self.allocate(uuidutils.generate_uuid(), {uuid: {'VCPU': 1}})
+        self.assertError(self.delete('/resource_providers/%s' % uuid), 409,
+                         'placement.resource_provider.inuse')
+
+    def test_delete_parent_is_409_cannot_delete_parent(self):
+        root = self.make_provider('root')['uuid']
+        self.make_provider('child', parent=root)
+        self.assertError(self.delete('/resource_providers/%s' % root), 409,
+                         'placement.resource_provider.cannot_delete_parent')

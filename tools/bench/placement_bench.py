@@ -1,0 +1,198 @@
+#!/usr/bin/env python
+"""Placement benchmark: allocation writes/s and allocation candidate latency.
+
+Starts its own nova-lite-placement daemon on fresh MariaDB databases (or
+measures the Placement API at ``--url``, e.g. an OpenStack Placement for a
+side-by-side comparison), then:
+
+1. allocation PUT + DELETE cycles per second, with 1 and 4 client threads
+   (each cycle: PUT /allocations/{new consumer} on a provider, then DELETE);
+2. GET /allocation_candidates?resources=VCPU:1,MEMORY_MB:512,DISK_GB:10
+   latency (median, p95) with 1,000 providers and then with 10,000, each
+   provider having VCPU/MEMORY_MB/DISK_GB inventory and one allocation.
+
+Usage (from the repository root):
+    PYTHONPATH=. .venv/bin/python tools/bench/placement_bench.py
+    PYTHONPATH=. .venv/bin/python tools/bench/placement_bench.py \\
+        --url http://127.0.0.1:8778 --sizes 1000
+"""
+
+import argparse
+import concurrent.futures
+import statistics
+import sys
+import threading
+import time
+import uuid
+
+import requests
+
+VERSION = '1.28'
+CANDIDATES_QUERY = 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:10'
+
+
+class Client:
+
+    def __init__(self, url, token='admin'):
+        self.url = url.rstrip('/')
+        self.local = threading.local()
+        self.token = token
+
+    @property
+    def session(self):
+        session = getattr(self.local, 'session', None)
+        if session is None:
+            session = requests.Session()
+            session.headers.update({
+                'X-Auth-Token': self.token,
+                'OpenStack-API-Version': 'placement %s' % VERSION,
+                'Accept': 'application/json'})
+            self.local.session = session
+        return session
+
+    def call(self, method, path, body=None, expect=(200, 201, 204),
+             version=None):
+        headers = {}
+        if version:
+            headers['OpenStack-API-Version'] = 'placement %s' % version
+        response = self.session.request(method, self.url + path, json=body,
+                                        headers=headers, timeout=120)
+        if response.status_code not in expect:
+            raise RuntimeError('%s %s: %s %s' % (method, path,
+                                                 response.status_code,
+                                                 response.text[:300]))
+        return response
+
+
+def make_provider(client, index):
+    rp = str(uuid.uuid4())
+    client.call('POST', '/resource_providers',
+                {'name': 'bench-%06d-%s' % (index, rp[:8]), 'uuid': rp})
+    client.call('PUT', '/resource_providers/%s/inventories' % rp, {
+        'resource_provider_generation': 0,
+        'inventories': {
+            'VCPU': {'total': 32, 'allocation_ratio': 4.0},
+            'MEMORY_MB': {'total': 131072, 'reserved': 512,
+                          'allocation_ratio': 1.5},
+            'DISK_GB': {'total': 2000}}})
+    client.call('PUT', '/allocations/%s' % uuid.uuid4(), {
+        'allocations': {rp: {'resources': {'VCPU': 2, 'MEMORY_MB': 2048,
+                                           'DISK_GB': 20}}},
+        'project_id': 'bench', 'user_id': 'bench',
+        'consumer_generation': None})
+    return rp
+
+
+def grow(client, providers, target, threads=8):
+    start = len(providers)
+    if target <= start:
+        return
+    began = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        providers.extend(pool.map(lambda i: make_provider(client, i),
+                                  range(start, target)))
+    print('  populated %d providers in %.1fs' % (
+        target - start, time.monotonic() - began), flush=True)
+
+
+def write_rate(client, providers, threads, seconds):
+    """PUT+DELETE cycles per second over ``seconds`` with ``threads``."""
+    stop = time.monotonic() + seconds
+    counts = [0] * threads
+    errors = []
+
+    def worker(index):
+        rp = providers[index % len(providers)]
+        while time.monotonic() < stop:
+            consumer = str(uuid.uuid4())
+            try:
+                client.call('PUT', '/allocations/%s' % consumer, {
+                    'allocations': {rp: {'resources': {
+                        'VCPU': 1, 'MEMORY_MB': 256, 'DISK_GB': 1}}},
+                    'project_id': 'bench', 'user_id': 'bench',
+                    'consumer_generation': None}, expect=(204,))
+                client.call('DELETE', '/allocations/%s' % consumer,
+                            expect=(204,))
+                counts[index] += 1
+            except Exception as e:  # report, keep measuring
+                errors.append(str(e))
+    began = time.monotonic()
+    workers = [threading.Thread(target=worker, args=(i,))
+               for i in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    elapsed = time.monotonic() - began
+    return sum(counts) / elapsed, errors
+
+
+def candidates_latency(client, runs, query=CANDIDATES_QUERY, version='1.36'):
+    timings, count = [], None
+    client.call('GET', '/allocation_candidates?' + query, version=version)
+    for _ in range(runs):
+        began = time.perf_counter()
+        response = client.call('GET', '/allocation_candidates?' + query,
+                               version=version)
+        timings.append((time.perf_counter() - began) * 1000)
+        count = len(response.json()['allocation_requests'])
+    timings.sort()
+    p95 = timings[min(len(timings) - 1, int(round(0.95 * len(timings))) - 1)]
+    return statistics.median(timings), p95, count
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--url', help='measure this Placement API instead '
+                        'of starting nova-lite-placement')
+    parser.add_argument('--sizes', default='1000,10000',
+                        help='provider counts for the candidate latency')
+    parser.add_argument('--seconds', type=float, default=10.0,
+                        help='duration of each write-rate run')
+    parser.add_argument('--runs', type=int, default=30,
+                        help='candidate requests per size')
+    parser.add_argument('--candidates-version', default='1.36')
+    args = parser.parse_args(argv)
+
+    server = None
+    url = args.url
+    if url is None:
+        from tests.functional import placement_fixtures
+        server = placement_fixtures.PlacementServer()
+        server.start()
+        url = server.url
+    try:
+        client = Client(url)
+        providers = []
+        sizes = [int(s) for s in args.sizes.split(',') if s]
+        print('Placement at %s' % url, flush=True)
+        grow(client, providers, sizes[0])
+        for threads in (1, 4):
+            rate, errors = write_rate(client, providers, threads,
+                                      args.seconds)
+            print('allocation PUT+DELETE cycles/s, %d client thread%s: '
+                  '%.1f (%.1f requests/s)%s' % (
+                      threads, '' if threads == 1 else 's', rate, rate * 2,
+                      ', %d errors, first: %s' % (len(errors), errors[0])
+                      if errors else ''), flush=True)
+        for size in sizes:
+            grow(client, providers, size)
+            median, p95, count = candidates_latency(
+                client, args.runs, version=args.candidates_version)
+            print('GET /allocation_candidates?%s with %d providers: '
+                  'median %.1f ms, p95 %.1f ms (%d candidates)' % (
+                      CANDIDATES_QUERY, size, median, p95, count),
+                  flush=True)
+            median, p95, count = candidates_latency(
+                client, args.runs, CANDIDATES_QUERY + '&limit=1000',
+                version=args.candidates_version)
+            print('  ... &limit=1000: median %.1f ms, p95 %.1f ms '
+                  '(%d candidates)' % (median, p95, count), flush=True)
+    finally:
+        if server is not None:
+            server.stop()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
