@@ -261,6 +261,13 @@ class ControlPlane:
         self.daemons[name] = daemon
         return daemon
 
+    def wait_for_compute_up(self, host, timeout=60):
+        admin = self.client()
+        wait_for(lambda: [
+            s for s in admin.get('/os-services').json()['services']
+            if s['host'] == host and s['binary'] == 'nova-lite-compute' and
+            s['state'] == 'up'], timeout, what='%s up' % host)
+
     def stop(self):
         for daemon in self.daemons.values():
             daemon.stop()

@@ -165,8 +165,10 @@ class TestComputeAway(PlacementMixin, base.ControlPlaneTestCase):
         self.assertNotEqual({}, self.allocations(server['id']))
         self.plane.start_compute(1)
         self.wait_for_allocations(server['id'], {}, timeout=60)
+        self.plane.wait_for_compute_up('compute1')
 
     def test_placement_away_for_a_while(self):
+        self.plane.wait_for_compute_up('compute1')
         kept = self.boot('before-outage')
         self.plane.daemons['placement'].stop()
         # A delete while placement is away cannot remove the allocation...
@@ -184,6 +186,7 @@ class TestComputeAway(PlacementMixin, base.ControlPlaneTestCase):
                           what='placement back')
         # The compute catches up on its next audit.
         self.wait_for_allocations(kept['id'], {}, timeout=90)
+        self.plane.wait_for_compute_up('compute1')
         after = self.boot('after-outage')
         self.assertEqual(1, len(self.allocations(after['id'])))
 

@@ -202,3 +202,132 @@ class TestNestedProviders(PlacementTestCase):
             '/resource_providers/%s' % child).status_code)
         self.assertEqual(204, self.client.delete(
             '/resource_providers/%s' % root).status_code)
+
+
+class TestAllocationCandidates(PlacementTestCase):
+
+    def put_traits(self, rp, *names):
+        for name in names:
+            if name.startswith('CUSTOM_'):
+                self.client.put('/traits/%s' % name)
+        response = self.client.put('/resource_providers/%s/traits' % rp, {
+            'traits': list(names),
+            'resource_provider_generation': self.generation(rp)})
+        self.assertEqual(200, response.status_code, response.text)
+
+    def test_bandwidth_group_lands_on_the_nic_of_the_right_physnet(self):
+        cn = self.compute_node()
+        nics = {}
+        for physnet in ('CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B'):
+            nic = self.client.create_provider('nic-' + new_uuid()[:8],
+                                              parent=cn)['uuid']
+            self.client.set_inventory(nic, {
+                'NET_BW_EGR_KILOBIT_PER_SEC': 10000,
+                'NET_BW_IGR_KILOBIT_PER_SEC': 10000})
+            self.put_traits(nic, physnet)
+            nics[physnet] = nic
+        query = ('resources=VCPU:1,MEMORY_MB:256'
+                 '&resources_PORT1=NET_BW_EGR_KILOBIT_PER_SEC:1000,'
+                 'NET_BW_IGR_KILOBIT_PER_SEC:1000'
+                 '&required_PORT1=CUSTOM_PHYSNET_B&in_tree=%s' % cn)
+        body = self.client.get('/allocation_candidates?' + query).json()
+        (request,) = body['allocation_requests']
+        self.assertEqual({'': [cn], '_PORT1': [nics['CUSTOM_PHYSNET_B']]},
+                         request['mappings'])
+        self.assertEqual(cn, body['provider_summaries'][
+            nics['CUSTOM_PHYSNET_A']]['root_provider_uuid'])
+        # The candidate is what a client writes back as is.
+        response = self.client.allocate(new_uuid(), {
+            rp: value['resources']
+            for rp, value in request['allocations'].items()})
+        self.assertEqual(204, response.status_code, response.text)
+
+    def test_shared_disk_from_an_aggregate(self):
+        agg = new_uuid()
+        cn = self.client.create_provider('cn-' + new_uuid()[:8])['uuid']
+        self.client.set_inventory(cn, {'VCPU': 4, 'MEMORY_MB': 1024})
+        storage = self.client.create_provider('nfs-' + new_uuid()[:8])[
+            'uuid']
+        self.client.set_inventory(storage, {'DISK_GB': 500})
+        self.put_traits(storage, 'MISC_SHARES_VIA_AGGREGATE')
+        for rp in (cn, storage):
+            self.client.put('/resource_providers/%s/aggregates' % rp, {
+                'aggregates': [agg],
+                'resource_provider_generation': self.generation(rp)})
+        body = self.client.get(
+            '/allocation_candidates?resources=VCPU:1,DISK_GB:50'
+            '&member_of=%s' % agg).json()
+        (request,) = body['allocation_requests']
+        self.assertEqual({'DISK_GB': 50},
+                         request['allocations'][storage]['resources'])
+        self.assertEqual({'VCPU': 1}, request['allocations'][cn]['resources'])
+
+    def test_isolated_groups_on_two_numa_children(self):
+        cn = self.client.create_provider('cn-' + new_uuid()[:8])['uuid']
+        numas = [self.client.create_provider('numa-' + new_uuid()[:8],
+                                             parent=cn)['uuid']
+                 for _ in range(2)]
+        for numa in numas:
+            self.client.set_inventory(numa, {'PCPU': 4})
+        query = ('resources1=PCPU:2&resources2=PCPU:2&in_tree=%s' % cn)
+        isolated = self.client.get('/allocation_candidates?' + query +
+                                   '&group_policy=isolate').json()
+        self.assertEqual(2, len(isolated['allocation_requests']))
+        for request in isolated['allocation_requests']:
+            self.assertNotEqual(request['mappings']['1'],
+                                request['mappings']['2'])
+        together = self.client.get('/allocation_candidates?' + query +
+                                   '&group_policy=none').json()
+        self.assertEqual(4, len(together['allocation_requests']))
+
+    def test_full_providers_are_not_candidates(self):
+        full = self.compute_node(vcpus=1)
+        self.client.allocate(new_uuid(), {full: {'VCPU': 1}})
+        body = self.client.get('/allocation_candidates?resources=VCPU:1'
+                               '&in_tree=%s' % full).json()
+        self.assertEqual([], body['allocation_requests'])
+
+
+class TestOpenStackClient(PlacementTestCase):
+    """osc-placement against the daemon, without Keystone."""
+
+    def openstack(self, version, *args):
+        command = [os.path.join(fixtures.ROOT, '.venv', 'bin', 'openstack'),
+                   '--os-auth-type', 'admin_token', '--os-token', 'admin',
+                   '--os-endpoint', self.server.url,
+                   '--os-placement-api-version', version] + list(args)
+        result = subprocess.run(command, capture_output=True, text=True,
+                                timeout=120)
+        self.assertEqual(0, result.returncode, '%s\n%s%s' % (
+            ' '.join(args), result.stdout, result.stderr))
+        return result.stdout
+
+    def test_provider_inventory_allocation_and_candidates(self):
+        name = 'osc-' + new_uuid()[:8]
+        rp = json.loads(self.openstack('1.20', 'resource', 'provider',
+                                       'create', name, '-f', 'json'))['uuid']
+        self.assertIn(name, self.openstack('1.20', 'resource', 'provider',
+                                           'list'))
+        self.assertIn(rp, self.openstack('1.20', 'resource', 'provider',
+                                         'show', rp))
+        self.openstack('1.20', 'resource', 'provider', 'inventory', 'set',
+                       rp, '--resource', 'VCPU=8', '--resource',
+                       'MEMORY_MB=4096')
+        inventory = json.loads(self.openstack(
+            '1.20', 'resource', 'provider', 'inventory', 'list', rp,
+            '-f', 'json'))
+        self.assertEqual({'VCPU': 8, 'MEMORY_MB': 4096},
+                         {i['resource_class']: i['total'] for i in inventory})
+        consumer = new_uuid()
+        self.openstack('1.12', 'resource', 'provider', 'allocation', 'set',
+                       consumer, '--allocation', 'rp=%s,VCPU=2' % rp,
+                       '--project-id', 'p1', '--user-id', 'u1')
+        self.assertIn(rp, self.openstack('1.12', 'resource', 'provider',
+                                         'allocation', 'show', consumer))
+        candidates = self.openstack('1.29', 'allocation', 'candidate',
+                                    'list', '--resource', 'VCPU=1')
+        self.assertIn(rp, candidates)
+        self.assertIn('VCPU=2/8', candidates)
+        self.openstack('1.12', 'resource', 'provider', 'allocation',
+                       'delete', consumer)
+        self.openstack('1.20', 'resource', 'provider', 'delete', rp)
