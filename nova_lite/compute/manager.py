@@ -153,7 +153,6 @@ class ComputeManager(manager.Manager):
 
     def _reschedule_or_fail(self, context, instance, request_spec,
                             host_list, image, error):
-        build_task.record_fault(context, instance, error, host=self.host)
         if not host_list:
             self._set_error(context, instance, exception.MaxRetriesExceeded(
                 reason='no alternate host is left after the build failed '
@@ -161,6 +160,7 @@ class ComputeManager(manager.Manager):
                        (self.host, CONF.scheduler.max_attempts)),
                 details=str(getattr(error, 'message', error)))
             return
+        build_task.record_fault(context, instance, error, host=self.host)
         tried = [self.host, instance.node or '']
         instance.host = None
         instance.node = None
@@ -179,12 +179,13 @@ class ComputeManager(manager.Manager):
                                            [host_list], image=image)
 
     def _set_error(self, context, instance, error, details=None):
-        instance.vm_state = states.ERROR
-        instance.task_state = None
+        # The fault first: whoever sees ERROR must see why.
         try:
-            instance.save()
             build_task.record_fault(context, instance, error,
                                     host=self.host, details=details)
+            instance.vm_state = states.ERROR
+            instance.task_state = None
+            instance.save()
         except exception.InstanceNotFound:
             pass
 

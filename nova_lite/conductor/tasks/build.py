@@ -127,10 +127,10 @@ class ScheduleAndBuildTask:
             except Exception as error:
                 LOG.exception('Cannot reach compute %s for %s',
                               chosen.service_host, instance.uuid)
+                record_fault(cctxt, instance, error)
                 instance.vm_state = states.ERROR
                 instance.task_state = None
                 instance.save()
-                record_fault(cctxt, instance, error)
 
     @staticmethod
     def _undo_placement(instance, mapping):
@@ -178,10 +178,10 @@ def reschedule(context, compute_rpcapi, instances, request_spec,
             error = exception.MaxRetriesExceeded(
                 reason='Exhausted all hosts available for retrying build '
                        'failures for instance %s.' % instance.uuid)
+            record_fault(context, instance, error)
             instance.vm_state = states.ERROR
             instance.task_state = None
             instance.save()
-            record_fault(context, instance, error)
             continue
         chosen, alternates = host_list[0], host_list[1:]
         LOG.info('Rescheduling %s to %s (%d alternates left)',
