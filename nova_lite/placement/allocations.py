@@ -66,11 +66,8 @@ def replace(connection, requests):
     consumer_uuids = sorted({r.consumer_uuid for r in requests})
     provider_uuids = sorted({rp for r in requests for rp in r.allocations})
 
-    # What the consumers hold now (their providers lose it).
-    old_rows = connection.execute(
-        sa.select(A.c.consumer_id, A.c.resource_provider_id,
-                  A.c.resource_class_id, A.c.used)
-        .where(A.c.consumer_id.in_(consumer_uuids))).all()
+    # The consumers and what they hold now (their providers lose it).
+    consumers, old_rows = _lock_consumers(connection, consumer_uuids)
     generations, provider_ids, inventories = _lock_providers(
         connection, provider_uuids,
         {r.resource_provider_id for r in old_rows})
@@ -80,9 +77,6 @@ def replace(connection, requests):
             reason="Allocation for resource provider '%s' that does not "
                    "exist." % missing[0])
 
-    consumers = {row.uuid: row for row in connection.execute(
-        db.lock_for_update(sa.select(C).where(C.c.uuid.in_(consumer_uuids)),
-                           connection))}
     for request in requests:
         _check_consumer_generation(request,
                                    consumers.get(request.consumer_uuid))
@@ -106,6 +100,22 @@ def replace(connection, requests):
     _apply_usage(connection, inventories, deltas)
     _write_consumers(connection, requests, consumers, stamp)
     providers.bump_generations(connection, generations)
+
+
+def _lock_consumers(connection, uuids):
+    """Lock the consumers (rows and allocations): ({uuid: consumer row},
+    [their allocation rows]). Consumers are locked before providers by
+    every writer."""
+    query = (sa.select(C, A.c.consumer_id, A.c.resource_provider_id,
+                       A.c.resource_class_id, A.c.used)
+             .select_from(C.outerjoin(A, A.c.consumer_id == C.c.uuid))
+             .where(C.c.uuid.in_(sorted(uuids))).order_by(C.c.id))
+    consumers, held = {}, []
+    for row in connection.execute(db.lock_for_update(query, connection)):
+        consumers[row.uuid] = row
+        if row.consumer_id is not None:
+            held.append(row)
+    return consumers, held
 
 
 def _lock_providers(connection, uuids, ids):
@@ -251,9 +261,7 @@ def _write_consumers(connection, requests, consumers, stamp):
 def _remove(connection, consumer_uuids):
     """Delete the consumers' allocations and give their usage back;
     {provider id: generation} of the providers (locked)."""
-    old = connection.execute(
-        sa.select(A.c.resource_provider_id, A.c.resource_class_id, A.c.used)
-        .where(A.c.consumer_id.in_(sorted(consumer_uuids)))).all()
+    _consumers, old = _lock_consumers(connection, consumer_uuids)
     if not old:
         return {}
     generations, _ids, inventories = _lock_providers(

@@ -23,7 +23,6 @@ import sqlalchemy as sa
 from nova_lite.placement import aggregates
 from nova_lite.placement import capacity
 from nova_lite.placement import db
-from nova_lite.placement import resource_classes
 from nova_lite.placement import traits as traits_db
 
 P = db.PROVIDERS
@@ -67,9 +66,12 @@ class Result:
     def __init__(self):
         # [( {provider id: {class id: amount}}, {suffix: [provider ids]} )]
         self.allocation_requests = []
-        self.providers = {}      # id -> row (uuid, parent, root)
-        self.summaries = {}      # id -> {class id: (capacity, used)}
-        self.traits = {}         # id -> [trait names]
+        # {id: TreeRow} of every provider of the candidate trees.
+        self.tree_rows = {}
+        # Filled when the search read them already (else summaries() does):
+        # {id: {class id: (capacity, used, max_unit)}}, {id: {trait ids}}.
+        self.capacities = None
+        self.trait_ids = None
 
 
 # -- SQL ---------------------------------------------------------------------
@@ -232,36 +234,40 @@ def _find_single_providers(connection, request, group):
     if request.limit:
         per_provider = per_provider.limit(request.limit)
     per_provider = per_provider.subquery()
-    query = (sa.select(P.c.id, P.c.uuid, per_provider.c.inventory)
+    # The providers' other classes (for the summaries) and traits, as
+    # correlated subqueries: the whole answer in one round trip.
+    other = I.alias('other')
+    others = (sa.select(db.group_concat(db.as_text(
+        other.c.resource_class_id,
+        sa.cast(capacity.capacity_sql(other), sa.Integer),
+        other.c.used, other.c.max_unit, sep='/'), db.separator(';')))
+        .where(other.c.resource_provider_id == P.c.id,
+               other.c.resource_class_id.not_in(sorted(amounts)))
+        .scalar_subquery())
+    trait_ids = (sa.select(db.group_concat(sa.cast(PT.c.trait_id, sa.String),
+                                           db.separator('/')))
+                 .where(PT.c.resource_provider_id == P.c.id)
+                 .scalar_subquery())
+    query = (sa.select(P.c.id, P.c.uuid, per_provider.c.inventory, others,
+                       trait_ids)
              .select_from(per_provider.join(P,
                                             P.c.id == per_provider.c.id)))
     result = Result()
-    result.tree_rows = {}
     result.capacities = limits = {}
-    for pid, uuid, inventory in db.packed_rows(connection, query):
+    result.trait_ids = traits = {}
+    for pid, uuid, inventory, extra, trait_list in db.packed_rows(
+            connection, query):
         pid = int(pid)
         result.tree_rows[pid] = TreeRow(pid, uuid, None, pid)
         classes = limits[pid] = {}
-        for item in inventory.split(';'):
+        for item in (inventory + ';' + extra if extra else
+                     inventory).split(';'):
             cid, room, used, max_unit = item.split('/')
             classes[int(cid)] = (int(room), int(used), int(max_unit))
-    if not limits:
-        return result
-    chosen = sorted(limits)
-    # Classes the providers have beyond those asked for (summaries).
-    others = (sa.select(I.c.resource_provider_id, I.c.resource_class_id,
-                        I.c.total, I.c.reserved, I.c.allocation_ratio,
-                        I.c.max_unit, I.c.used)
-              .where(db.in_ids(I.c.resource_provider_id, chosen),
-                     I.c.resource_class_id.not_in(sorted(amounts))))
-    for pid, cid, total, reserved, ratio, max_unit, used in \
-            db.packed_rows(connection, others, cache=False):
-        limits[int(pid)][int(cid)] = (
-            capacity.capacity(int(total), int(reserved), float(ratio)),
-            int(used), int(max_unit))
+        if trait_list:
+            traits[pid] = {int(t) for t in trait_list.split('/')}
     result.allocation_requests = [({pid: amounts}, {'': [pid]})
-                                  for pid in chosen]
-    result.trait_ids = _trait_ids(connection, chosen)
+                                  for pid in sorted(limits)]
     return result
 
 
@@ -328,10 +334,14 @@ def find(connection, request):
     if need_traits:
         provider_traits = _trait_ids(connection, set(tree_rows))
 
+    # An unsuffixed group without resources still names the tree.
+    only_tree = unsuffixed.in_tree if unsuffixed is not None and \
+        not unsuffixed.resources else None
     seen = set()
     for root_id in sorted(by_root):
         members = by_root[root_id]
-        if root_id not in tree_rows:
+        if root_id not in tree_rows or (only_tree is not None and
+                                        root_id != only_tree):
             continue
         if request.root_required or request.root_forbidden:
             root_traits = provider_traits.get(root_id, set())
@@ -477,7 +487,7 @@ def summaries(connection, result, all_classes, requested_classes,
                  if p in result.tree_rows}
         involved |= {p for p, row in result.tree_rows.items()
                      if row.root_provider_id in roots}
-    limits = getattr(result, 'capacities', None)
+    limits = result.capacities
     if limits is None:
         limits = _capacities(connection, involved)
     view = {}
@@ -487,7 +497,7 @@ def summaries(connection, result, all_classes, requested_classes,
             class_id: (room, used) for class_id, (room, used, _m)
             in classes.items()
             if all_classes or class_id in requested_classes}
-    trait_ids = getattr(result, 'trait_ids', None)
+    trait_ids = result.trait_ids
     if trait_ids is None:
         trait_ids = _trait_ids(connection, involved)
     by_id = traits_db.names_by_id(connection, set().union(
@@ -495,7 +505,3 @@ def summaries(connection, result, all_classes, requested_classes,
     names = {p: sorted(by_id[t] for t in ids if t in by_id)
              for p, ids in trait_ids.items()}
     return view, names
-
-
-def class_name(connection, class_id):
-    return resource_classes.name_of(connection, class_id)

@@ -49,14 +49,6 @@ def get(connection, uuid, lock=False):
     return row
 
 
-def get_many(connection, ids):
-    rows = {}
-    for chunk in db.chunks(sorted(ids), 5000):
-        for row in connection.execute(_select().where(P.c.id.in_(chunk))):
-            rows[row.id] = row
-    return rows
-
-
 def lock_many(connection, ids):
     """Lock provider rows in id order (two writers never deadlock) and
     return {id: generation}."""

@@ -94,6 +94,32 @@ class TestBasics(PlacementTestCase):
         self.assertError(response, 409, 'placement.inventory.inuse')
 
 
+class TestDatabaseConnections(PlacementTestCase):
+
+    def kill_connections(self):
+        import pymysql
+        database = self.server.databases[0]
+        connection = pymysql.connect(host='127.0.0.1', user='root',
+                                     password='')
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute('SELECT ID FROM information_schema.PROCESSLIST'
+                               ' WHERE DB = %s', (database,))
+                for (thread_id,) in cursor.fetchall():
+                    cursor.execute('KILL CONNECTION %d' % thread_id)
+        finally:
+            connection.close()
+
+    def test_pooled_connections_killed_by_the_server_are_replaced(self):
+        rp = self.compute_node()
+        self.kill_connections()
+        self.assertEqual(200, self.client.get(
+            '/resource_providers/%s' % rp).status_code)
+        self.kill_connections()
+        self.assertEqual(204, self.client.allocate(
+            new_uuid(), {rp: {'VCPU': 1}}).status_code)
+
+
 class TestAllocations(PlacementTestCase):
 
     def test_capacity_with_reserved_and_ratio(self):

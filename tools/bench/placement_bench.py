@@ -2,8 +2,7 @@
 """Placement benchmark: allocation writes/s and allocation candidate latency.
 
 Starts its own nova-lite-placement daemon on fresh MariaDB databases (or
-measures the Placement API at ``--url``, e.g. an OpenStack Placement for a
-side-by-side comparison), then:
+measures the Placement API at ``--url``), then:
 
 1. allocation PUT + DELETE cycles per second, with 1 and 4 client threads
    (each cycle: PUT /allocations/{new consumer} on a provider, then DELETE);
@@ -11,10 +10,15 @@ side-by-side comparison), then:
    latency (median, p95) with 1,000 providers and then with 10,000, each
    provider having VCPU/MEMORY_MB/DISK_GB inventory and one allocation.
 
+With ``--openstack-placement VENV`` (a virtualenv where ``pip install
+openstack-placement pymysql`` was run) the same measurements are made in
+the same run against OpenStack Placement on the same MariaDB, served by a
+threaded wsgiref server like ours, at ``--compare-sizes`` providers.
+
 Usage (from the repository root):
     PYTHONPATH=. .venv/bin/python tools/bench/placement_bench.py
     PYTHONPATH=. .venv/bin/python tools/bench/placement_bench.py \\
-        --url http://127.0.0.1:8778 --sizes 1000
+        --openstack-placement /tmp/osp-venv --compare-sizes 1000
 """
 
 import argparse
@@ -141,19 +145,134 @@ def candidates_latency(client, runs, query=CANDIDATES_QUERY, version='1.36'):
     return statistics.median(timings), p95, count
 
 
+OPENSTACK_PLACEMENT_RUNNER = """
+import socketserver, sys
+from wsgiref import simple_server
+from placement.wsgi import api
+
+class Server(socketserver.ThreadingMixIn, simple_server.WSGIServer):
+    daemon_threads = True
+
+class Quiet(simple_server.WSGIRequestHandler):
+    def log_message(self, *args):
+        pass
+
+simple_server.make_server('127.0.0.1', int(sys.argv[1]), api.application,
+                          server_class=Server,
+                          handler_class=Quiet).serve_forever()
+"""
+
+
+class OpenStackPlacement:
+    """OpenStack Placement from ``venv`` on its own MariaDB database."""
+
+    def __init__(self, venv):
+        import os
+        import tempfile
+        from tests.functional import fixtures
+        self.venv = venv
+        self.database = 'nl_osp_%s' % uuid.uuid4().hex[:10]
+        self.workdir = tempfile.mkdtemp(prefix='openstack-placement-')
+        self.port = fixtures.free_port()
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self.process = None
+        self.env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=self.workdir)
+
+    def start(self):
+        import os
+        import subprocess
+        from tests.functional import fixtures
+        fixtures._mysql('CREATE DATABASE `%s` CHARACTER SET utf8mb4' %
+                        self.database)
+        conf = os.path.join(self.workdir, 'placement.conf')
+        with open(conf, 'w') as f:
+            f.write('[api]\nauth_strategy = noauth2\n'
+                    '[placement_database]\nconnection = %s\n' % (
+                        fixtures.MYSQL % self.database))
+        subprocess.run([os.path.join(self.venv, 'bin', 'placement-manage'),
+                        '--config-file', conf, 'db', 'sync'], check=True,
+                       env=self.env, capture_output=True)
+        log = open(os.path.join(self.workdir, 'placement.log'), 'ab')
+        self.process = subprocess.Popen(
+            [os.path.join(self.venv, 'bin', 'python'), '-c',
+             OPENSTACK_PLACEMENT_RUNNER, str(self.port)],
+            env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        fixtures.wait_for(self._answers, 60,
+                          what='OpenStack Placement answering')
+
+    def _answers(self):
+        if self.process.poll() is not None:
+            raise RuntimeError('OpenStack Placement exited; see %s' %
+                               self.workdir)
+        try:
+            return requests.get(self.url + '/', timeout=2).ok
+        except requests.RequestException:
+            return False
+
+    def stop(self):
+        from tests.functional import fixtures
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(20)
+        fixtures._mysql('DROP DATABASE IF EXISTS `%s`' % self.database)
+
+
+def measure(label, url, sizes, args):
+    client = Client(url)
+    providers = []
+    print('%s at %s' % (label, url), flush=True)
+    grow(client, providers, sizes[0])
+    for threads in (1, 4):
+        rate, errors = write_rate(client, providers, threads, args.seconds)
+        print('  allocation PUT+DELETE cycles/s, %d client thread%s: '
+              '%.1f (%.1f requests/s)%s' % (
+                  threads, '' if threads == 1 else 's', rate, rate * 2,
+                  ', %d errors, first: %s' % (len(errors), errors[0])
+                  if errors else ''), flush=True)
+    for size in sizes:
+        grow(client, providers, size)
+        for query in (CANDIDATES_QUERY, CANDIDATES_QUERY + '&limit=1000'):
+            median, p95, count = candidates_latency(
+                client, args.runs, query, version=args.candidates_version)
+            print('  GET /allocation_candidates?%s with %d providers: '
+                  'median %.1f ms, p95 %.1f ms (%d candidates)' % (
+                      query, size, median, p95, count), flush=True)
+
+
+def _load():
+    with open('/proc/loadavg') as f:
+        return f.read().split()[0]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--url', help='measure this Placement API instead '
                         'of starting nova-lite-placement')
     parser.add_argument('--sizes', default='1000,10000',
                         help='provider counts for the candidate latency')
+    parser.add_argument('--openstack-placement', metavar='VENV',
+                        help='also measure OpenStack Placement installed '
+                             'in this virtualenv')
+    parser.add_argument('--compare-sizes', default='1000',
+                        help='provider counts for OpenStack Placement')
     parser.add_argument('--seconds', type=float, default=10.0,
                         help='duration of each write-rate run')
     parser.add_argument('--runs', type=int, default=30,
                         help='candidate requests per size')
     parser.add_argument('--candidates-version', default='1.36')
     args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(',') if s]
 
+    print('load average at start: %s' % _load(), flush=True)
+    if args.openstack_placement:
+        other = OpenStackPlacement(args.openstack_placement)
+        other.start()
+        try:
+            measure('OpenStack Placement', other.url,
+                    [int(s) for s in args.compare_sizes.split(',') if s],
+                    args)
+        finally:
+            other.stop()
     server = None
     url = args.url
     if url is None:
@@ -162,35 +281,11 @@ def main(argv=None):
         server.start()
         url = server.url
     try:
-        client = Client(url)
-        providers = []
-        sizes = [int(s) for s in args.sizes.split(',') if s]
-        print('Placement at %s' % url, flush=True)
-        grow(client, providers, sizes[0])
-        for threads in (1, 4):
-            rate, errors = write_rate(client, providers, threads,
-                                      args.seconds)
-            print('allocation PUT+DELETE cycles/s, %d client thread%s: '
-                  '%.1f (%.1f requests/s)%s' % (
-                      threads, '' if threads == 1 else 's', rate, rate * 2,
-                      ', %d errors, first: %s' % (len(errors), errors[0])
-                      if errors else ''), flush=True)
-        for size in sizes:
-            grow(client, providers, size)
-            median, p95, count = candidates_latency(
-                client, args.runs, version=args.candidates_version)
-            print('GET /allocation_candidates?%s with %d providers: '
-                  'median %.1f ms, p95 %.1f ms (%d candidates)' % (
-                      CANDIDATES_QUERY, size, median, p95, count),
-                  flush=True)
-            median, p95, count = candidates_latency(
-                client, args.runs, CANDIDATES_QUERY + '&limit=1000',
-                version=args.candidates_version)
-            print('  ... &limit=1000: median %.1f ms, p95 %.1f ms '
-                  '(%d candidates)' % (median, p95, count), flush=True)
+        measure('nova-lite-placement', url, sizes, args)
     finally:
         if server is not None:
             server.stop()
+    print('load average at end: %s' % _load(), flush=True)
     return 0
 
 

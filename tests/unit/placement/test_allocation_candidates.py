@@ -314,3 +314,26 @@ class TestNested(CandidatesTestCase):
         (request,) = self.candidates(query)['allocation_requests']
         self.assertEqual([self.nic2], request['mappings']['_BW'])
         self.assertEqual([self.nic2], request['mappings']['_NIC'])
+
+
+class TestQueryKeys(CandidatesTestCase):
+
+    def test_repeated_resources_is_400_duplicate_key(self):
+        self.assertError(self.get('/allocation_candidates?resources=VCPU:1'
+                                  '&resources=VCPU:2'), 400,
+                         'placement.query.duplicate_key')
+
+    def test_repeated_member_of_means_all_of_them(self):
+        cn1 = self.compute_node('cn1')
+        self.compute_node('cn2')
+        agg1, agg2 = uuidutils.generate_uuid(), uuidutils.generate_uuid()
+        self.set_aggregates(cn1, agg1, agg2)
+        body = self.candidates('resources=VCPU:1&member_of=%s&member_of=%s'
+                               % (agg1, agg2))
+        self.assertEqual([[cn1]], self.providers_of(body))
+
+    def test_repeated_member_of_before_1_24_is_400(self):
+        agg = uuidutils.generate_uuid()
+        self.assertError(self.get(
+            '/allocation_candidates?resources=VCPU:1&member_of=%s'
+            '&member_of=%s' % (agg, agg), version='1.23'), 400)

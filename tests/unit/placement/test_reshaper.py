@@ -60,3 +60,17 @@ class TestReshaper(base.PlacementTestCase):
     def test_before_1_30_is_404(self):
         self.assertError(self.post('/reshaper', self.reshape_body(),
                                    version='1.29'), 404)
+
+    def test_used_follows_the_moved_allocations(self):
+        self.post('/reshaper', self.reshape_body())
+        cn = self.get('/resource_providers/%s/usages' % self.cn).json
+        gpu = self.get('/resource_providers/%s/usages' % self.gpu).json
+        self.assertEqual({'VCPU': 1}, cn['usages'])
+        self.assertEqual({'VGPU': 2}, gpu['usages'])
+        # The child's inventory now refuses what its usage cannot hold.
+        self.assertError(self.put(
+            '/resource_providers/%s/inventories' % self.gpu,
+            {'inventories': {'VGPU': {'total': 1}},
+             'resource_provider_generation':
+                 gpu['resource_provider_generation']}), 409,
+            'placement.inventory.inuse')

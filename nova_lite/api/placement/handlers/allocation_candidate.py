@@ -8,11 +8,12 @@ any suffix such as ``resources_PORT1``), plus ``group_policy``, ``limit``,
 """
 
 import collections
+import json
 import re
 
 from oslo_utils import uuidutils
+import webob
 
-from nova_lite.api import wsgi
 from nova_lite.api.placement import microversion as mv
 from nova_lite.api.placement import util
 from nova_lite.placement import candidates
@@ -36,7 +37,7 @@ def _raw_groups(request):
         allowed.add('root_required')
     if request.is_version(mv.SAME_SUBTREE):
         allowed.add('same_subtree')
-    for key in request.GET.keys():
+    for key in sorted(set(request.GET.keys())):
         match = _GROUP_KEY.match(key)
         values = request.GET.getall(key)
         if match:
@@ -52,8 +53,7 @@ def _raw_groups(request):
                         mv.CANDIDATES_IN_TREE)):
                 match = None
         if match:
-            if suffix in groups and param in groups[suffix] and \
-                    param != 'member_of':
+            if len(values) > 1 and param != 'member_of':
                 raise exception.QueryDuplicateKey(
                     reason='Query parameter %r may be given only once.' %
                     key)
@@ -188,27 +188,86 @@ def _tree_root(connection, value, name):
             reason='No such resource provider %s.' % value) from None
 
 
-def _requests_view(request, connection, result, uuid_of):
-    name = resource_classes.names_by_id(connection).__getitem__
+def _render(request, connection, result, summaries, trait_names):
+    """The response body as JSON text, written directly.
+
+    A response describes thousands of providers; building it as dicts and
+    encoding them cost more than finding the candidates. Everything
+    written unescaped here is a uuid, a resource class or trait name
+    (``[A-Z0-9_]``), a group suffix (``[a-zA-Z0-9_-]``) or an integer;
+    names still go through ``json.dumps`` once each.
+    """
+    rows = result.tree_rows
+    uuid_of = {p: row.uuid for p, row in rows.items()}
+    quoted = {c: json.dumps(n) for c, n in
+              resource_classes.names_by_id(connection).items()}
+
+    resources_cache = {}
+
+    def resources_text(resources):
+        key = tuple(sorted(resources.items()))
+        text = resources_cache.get(key)
+        if text is None:
+            text = resources_cache[key] = '{%s}' % ', '.join(
+                '%s: %d' % (quoted[c], a) for c, a in key)
+        return text
+
     dict_format = request.is_version(mv.ALLOCATIONS_DICT)
-    mappings = request.is_version(mv.MAPPINGS)
-    views = []
+    with_mappings = request.is_version(mv.MAPPINGS)
+    suffixes = {}
+    requests_text = []
+    append = requests_text.append
     for allocations, groups in result.allocation_requests:
         if dict_format:
-            view = {'allocations': {
-                uuid_of[p]: {'resources': {name(c): a
-                                           for c, a in resources.items()}}
-                for p, resources in allocations.items()}}
-            if mappings:
-                view['mappings'] = {suffix: [uuid_of[p] for p in ps]
-                                    for suffix, ps in groups.items()}
+            if len(allocations) == 1:
+                (p, resources), = allocations.items()
+                text = '{"allocations": {"%s": {"resources": %s}}' % (
+                    uuid_of[p], resources_text(resources))
+            else:
+                text = '{"allocations": {%s}' % ', '.join(
+                    '"%s": {"resources": %s}' % (uuid_of[p],
+                                                 resources_text(resources))
+                    for p, resources in allocations.items())
+            if with_mappings:
+                parts = []
+                for suffix, ps in groups.items():
+                    name = suffixes.get(suffix)
+                    if name is None:
+                        name = suffixes[suffix] = json.dumps(suffix)
+                    parts.append('%s: ["%s"]' % (name, '", "'.join(
+                        uuid_of[p] for p in ps)))
+                text += ', "mappings": {%s}' % ', '.join(parts)
+            append(text + '}')
         else:
-            view = {'allocations': [
-                {'resource_provider': {'uuid': uuid_of[p]},
-                 'resources': {name(c): a for c, a in resources.items()}}
-                for p, resources in sorted(allocations.items())]}
-        views.append(view)
-    return views
+            requests_text.append('{"allocations": [%s]}' % ', '.join(
+                '{"resource_provider": {"uuid": "%s"}, "resources": %s}' % (
+                    uuid_of[p], resources_text(resources))
+                for p, resources in sorted(allocations.items())))
+
+    with_traits = request.is_version(mv.CANDIDATES_TRAITS)
+    with_tree = request.is_version(mv.NESTED_CANDIDATES)
+    traits_cache = {(): '[]'}
+    summaries_text = []
+    for provider_id, classes in summaries.items():
+        text = '"%s": {"resources": {%s}' % (
+            uuid_of[provider_id], ', '.join(
+                '%s: {"capacity": %d, "used": %d}' % (quoted[c], room, used)
+                for c, (room, used) in classes.items()))
+        if with_traits:
+            names = tuple(trait_names.get(provider_id, ()))
+            listed = traits_cache.get(names)
+            if listed is None:
+                listed = traits_cache[names] = json.dumps(list(names))
+            text += ', "traits": ' + listed
+        if with_tree:
+            row = rows[provider_id]
+            parent = uuid_of.get(row.parent_provider_id)
+            text += ', "parent_provider_uuid": %s, "root_provider_uuid": ' \
+                '"%s"' % ('"%s"' % parent if parent else 'null',
+                          uuid_of[row.root_provider_id])
+        summaries_text.append(text + '}')
+    return '{"allocation_requests": [%s], "provider_summaries": {%s}}' % (
+        ', '.join(requests_text), ', '.join(summaries_text))
 
 
 @util.since(mv.ALLOCATION_CANDIDATES)
@@ -219,34 +278,17 @@ def index(request):
         wanted = _parse_request(connection, request)
         result = candidates.find(connection, wanted)
         if not result.allocation_requests:
-            return [], {}
+            return '{"allocation_requests": [], "provider_summaries": {}}'
         requested = {c for g in wanted.groups for c in g.resources}
         summaries, trait_names = candidates.summaries(
             connection, result,
             all_classes=request.is_version(mv.ALL_CLASSES_IN_SUMMARIES),
             requested_classes=requested,
             whole_trees=request.is_version(mv.NESTED_CANDIDATES))
-        rows = result.tree_rows
-        uuid_of = {p: row.uuid for p, row in rows.items()}
-        names = resource_classes.names_by_id(connection)
-        views = _requests_view(request, connection, result, uuid_of)
-        with_traits = request.is_version(mv.CANDIDATES_TRAITS)
-        with_tree = request.is_version(mv.NESTED_CANDIDATES)
-        provider_view = {}
-        for provider_id, classes in summaries.items():
-            view = {'resources': {
-                names[c]: {'capacity': room, 'used': used}
-                for c, (room, used) in classes.items()}}
-            if with_traits:
-                view['traits'] = trait_names.get(provider_id, [])
-            if with_tree:
-                row = rows[provider_id]
-                view['parent_provider_uuid'] = uuid_of.get(
-                    row.parent_provider_id)
-                view['root_provider_uuid'] = uuid_of[row.root_provider_id]
-            provider_view[uuid_of[provider_id]] = view
-        return views, provider_view
+        return _render(request, connection, result, summaries, trait_names)
 
-    views, provider_view = util.read(search)
-    return wsgi.json_response({'allocation_requests': views,
-                               'provider_summaries': provider_view})
+    body = util.read(search)
+    response = webob.Response(status=200, charset='utf-8',
+                              content_type='application/json')
+    response.body = body.encode('utf-8')
+    return response
