@@ -196,19 +196,28 @@ def list_hosts():
     _print_table(['Cell Name', 'Cell UUID', 'Hostname'], rows)
 
 
+def _key_values(items):
+    """--property KEY=VALUE options as a dict; None (after saying why) if
+    one is malformed."""
+    values = {}
+    for item in items or []:
+        key, sep, value = item.partition('=')
+        if not sep:
+            print('--property takes KEY=VALUE, got %r' % item,
+                  file=sys.stderr)
+            return None
+        values[key] = value
+    return values
+
+
 # -- image ----------------------------------------------------------------------
 
 def image_create():
     from nova_lite import objects
     command = CONF.command
-    properties = {}
-    for item in command.property or []:
-        key, sep, value = item.partition('=')
-        if not sep:
-            print('--property takes KEY=VALUE, got %r' % item,
-                  file=sys.stderr)
-            return 1
-        properties[key] = value
+    properties = _key_values(command.property)
+    if properties is None:
+        return 1
     image = objects.Image(_admin(), name=command.image_name,
                           min_disk=command.min_disk, min_ram=command.min_ram,
                           properties=properties)
@@ -244,14 +253,9 @@ def flavor_create():
     from oslo_utils import uuidutils
     from nova_lite import objects
     command = CONF.command
-    specs = {}
-    for item in command.property or []:
-        key, sep, value = item.partition('=')
-        if not sep:
-            print('--property takes KEY=VALUE, got %r' % item,
-                  file=sys.stderr)
-            return 1
-        specs[key] = value
+    specs = _key_values(command.property)
+    if specs is None:
+        return 1
     flavor = objects.Flavor(
         _admin(), name=command.flavor_name,
         flavorid=command.id or uuidutils.generate_uuid(),
