@@ -172,15 +172,16 @@ class SchedulerReportClient:
         self._check(response, 'GET allocations of %s' % consumer_uuid)
         return response.json()
 
-    def put_allocations(self, consumer_uuid, allocations, project_id,
-                        user_id):
-        """Write the consumer's allocations (all providers at once)."""
+    def _update_consumer(self, consumer_uuid, new_body):
+        """Read the consumer, PUT ``new_body(current)`` with its consumer
+        generation, and retry on a generation race. ``new_body`` returning
+        None means there is nothing to write."""
         for attempt in range(CONFLICT_RETRIES):
             current = self.get_allocations(consumer_uuid)
-            body = {'allocations': allocations,
-                    'project_id': project_id, 'user_id': user_id,
-                    'consumer_generation': current.get(
-                        'consumer_generation')}
+            body = new_body(current)
+            if body is None:
+                return
+            body['consumer_generation'] = current.get('consumer_generation')
             response = self._request('PUT', '/allocations/%s' %
                                      consumer_uuid, body)
             if response.status_code == 204:
@@ -195,6 +196,13 @@ class SchedulerReportClient:
         raise PlacementConflict(reason='allocations of %s kept changing' %
                                 consumer_uuid)
 
+    def put_allocations(self, consumer_uuid, allocations, project_id,
+                        user_id):
+        """Write the consumer's allocations (all providers at once)."""
+        self._update_consumer(consumer_uuid, lambda current: {
+            'allocations': allocations, 'project_id': project_id,
+            'user_id': user_id})
+
     def delete_allocations(self, consumer_uuid):
         """Remove all of a consumer's allocations; absent is fine."""
         response = self._request('DELETE', '/allocations/%s' % consumer_uuid)
@@ -204,26 +212,16 @@ class SchedulerReportClient:
 
     def remove_provider_from_consumer(self, consumer_uuid, rp_uuid):
         """Drop only ``rp_uuid``'s part of a consumer's allocations."""
-        for attempt in range(CONFLICT_RETRIES):
-            current = self.get_allocations(consumer_uuid)
+        def without_provider(current):
             allocations = current.get('allocations', {})
             if rp_uuid not in allocations:
-                return
-            remaining = {rp: {'resources': a['resources']}
-                         for rp, a in allocations.items() if rp != rp_uuid}
-            body = {'allocations': remaining,
+                return None
+            return {'allocations': {rp: {'resources': a['resources']}
+                                    for rp, a in allocations.items()
+                                    if rp != rp_uuid},
                     'project_id': current.get('project_id'),
-                    'user_id': current.get('user_id'),
-                    'consumer_generation': current.get(
-                        'consumer_generation')}
-            response = self._request('PUT', '/allocations/%s' %
-                                     consumer_uuid, body)
-            if response.status_code == 204:
-                return
-            if response.status_code == 409 and \
-                    _error_code(response) == 'placement.concurrent_update':
-                continue
-            self._check(response, 'PUT allocations of %s' % consumer_uuid)
+                    'user_id': current.get('user_id')}
+        self._update_consumer(consumer_uuid, without_provider)
 
     def get_provider_allocations(self, rp_uuid):
         """{consumer_uuid: {resource_class: amount}} on one provider."""

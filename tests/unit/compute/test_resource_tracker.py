@@ -321,3 +321,27 @@ class TestPlacementReports(ResourceTrackerTestCase):
                                   self.spawn, instance)
         self.assertIn('placement', str(error))
         self.assertNotIn(instance.uuid, self.tracker.tracked)
+
+
+class TestReportClient(ResourceTrackerTestCase):
+
+    def test_removing_one_provider_keeps_the_others(self):
+        from nova_lite.scheduler.client import report
+        client = report.SchedulerReportClient(self.placement.endpoint)
+        node = self.audit()
+        other = client.ensure_resource_provider(uuidutils.generate_uuid(),
+                                                'shared')['uuid']
+        client.set_inventory(other, {'DISK_GB': {'total': 100}})
+        consumer = uuidutils.generate_uuid()
+        client.put_allocations(consumer, {
+            node.uuid: {'resources': {'VCPU': 1}},
+            other: {'resources': {'DISK_GB': 5}}}, 'p', 'u')
+        client.remove_provider_from_consumer(consumer, node.uuid)
+        allocations = client.get_allocations(consumer)['allocations']
+        self.assertEqual({other: {'DISK_GB': 5}},
+                         {rp: a['resources'] for rp, a in
+                          allocations.items()})
+        # Nothing of that provider left: a second removal changes nothing.
+        client.remove_provider_from_consumer(consumer, node.uuid)
+        self.assertEqual([other], list(client.get_allocations(consumer)[
+            'allocations']))
