@@ -10,6 +10,7 @@ stops them: the RPC server stops taking new messages and the in-flight
 ones finish (bounded by ``graceful_shutdown_timeout``).
 """
 
+import gc
 import signal
 import threading
 
@@ -213,11 +214,12 @@ class WSGIService(_ServiceBase):
     """A daemon serving a WSGI application over HTTP."""
 
     def __init__(self, binary, app, bind_host, bind_port, threads,
-                 register=True):
+                 register=True, keep_alive_timeout=10):
         super().__init__(binary)
         from nova_lite.api import wsgi_server
-        self.server = wsgi_server.Server(binary, app, bind_host, bind_port,
-                                         threads)
+        self.server = wsgi_server.Server(
+            binary, app, bind_host, bind_port, threads,
+            keep_alive_timeout=keep_alive_timeout)
         self.register = register
 
     @property
@@ -253,6 +255,10 @@ def serve(*services):
 
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+    # What is loaded by now (modules, config, routes) lives as long as the
+    # daemon: keep the collector from walking it again and again.
+    gc.collect()
+    gc.freeze()
     started = []
     try:
         for svc in services:

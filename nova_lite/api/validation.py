@@ -26,10 +26,23 @@ def _message(error):
     return 'Value: %r. %s' % (error.instance, error.message)
 
 
+# {id(schema): (schema, validator)}: schemas are module constants, and
+# building a validator costs more than most validations.
+_VALIDATORS = {}
+
+
+def _validator(schema):
+    cached = _VALIDATORS.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        cached = _VALIDATORS[id(schema)] = (
+            schema, jsonschema.Draft4Validator(
+                schema, format_checker=_FORMAT_CHECKER))
+    return cached[1]
+
+
 def validate(schema, document):
     """Raise ValidationError (400) if ``document`` does not fit ``schema``."""
-    validator = jsonschema.Draft4Validator(schema,
-                                           format_checker=_FORMAT_CHECKER)
+    validator = _validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
         raise exception.ValidationError(attribute=_field_path(error),

@@ -53,7 +53,8 @@ def wsgi_main(binary, app_module, group):
         from nova_lite import service
         app = importlib.import_module(app_module).make_app()
         options = getattr(CONF, group)
-        service.serve(service.WSGIService(binary, app, options.bind_host,
-                                          options.bind_port,
-                                          CONF.api.wsgi_threads))
+        service.serve(service.WSGIService(
+            binary, app, options.bind_host, options.bind_port,
+            CONF.api.wsgi_threads,
+            keep_alive_timeout=CONF.api.wsgi_keep_alive_timeout))
     run(body)

@@ -35,6 +35,13 @@ api_opts = [
     cfg.IntOpt('wsgi_threads',
                default=32, min=1,
                help='Requests a REST daemon serves at once.'),
+    cfg.IntOpt('wsgi_keep_alive_timeout',
+               default=10, min=0,
+               help='Seconds a REST daemon keeps an idle HTTP/1.1 '
+                    'connection open for the client\'s next request; '
+                    'an idle connection also gives its worker up as soon '
+                    'as every worker is busy. 0 closes each connection '
+                    'after one response.'),
     cfg.IntOpt('rpc_call_timeout',
                default=60, min=1,
                help='Seconds the API waits for an RPC call (for example to '

@@ -12,6 +12,7 @@ request is applied whole or not at all.
 """
 
 import collections
+import functools
 
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
@@ -25,6 +26,7 @@ from nova_lite.placement import resource_classes
 A = db.ALLOCATIONS
 C = db.CONSUMERS
 P = db.PROVIDERS
+I = db.INVENTORIES
 
 # The consumer generation is not checked (requests older than 1.28).
 SKIP_GENERATION_CHECK = object()
@@ -63,11 +65,20 @@ def _check_consumer_generation(request, consumer):
 
 def replace(connection, requests):
     """Replace the allocations of every consumer in ``requests``."""
-    consumer_uuids = sorted({r.consumer_uuid for r in requests})
     provider_uuids = sorted({rp for r in requests for rp in r.allocations})
+    stamp = db.now()
 
-    # The consumers and what they hold now (their providers lose it).
-    consumers, old_rows = _lock_consumers(connection, consumer_uuids)
+    # A consumer the caller says does not exist yet (generation null) is
+    # created straight away: the INSERT locks it, and a duplicate is the
+    # same conflict that reading it first would find, one statement
+    # sooner (this is every new instance's claim).
+    created = _create_consumers(connection, [
+        r for r in requests
+        if r.consumer_generation is None and r.allocations], stamp)
+    # The other consumers and what they hold now (their providers lose
+    # it).
+    consumers, old_rows = _lock_consumers(
+        connection, {r.consumer_uuid for r in requests} - created)
     generations, provider_ids, inventories = _lock_providers(
         connection, provider_uuids,
         {r.resource_provider_id for r in old_rows})
@@ -90,28 +101,75 @@ def replace(connection, requests):
             row['used']
     _check_capacity(connection, new_rows, deltas, inventories, provider_ids)
 
-    stamp = db.now()
     if old_rows:
-        connection.execute(A.delete().where(A.c.consumer_id.in_(
-            sorted({row.consumer_id for row in old_rows}))))
+        connection.execute(_DELETE_ALLOCATIONS, {
+            'uuids': sorted({row.consumer_id for row in old_rows})})
     if new_rows:
-        connection.execute(A.insert(), [dict(row, created_at=stamp)
-                                        for row in new_rows])
-    _apply_usage(connection, inventories, deltas)
-    _write_consumers(connection, requests, consumers, stamp)
-    providers.bump_generations(connection, generations)
+        connection.execute(_INSERT_ALLOCATIONS,
+                           [dict(row, created_at=stamp) for row in new_rows])
+    _write_consumers(connection, [r for r in requests
+                                  if r.consumer_uuid not in created],
+                     consumers, stamp)
+    _apply_changes(connection,
+                   {key: row.id for key, row in inventories.items()},
+                   deltas, generations, stamp)
+
+
+# The statements of the write path are built once (per backend, as FOR
+# UPDATE depends on it) with bound parameters: building and hashing a
+# statement costs more than MariaDB takes to run it.
+
+@functools.lru_cache(maxsize=None)
+def _held_by_consumers(mysql):
+    query = (sa.select(C.c.id, C.c.uuid, C.c.generation, A.c.consumer_id,
+                       A.c.resource_provider_id, A.c.resource_class_id,
+                       A.c.used)
+             .select_from(C.outerjoin(A, A.c.consumer_id == C.c.uuid))
+             .where(C.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+             .order_by(C.c.id))
+    return query.with_for_update() if mysql else query
+
+
+@functools.lru_cache(maxsize=None)
+def _providers_with_inventories(by_uuid, by_id, mysql):
+    named = []
+    if by_uuid:
+        named.append(P.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+    if by_id:
+        named.append(P.c.id.in_(sa.bindparam('ids', expanding=True)))
+    query = (sa.select(P.c.id.label('provider_id'), P.c.uuid,
+                       P.c.generation, I.c.id, I.c.resource_class_id,
+                       I.c.total, I.c.reserved, I.c.min_unit, I.c.max_unit,
+                       I.c.step_size, I.c.allocation_ratio, I.c.used)
+             .select_from(P.outerjoin(I, I.c.resource_provider_id == P.c.id))
+             .where(sa.or_(*named)).order_by(P.c.id))
+    return query.with_for_update() if mysql else query
+
+
+_DELETE_ALLOCATIONS = A.delete().where(
+    A.c.consumer_id.in_(sa.bindparam('uuids', expanding=True)))
+_INSERT_ALLOCATIONS = A.insert()
+_INSERT_CONSUMER = C.insert()
+_UPDATE_CONSUMER = (
+    C.update().where(C.c.id == sa.bindparam('consumer_id'),
+                     C.c.generation == sa.bindparam('read_generation'))
+    .values(generation=sa.bindparam('new_generation'),
+            project_id=sa.bindparam('new_project_id'),
+            user_id=sa.bindparam('new_user_id'),
+            updated_at=sa.bindparam('stamp')))
+_DELETE_CONSUMER = C.delete().where(C.c.uuid == sa.bindparam('uuid'))
 
 
 def _lock_consumers(connection, uuids):
     """Lock the consumers (rows and allocations): ({uuid: consumer row},
     [their allocation rows]). Consumers are locked before providers by
     every writer."""
-    query = (sa.select(C, A.c.consumer_id, A.c.resource_provider_id,
-                       A.c.resource_class_id, A.c.used)
-             .select_from(C.outerjoin(A, A.c.consumer_id == C.c.uuid))
-             .where(C.c.uuid.in_(sorted(uuids))).order_by(C.c.id))
     consumers, held = {}, []
-    for row in connection.execute(db.lock_for_update(query, connection)):
+    if not uuids:
+        return consumers, held
+    for row in connection.execute(
+            _held_by_consumers(db.is_mysql(connection)),
+            {'uuids': sorted(uuids)}):
         consumers[row.uuid] = row
         if row.consumer_id is not None:
             held.append(row)
@@ -125,21 +183,17 @@ def _lock_providers(connection, uuids, ids):
     id): inventory row}). Writers lock in the same (index) order, so they
     queue rather than deadlock; a deadlock all the same is retried.
     """
-    inv = db.INVENTORIES
-    named = []
-    if uuids:
-        named.append(P.c.uuid.in_(sorted(uuids)))
-    if ids:
-        named.append(db.in_ids(P.c.id, ids))
-    if not named:
+    if not uuids and not ids:
         return {}, {}, {}
-    query = (sa.select(P.c.id.label('provider_id'), P.c.uuid,
-                       P.c.generation, inv)
-             .select_from(P.outerjoin(inv,
-                                      inv.c.resource_provider_id == P.c.id))
-             .where(sa.or_(*named)).order_by(P.c.id))
+    parameters = {}
+    if uuids:
+        parameters['uuids'] = sorted(uuids)
+    if ids:
+        parameters['ids'] = sorted(ids)
+    query = _providers_with_inventories(bool(uuids), bool(ids),
+                                        db.is_mysql(connection))
     generations, provider_ids, inventories = {}, {}, {}
-    for row in connection.execute(db.lock_for_update(query, connection)):
+    for row in connection.execute(query, parameters):
         generations[row.provider_id] = row.generation
         provider_ids[row.uuid] = row.provider_id
         if row.resource_class_id is not None:
@@ -150,15 +204,36 @@ def _lock_providers(connection, uuids, ids):
     return generations, provider_ids, inventories
 
 
-def _apply_usage(connection, inventories, deltas):
-    """inventories.used += delta, in one statement."""
-    inv = db.INVENTORIES
-    changes = {inventories[key].id: delta for key, delta in deltas.items()
-               if delta and key in inventories}
-    if changes:
+def _apply_changes(connection, inventory_ids, deltas, generations, stamp):
+    """``used`` += delta for every changed (provider, class) of
+    ``inventory_ids`` ({(provider id, class id): inventory id}), and the
+    generation of every provider in ``generations`` ({id: generation read
+    under lock}) bumped.
+
+    On MySQL the usage and the generations of the providers whose usage
+    changed go in one multi-table UPDATE (a row matched several times is
+    updated once); the rows are locked, so no compare-and-set is needed.
+    """
+    changes = {inventory_ids[key]: delta for key, delta in deltas.items()
+               if delta and key in inventory_ids}
+    changed_providers = {key[0] for key, delta in deltas.items()
+                         if delta and key in inventory_ids}
+    to_bump = dict(generations)
+    if changes and db.is_mysql(connection) and \
+            changed_providers <= set(generations):
         connection.execute(
-            inv.update().where(inv.c.id.in_(sorted(changes)))
-            .values(used=inv.c.used + sa.case(changes, value=inv.c.id)))
+            P.update().where(P.c.id == I.c.resource_provider_id,
+                             I.c.id.in_(sorted(changes)))
+            .values({P.c.generation: P.c.generation + 1,
+                     P.c.updated_at: stamp,
+                     I.c.used: I.c.used + sa.case(changes, value=I.c.id)}))
+        for provider_id in changed_providers:
+            del to_bump[provider_id]
+    elif changes:
+        connection.execute(
+            I.update().where(I.c.id.in_(sorted(changes)))
+            .values(used=I.c.used + sa.case(changes, value=I.c.id)))
+    providers.bump_generations(connection, to_bump)
 
 
 def _new_rows(connection, requests, provider_ids):
@@ -224,65 +299,111 @@ def _check_capacity(connection, new_rows, deltas, inventories,
                            uuid_of[key[0]], others, amount, room))
 
 
+def _create_consumers(connection, requests, stamp):
+    """Insert the consumers of ``requests`` (in uuid order, as locks are
+    taken); ConcurrentUpdate if one exists. The set of their uuids."""
+    created = set()
+    for request in sorted(requests, key=lambda r: r.consumer_uuid):
+        try:
+            connection.execute(_INSERT_CONSUMER, {
+                'uuid': request.consumer_uuid,
+                'project_id': request.project_id,
+                'user_id': request.user_id, 'generation': 1,
+                'created_at': stamp, 'updated_at': stamp})
+        except sa_exc.IntegrityError:
+            generation = connection.execute(
+                sa.select(C.c.generation).where(
+                    C.c.uuid == request.consumer_uuid)).scalar()
+            raise exception.ConcurrentUpdate(
+                reason='consumer generation conflict - expected null but '
+                       'got %s for consumer %s.' % (
+                           'a concurrent creation' if generation is None
+                           else generation, request.consumer_uuid))
+        created.add(request.consumer_uuid)
+    return created
+
+
 def _write_consumers(connection, requests, consumers, stamp):
     for request in requests:
         consumer = consumers.get(request.consumer_uuid)
         if not request.allocations:
             if consumer is not None:
-                connection.execute(C.delete().where(C.c.id == consumer.id))
+                connection.execute(_DELETE_CONSUMER,
+                                   {'uuid': request.consumer_uuid})
             continue
         if consumer is None:
             # No savepoint: a failed INSERT leaves the transaction usable,
             # and this one is rolled back anyway.
             try:
-                connection.execute(C.insert().values(
-                    uuid=request.consumer_uuid,
-                    project_id=request.project_id,
-                    user_id=request.user_id, generation=1,
-                    created_at=stamp, updated_at=stamp))
+                connection.execute(_INSERT_CONSUMER, {
+                    'uuid': request.consumer_uuid,
+                    'project_id': request.project_id,
+                    'user_id': request.user_id, 'generation': 1,
+                    'created_at': stamp, 'updated_at': stamp})
             except sa_exc.IntegrityError:
                 raise exception.ConcurrentUpdate(
                     reason='consumer generation conflict: consumer %s was '
                            'created by another request at the same time; '
                            'retry.' % request.consumer_uuid)
         else:
-            result = connection.execute(
-                C.update().where(C.c.id == consumer.id,
-                                 C.c.generation == consumer.generation)
-                .values(generation=consumer.generation + 1,
-                        project_id=request.project_id,
-                        user_id=request.user_id, updated_at=stamp))
+            result = connection.execute(_UPDATE_CONSUMER, {
+                'consumer_id': consumer.id,
+                'read_generation': consumer.generation,
+                'new_generation': consumer.generation + 1,
+                'new_project_id': request.project_id,
+                'new_user_id': request.user_id, 'stamp': stamp})
             if result.rowcount != 1:
                 raise exception.ConcurrentUpdate(
                     reason='consumer generation conflict for consumer %s; '
                            'retry.' % request.consumer_uuid)
 
 
-def _remove(connection, consumer_uuids):
-    """Delete the consumers' allocations and give their usage back;
-    {provider id: generation} of the providers (locked)."""
-    _consumers, old = _lock_consumers(connection, consumer_uuids)
-    if not old:
-        return {}
-    generations, _ids, inventories = _lock_providers(
-        connection, (), {r.resource_provider_id for r in old})
+@functools.lru_cache(maxsize=None)
+def _held_with_providers(mysql):
+    """The consumers' allocations with their providers' generations and
+    inventory ids, locking consumer, allocation, provider and inventory
+    rows in that order (the order every writer takes them in)."""
+    query = (sa.select(A.c.resource_provider_id, A.c.resource_class_id,
+                       A.c.used, P.c.generation,
+                       I.c.id.label('inventory_id'))
+             .select_from(
+                 C.join(A, A.c.consumer_id == C.c.uuid)
+                 .join(P, P.c.id == A.c.resource_provider_id)
+                 .outerjoin(I, sa.and_(
+                     I.c.resource_provider_id == A.c.resource_provider_id,
+                     I.c.resource_class_id == A.c.resource_class_id)))
+             .where(C.c.uuid.in_(sa.bindparam('uuids', expanding=True))))
+    return query.with_for_update() if mysql else query
+
+
+def _remove(connection, consumer_uuids, bump=True):
+    """Delete the consumers' allocations and give their usage back,
+    bumping the providers' generations if ``bump``; {provider id:
+    generation read} of the providers that lost allocations."""
+    generations, inventory_ids = {}, {}
     deltas = collections.Counter()
-    for row in old:
-        deltas[(row.resource_provider_id, row.resource_class_id)] -= row.used
-    connection.execute(A.delete().where(A.c.consumer_id.in_(
-        sorted(consumer_uuids))))
-    _apply_usage(connection, inventories, deltas)
+    for row in connection.execute(
+            _held_with_providers(db.is_mysql(connection)),
+            {'uuids': sorted(consumer_uuids)}):
+        key = (row.resource_provider_id, row.resource_class_id)
+        generations[row.resource_provider_id] = row.generation
+        deltas[key] -= row.used
+        if row.inventory_id is not None:
+            inventory_ids[key] = row.inventory_id
+    if not generations:
+        return {}
+    connection.execute(_DELETE_ALLOCATIONS, {'uuids': sorted(consumer_uuids)})
+    _apply_changes(connection, inventory_ids, deltas,
+                   generations if bump else {}, db.now())
     return generations
 
 
 def delete(connection, consumer_uuid):
     """Remove every allocation of a consumer; NotFound if it has none."""
-    generations = _remove(connection, [consumer_uuid])
-    if not generations:
+    if not _remove(connection, [consumer_uuid]):
         raise exception.NotFound(
             reason="No allocations for consumer '%s'" % consumer_uuid)
-    connection.execute(C.delete().where(C.c.uuid == consumer_uuid))
-    providers.bump_generations(connection, generations)
+    connection.execute(_DELETE_CONSUMER, {'uuid': consumer_uuid})
 
 
 def of_consumer(connection, consumer_uuid):
@@ -360,8 +481,8 @@ def reshape(connection, inventories, requests, reserved_may_equal_total=True):
     """
     from nova_lite.placement import inventories as inventories_db
     consumer_uuids = sorted({r.consumer_uuid for r in requests})
-    losing = set(_remove(connection, consumer_uuids)) if consumer_uuids \
-        else set()
+    losing = set(_remove(connection, consumer_uuids, bump=False)) \
+        if consumer_uuids else set()
     for rp_uuid, (generation, wanted) in sorted(inventories.items()):
         inventories_db.replace_all(connection, rp_uuid, generation, wanted,
                                    reserved_may_equal_total)

@@ -89,12 +89,19 @@ def bump_generations(connection, generations):
     """
     stamp = db.now()
     for provider_id, generation in sorted(generations.items()):
-        result = connection.execute(
-            P.update().where(P.c.id == provider_id,
-                             P.c.generation == generation)
-            .values(generation=generation + 1, updated_at=stamp))
+        result = connection.execute(_BUMP_GENERATION, {
+            'provider_id': provider_id, 'read_generation': generation,
+            'new_generation': generation + 1, 'stamp': stamp})
         if result.rowcount != 1:
             raise exception.ProviderGenerationRace(provider_id)
+
+
+# Built once: it runs on every allocation write.
+_BUMP_GENERATION = (
+    P.update().where(P.c.id == sa.bindparam('provider_id'),
+                     P.c.generation == sa.bindparam('read_generation'))
+    .values(generation=sa.bindparam('new_generation'),
+            updated_at=sa.bindparam('stamp')))
 
 
 def _name_taken(connection, name, other_than=None):

@@ -203,6 +203,29 @@ class TestAllocations(PlacementTestCase):
             '/resource_providers/%s/usages' % rp).json()['usages']['VCPU'])
         self.assertEqual(before + 10, self.generation(rp))
 
+    def test_concurrent_claims_and_deletes_keep_usage_and_generation(self):
+        rp = self.compute_node(vcpus=64)
+        held = [new_uuid() for _ in range(12)]
+        for consumer in held:
+            self.client.allocate(consumer, {rp: {'VCPU': 2}})
+        before = self.generation(rp)
+        fresh = [new_uuid() for _ in range(12)]
+
+        def write(job):
+            client = self.server.client()
+            kind, consumer = job
+            if kind == 'delete':
+                return client.delete('/allocations/%s' % consumer).status_code
+            return client.allocate(consumer, {rp: {'VCPU': 3}}).status_code
+        jobs = [('delete', c) for c in held[:8]] + [('claim', c)
+                                                    for c in fresh]
+        with concurrent.futures.ThreadPoolExecutor(12) as pool:
+            statuses = list(pool.map(write, jobs))
+        self.assertEqual([204] * len(jobs), statuses)
+        usages = self.client.get('/resource_providers/%s/usages' % rp).json()
+        self.assertEqual(4 * 2 + 12 * 3, usages['usages']['VCPU'])
+        self.assertEqual(before + len(jobs), self.generation(rp))
+
     def test_project_usages(self):
         rp = self.compute_node()
         project = 'proj-' + new_uuid()[:8]

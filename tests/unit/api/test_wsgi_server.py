@@ -54,3 +54,90 @@ class TestServer(testtools.TestCase):
         server.start()
         server.stop()
         server.wait()
+
+
+def _ignore_body(environ, start_response):
+    start_response('201 Created', [('Content-Type', 'text/plain'),
+                                   ('Content-Length', '2')])
+    return [b'ok']
+
+
+def _streamed(environ, start_response):
+    start_response('200 OK', [('Content-Type', 'text/plain')])
+    return iter([b'one ', b'two'])
+
+
+class TestPersistentConnections(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.FakeLogger())
+
+    def _serve(self, app, threads=4, keep_alive_timeout=10):
+        server = wsgi_server.Server('test', app, '127.0.0.1', 0, threads,
+                                    backend='threading',
+                                    keep_alive_timeout=keep_alive_timeout)
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        return server
+
+    def _connect(self, server):
+        connection = http.client.HTTPConnection('127.0.0.1', server.port,
+                                                timeout=30)
+        self.addCleanup(connection.close)
+        return connection
+
+    def test_several_requests_share_one_connection(self):
+        connection = self._connect(self._serve(_hello))
+        for _ in range(3):
+            connection.request('GET', '/')
+            response = connection.getresponse()
+            self.assertEqual(b'hello', response.read())
+            self.assertIsNone(response.getheader('Connection'))
+        # http.client never reconnects by itself: one socket served all.
+        self.assertIsNotNone(connection.sock)
+
+    def test_an_unread_body_does_not_spoil_the_next_request(self):
+        connection = self._connect(self._serve(_ignore_body))
+        connection.request('POST', '/', body=b'x' * 5000)
+        self.assertEqual(b'ok', connection.getresponse().read())
+        connection.request('POST', '/', body=b'{}')
+        response = connection.getresponse()
+        self.assertEqual(201, response.status)
+        self.assertEqual(b'ok', response.read())
+
+    def test_a_body_without_length_closes_the_connection(self):
+        connection = self._connect(self._serve(_streamed))
+        connection.request('GET', '/')
+        response = connection.getresponse()
+        self.assertEqual('close', response.getheader('Connection'))
+        self.assertEqual(b'one two', response.read())
+
+    def test_keep_alive_zero_closes_after_each_response(self):
+        connection = self._connect(self._serve(_hello,
+                                               keep_alive_timeout=0))
+        connection.request('GET', '/')
+        response = connection.getresponse()
+        self.assertEqual('close', response.getheader('Connection'))
+        self.assertEqual(b'hello', response.read())
+
+    def test_http_1_0_clients_get_one_response_per_connection(self):
+        connection = self._connect(self._serve(_hello))
+        connection._http_vsn, connection._http_vsn_str = 10, 'HTTP/1.0'
+        connection.request('GET', '/')
+        response = connection.getresponse()
+        self.assertEqual('close', response.getheader('Connection'))
+        self.assertEqual(b'hello', response.read())
+
+    def test_an_idle_connection_gives_its_worker_to_a_waiting_client(self):
+        # One worker, held by an idle persistent connection for up to
+        # an hour: the second client is served all the same (well
+        # before its 30 s socket timeout).
+        server = self._serve(_hello, threads=1, keep_alive_timeout=3600)
+        idle = self._connect(server)
+        idle.request('GET', '/')
+        self.assertEqual(b'hello', idle.getresponse().read())
+        waiting = self._connect(server)
+        waiting.request('GET', '/')
+        self.assertEqual(b'hello', waiting.getresponse().read())
