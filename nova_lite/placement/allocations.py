@@ -158,6 +158,13 @@ _UPDATE_CONSUMER = (
             user_id=sa.bindparam('new_user_id'),
             updated_at=sa.bindparam('stamp')))
 _DELETE_CONSUMER = C.delete().where(C.c.uuid == sa.bindparam('uuid'))
+_DELETE_CONSUMERS = C.delete().where(
+    C.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+# MySQL deletes from several tables in one statement.
+_DELETE_CONSUMERS_AND_ALLOCATIONS = sa.text(
+    'DELETE %(c)s, %(a)s FROM %(c)s LEFT JOIN %(a)s ON %(a)s.consumer_id = '
+    '%(c)s.uuid WHERE %(c)s.uuid IN :uuids' % {'c': C.name, 'a': A.name}
+).bindparams(sa.bindparam('uuids', expanding=True))
 
 
 def _lock_consumers(connection, uuids):
@@ -376,15 +383,16 @@ def _held_with_providers(mysql):
     return query.with_for_update() if mysql else query
 
 
-def _remove(connection, consumer_uuids, bump=True):
-    """Delete the consumers' allocations and give their usage back,
-    bumping the providers' generations if ``bump``; {provider id:
-    generation read} of the providers that lost allocations."""
+def _remove(connection, consumer_uuids, bump=True, with_consumers=False):
+    """Delete the consumers' allocations (and the consumers themselves if
+    ``with_consumers``) and give their usage back, bumping the providers'
+    generations if ``bump``; {provider id: generation read} of the
+    providers that lost allocations."""
     generations, inventory_ids = {}, {}
     deltas = collections.Counter()
-    for row in connection.execute(
-            _held_with_providers(db.is_mysql(connection)),
-            {'uuids': sorted(consumer_uuids)}):
+    mysql = db.is_mysql(connection)
+    for row in connection.execute(_held_with_providers(mysql),
+                                  {'uuids': sorted(consumer_uuids)}):
         key = (row.resource_provider_id, row.resource_class_id)
         generations[row.resource_provider_id] = row.generation
         deltas[key] -= row.used
@@ -392,7 +400,13 @@ def _remove(connection, consumer_uuids, bump=True):
             inventory_ids[key] = row.inventory_id
     if not generations:
         return {}
-    connection.execute(_DELETE_ALLOCATIONS, {'uuids': sorted(consumer_uuids)})
+    parameters = {'uuids': sorted(consumer_uuids)}
+    if with_consumers and mysql:
+        connection.execute(_DELETE_CONSUMERS_AND_ALLOCATIONS, parameters)
+    else:
+        connection.execute(_DELETE_ALLOCATIONS, parameters)
+        if with_consumers:
+            connection.execute(_DELETE_CONSUMERS, parameters)
     _apply_changes(connection, inventory_ids, deltas,
                    generations if bump else {}, db.now())
     return generations
@@ -400,10 +414,9 @@ def _remove(connection, consumer_uuids, bump=True):
 
 def delete(connection, consumer_uuid):
     """Remove every allocation of a consumer; NotFound if it has none."""
-    if not _remove(connection, [consumer_uuid]):
+    if not _remove(connection, [consumer_uuid], with_consumers=True):
         raise exception.NotFound(
             reason="No allocations for consumer '%s'" % consumer_uuid)
-    connection.execute(_DELETE_CONSUMER, {'uuid': consumer_uuid})
 
 
 def of_consumer(connection, consumer_uuid):

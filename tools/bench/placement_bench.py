@@ -13,8 +13,9 @@ measures the Placement API at ``--url``), then:
 With ``--openstack-placement VENV`` (a virtualenv where ``pip install
 openstack-placement pymysql`` was run) the same measurements are made in
 the same run against OpenStack Placement on the same MariaDB, served by the
-same HTTP server as ours, at ``--compare-sizes`` providers. ``--sizes ''``
-measures the write rate only.
+same HTTP server as ours, at ``--compare-sizes`` providers; the write-rate
+runs alternate between the two services (``--rounds`` each) and the ratio
+of the medians is printed. ``--sizes ''`` measures the write rate only.
 
 Usage (from the repository root):
     PYTHONPATH=. .venv/bin/python tools/bench/placement_bench.py
@@ -24,6 +25,7 @@ Usage (from the repository root):
 
 import argparse
 import concurrent.futures
+import contextlib
 import http.client
 import json
 import statistics
@@ -128,7 +130,7 @@ def grow(client, providers, target, threads=8):
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
         providers.extend(pool.map(lambda i: make_provider(client, i),
                                   range(start, target)))
-    print('  populated %d providers in %.1fs' % (
+    print(' populated %d providers in %.1fs' % (
         target - start, time.monotonic() - began), flush=True)
 
 
@@ -249,26 +251,65 @@ class OpenStackPlacement:
         fixtures._mysql('DROP DATABASE IF EXISTS `%s`' % self.database)
 
 
-def measure(label, url, sizes, args):
-    client = Client(url)
-    providers = []
-    print('%s at %s' % (label, url), flush=True)
-    grow(client, providers, sizes[0] if sizes else 10)
-    for threads in (1, 4):
-        rate, errors = write_rate(client, providers, threads, args.seconds)
-        print('  allocation PUT+DELETE cycles/s, %d client thread%s: '
-              '%.1f (%.1f requests/s)%s' % (
-                  threads, '' if threads == 1 else 's', rate, rate * 2,
-                  ', %d errors, first: %s' % (len(errors), errors[0])
-                  if errors else ''), flush=True)
+class Service:
+    """One Placement API under test and the providers made on it."""
+
+    def __init__(self, label, url):
+        self.label = label
+        self.url = url
+        self.client = Client(url)
+        self.providers = []
+        self.rates = {1: [], 4: []}
+
+    def grow(self, size):
+        print('%s:' % self.label, end='', flush=True)
+        grow(self.client, self.providers, size)
+
+
+def write_rounds(services, rounds, seconds):
+    """PUT+DELETE cycles/s with 1 and 4 client threads, every service in
+    turn, ``rounds`` times: the machine's speed drifts over minutes, and
+    alternating keeps the comparison fair."""
+    for index in range(rounds):
+        for service in services:
+            for threads in (1, 4):
+                rate, errors = write_rate(service.client, service.providers,
+                                          threads, seconds)
+                service.rates[threads].append(rate)
+                print('  round %d, %s, %d client thread%s: %.1f cycles/s '
+                      '(%.1f requests/s)%s' % (
+                          index + 1, service.label, threads,
+                          '' if threads == 1 else 's', rate, rate * 2,
+                          ', %d errors, first: %s' % (len(errors), errors[0])
+                          if errors else ''), flush=True)
+    for service in services:
+        for threads in (1, 4):
+            print('%s, %d client thread%s: median %.1f allocation PUT+DELETE '
+                  'cycles/s' % (service.label, threads,
+                                '' if threads == 1 else 's',
+                                statistics.median(service.rates[threads])))
+    if len(services) == 2:
+        ours, theirs = services
+        for threads in (1, 4):
+            print('write rate ratio, %d client thread%s: %.1fx (per round: '
+                  '%s)' % (threads, '' if threads == 1 else 's',
+                           statistics.median(ours.rates[threads]) /
+                           statistics.median(theirs.rates[threads]),
+                           ', '.join('%.1fx' % (a / b) for a, b in zip(
+                               ours.rates[threads], theirs.rates[threads]))))
+
+
+def candidate_latencies(service, sizes, args):
     for size in sizes:
-        grow(client, providers, size)
+        service.grow(size)
         for query in (CANDIDATES_QUERY, CANDIDATES_QUERY + '&limit=1000'):
             median, p95, count = candidates_latency(
-                client, args.runs, query, version=args.candidates_version)
-            print('  GET /allocation_candidates?%s with %d providers: '
+                service.client, args.runs, query,
+                version=args.candidates_version)
+            print('%s: GET /allocation_candidates?%s with %d providers: '
                   'median %.1f ms, p95 %.1f ms (%d candidates)' % (
-                      query, size, median, p95, count), flush=True)
+                      service.label, query, size, median, p95, count),
+                  flush=True)
 
 
 def _load():
@@ -289,34 +330,41 @@ def main(argv=None):
                         help='provider counts for OpenStack Placement')
     parser.add_argument('--seconds', type=float, default=10.0,
                         help='duration of each write-rate run')
+    parser.add_argument('--rounds', type=int, default=3,
+                        help='write-rate runs per service, alternating '
+                             'between the services')
     parser.add_argument('--runs', type=int, default=30,
                         help='candidate requests per size')
     parser.add_argument('--candidates-version', default='1.36')
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(',') if s]
 
+    compare_sizes = [int(s) for s in args.compare_sizes.split(',') if s]
     print('load average at start: %s' % _load(), flush=True)
-    if args.openstack_placement:
-        other = OpenStackPlacement(args.openstack_placement)
-        other.start()
-        try:
-            measure('OpenStack Placement', other.url,
-                    [int(s) for s in args.compare_sizes.split(',') if s],
-                    args)
-        finally:
-            other.stop()
-    server = None
-    url = args.url
-    if url is None:
-        from tests.functional import placement_fixtures
-        server = placement_fixtures.PlacementServer()
-        server.start()
-        url = server.url
-    try:
-        measure('nova-lite-placement', url, sizes, args)
-    finally:
-        if server is not None:
-            server.stop()
+    stack = contextlib.ExitStack()
+    with stack:
+        services = []
+        url = args.url
+        if url is None:
+            from tests.functional import placement_fixtures
+            server = placement_fixtures.PlacementServer()
+            server.start()
+            stack.callback(server.stop)
+            url = server.url
+        services.append(Service('nova-lite-placement', url))
+        if args.openstack_placement:
+            other = OpenStackPlacement(args.openstack_placement)
+            other.start()
+            stack.callback(other.stop)
+            services.append(Service('OpenStack Placement', other.url))
+        first = (compare_sizes or sizes or [10])[0] if len(services) > 1 \
+            else (sizes or [10])[0]
+        for service in services:
+            service.grow(first)
+        write_rounds(services, args.rounds, args.seconds)
+        if len(services) > 1:
+            candidate_latencies(services[1], compare_sizes, args)
+        candidate_latencies(services[0], sizes, args)
     print('load average at end: %s' % _load(), flush=True)
     return 0
 
