@@ -124,6 +124,10 @@ class HypervisorNotFound(NotFound):
     msg_fmt = 'Hypervisor %(hypervisor_id)s could not be found.'
 
 
+class InstanceGroupNotFound(NotFound):
+    msg_fmt = 'Server group %(group_uuid)s could not be found.'
+
+
 class InstanceInvalidState(Conflict):
     msg_fmt = ('Cannot \'%(method)s\' instance %(instance_uuid)s while it is '
                'in %(attr)s %(state)s')
@@ -145,10 +149,22 @@ class ObjectActionError(NovaLiteException):
 class NoValidHost(NovaLiteException):
     msg_fmt = 'No valid host was found. %(reason)s'
     code = 500
+    # What a server's owner sees in its fault: the reason (how many hosts
+    # each filter removed) is for administrators, in the fault details.
+    summary = 'No valid host was found.'
+
+
+class UnsupportedPolicy(NoValidHost):
+    msg_fmt = ('The scheduler cannot honour the %(policy)s policy of '
+               'server group %(group)s: %(reason)s')
+    summary = ('The scheduler cannot honour the policy of the server '
+               'group.')
 
 
 class MaxRetriesExceeded(NoValidHost):
     msg_fmt = 'Exceeded maximum number of retries. %(reason)s'
+    # Which builds failed is the owner's business: the whole message.
+    summary = None
 
 
 class RescheduledException(NovaLiteException):
@@ -207,3 +223,14 @@ class InvalidFlavorRef(Invalid):
 
 class MarkerNotFound(Invalid):
     msg_fmt = 'Marker %(marker)s could not be found.'
+
+
+class InvalidServerGroupHint(Invalid):
+    msg_fmt = 'Invalid scheduler hint group=%(group)s: %(reason)s'
+
+
+class UnsupportedTrustedCertificates(Invalid):
+    msg_fmt = ('trusted_image_certificates cannot be honoured: this '
+               'deployment does not verify image signatures, so a server '
+               'cannot be promised a trusted image. Boot without '
+               'trusted_image_certificates.')

@@ -351,6 +351,28 @@ def placement_audit():
 
 # -- command line ------------------------------------------------------------------
 
+def scheduler_simulate():
+    """Run the scheduling pipeline on a JSON case; print the answer."""
+    import json
+    from nova_lite.scheduler import simulate
+    path = CONF.command.case
+    try:
+        if path == '-':
+            case = json.load(sys.stdin)
+        else:
+            with open(path) as f:
+                case = json.load(f)
+    except OSError as e:
+        raise simulate.CaseError(reason='cannot read %s: %s' % (
+            path, e.strerror))
+    except ValueError as e:
+        raise simulate.CaseError(reason='%s is not JSON: %s' % (path, e))
+    answer = simulate.run(case)
+    print(json.dumps(answer, indent=2 if CONF.command.pretty else None,
+                     sort_keys=True))
+    return 4 if 'error' in answer else 0
+
+
 def _add_commands(subparsers):
     def group(name, help_text):
         parser = subparsers.add_parser(name, help=help_text)
@@ -432,6 +454,18 @@ def _add_commands(subparsers):
                    help='delete the orphaned allocations found')
     p.set_defaults(func=placement_audit)
 
+    scheduler = group('scheduler', 'the scheduling pipeline, offline')
+    p = scheduler.add_parser(
+        'simulate', help='run filters and weighers on hosts described in a '
+                         'JSON case and print, as JSON, where each instance '
+                         'goes and why (exit status 4 if no valid host); '
+                         'the format is in the README')
+    p.add_argument('case', metavar='CASE.json', help='the case file, or - '
+                                                     'for standard input')
+    p.add_argument('--pretty', action='store_true',
+                   help='indent the JSON answer')
+    p.set_defaults(func=scheduler_simulate)
+
     flavors = group('flavor', 'flavors (also available through the API)')
     p = flavors.add_parser('create', help='create a public flavor')
     p.add_argument('flavor_name', metavar='NAME')
@@ -449,6 +483,11 @@ def _add_commands(subparsers):
 
 
 def main(argv=None):
+    # Standard output carries the commands' answers (tables, JSON); the
+    # log goes to standard error unless a log file is configured.
+    from oslo_log import log as oslo_logging
+    oslo_logging.register_options(CONF)
+    CONF.set_default('use_stderr', True)
     CONF.register_cli_opt(cfg.SubCommandOpt(
         'command', title='Commands', handler=_add_commands,
         help='run "nova-lite-manage COMMAND --help" for details'))

@@ -7,6 +7,10 @@ from its InstanceMapping to find out which:
 * no cell yet: a BuildRequest in the API database (being scheduled);
 * cell0: it never got a host (ERROR, with a fault);
 * a real cell: the Instance row in that cell's database.
+
+A server booted with the scheduler hint ``group`` joins that server group
+(API database) in the same all-or-nothing step as its other API database
+records, and leaves it when it is deleted.
 """
 
 import random
@@ -55,6 +59,43 @@ def _owned(context, instance):
     return context.is_admin or instance.project_id == context.project_id
 
 
+def _requested_group(context, scheduler_hints):
+    """The server group the ``group`` hint names, or None without one.
+
+    InvalidServerGroupHint (400) unless it names a group of the caller's
+    project; a group of another project is answered like a missing one.
+    """
+    if not scheduler_hints or 'group' not in scheduler_hints:
+        return None
+    hint = scheduler_hints['group']
+    if not isinstance(hint, str):
+        raise exception.InvalidServerGroupHint(
+            group=hint, reason='the hint takes one server group UUID as a '
+                               'string.')
+    if not uuidutils.is_uuid_like(hint):
+        raise exception.InvalidServerGroupHint(
+            group=hint, reason='not a server group UUID.')
+    try:
+        group = objects.InstanceGroup.get_by_uuid(context, hint)
+    except exception.InstanceGroupNotFound:
+        group = None
+    if group is None or group.project_id != context.project_id:
+        raise exception.InvalidServerGroupHint(
+            group=hint, reason='project %s has no server group with this '
+                               'id.' % context.project_id)
+    return group
+
+
+def _group_for_scheduler(group, new_members):
+    """What the scheduler needs of ``group``: its policy, its rules and
+    every member, the new ones included; it works out ``hosts``."""
+    members = list(group.members) + [uuid for uuid in new_members
+                                     if uuid not in group.members]
+    return objects.InstanceGroup(uuid=group.uuid, policy=group.policy,
+                                 rules=dict(group.rules), members=members,
+                                 hosts=[])
+
+
 class API:
     """Servers: create, read, list and delete across the cells."""
 
@@ -101,6 +142,7 @@ class API:
         image_meta = objects.ImageMeta.from_image(image) if image else None
         if image is not None:
             self._check_flavor_fits_image(flavor, image)
+        group = _requested_group(context, scheduler_hints)
         reservation_id = _reservation_id()
         created_at = timeutils.utcnow()
         instances, specs = [], []
@@ -128,8 +170,14 @@ class API:
                 retry=None)
             instances.append(instance)
             specs.append(spec)
+        if group is not None:
+            scheduled_group = _group_for_scheduler(
+                group, [i.uuid for i in instances])
+            for spec in specs:
+                spec.instance_group = scheduled_group
 
-        build_requests = self._record_in_api_db(context, instances, specs)
+        build_requests = self._record_in_api_db(context, instances, specs,
+                                                group)
         try:
             self.conductor_api.schedule_and_build_instances(
                 context, build_requests=build_requests,
@@ -139,7 +187,7 @@ class API:
         except messaging.MessagingException as e:
             LOG.error('Cannot send the build of %s to the conductor: %s',
                       [i.uuid for i in instances], e)
-            self._forget_in_api_db(context, instances)
+            self._forget_in_api_db(context, instances, group)
             raise exception.ServiceUnavailable(
                 service='nova-lite-conductor',
                 reason='the build request could not be sent (%s); nothing '
@@ -205,9 +253,11 @@ class API:
             created_at=created_at, updated_at=None, deleted_at=None,
             deleted=False, fault=None)
 
-    def _record_in_api_db(self, context, instances, specs):
+    def _record_in_api_db(self, context, instances, specs, group=None):
         build_requests = []
         try:
+            if group is not None:
+                self._join_group(context, group, instances)
             for instance, spec in zip(instances, specs):
                 spec.create()
                 build_request = objects.BuildRequest(
@@ -222,12 +272,26 @@ class API:
                     queued_for_delete=False).create()
         except Exception:
             with _logged_cleanup('API database records of a failed create'):
-                self._forget_in_api_db(context, instances)
+                self._forget_in_api_db(context, instances, group)
             raise
         return build_requests
 
     @staticmethod
-    def _forget_in_api_db(context, instances):
+    def _join_group(context, group, instances):
+        try:
+            objects.InstanceGroup.add_members(
+                context, group.uuid, [i.uuid for i in instances])
+        except exception.InstanceGroupNotFound:
+            # Deleted since we checked the hint.
+            raise exception.InvalidServerGroupHint(
+                group=group.uuid, reason='the server group was deleted '
+                                         'while the servers were created.')
+
+    @staticmethod
+    def _forget_in_api_db(context, instances, group=None):
+        if group is not None:
+            objects.InstanceGroup.remove_members(
+                context, group.uuid, [i.uuid for i in instances])
         for instance in instances:
             objects.RequestSpec(context, instance_uuid=instance.uuid).destroy()
             try:
@@ -367,6 +431,15 @@ class API:
         mapping.queued_for_delete = True
         mapping.save()
         objects.RequestSpec(context, instance_uuid=uuid).destroy()
+        self._leave_group(context, uuid)
+
+    @staticmethod
+    def _leave_group(context, instance_uuid):
+        group = objects.InstanceGroup.get_by_instance_uuid(context,
+                                                           instance_uuid)
+        if group is not None:
+            objects.InstanceGroup.remove_members(context, group.uuid,
+                                                 [instance_uuid])
 
     def _delete_in_cell(self, context, mapping, instance):
         with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:

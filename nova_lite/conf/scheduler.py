@@ -30,17 +30,32 @@ filter_scheduler_group = cfg.OptGroup(
 
 filter_scheduler_opts = [
     cfg.ListOpt('enabled_filters',
-                default=['ComputeFilter', 'RamFilter', 'CoreFilter',
-                         'DiskFilter'],
+                default=['ComputeFilter', 'RetryFilter',
+                         'AvailabilityZoneFilter', 'RamFilter', 'CoreFilter',
+                         'DiskFilter', 'ImagePropertiesFilter',
+                         'ServerGroupAntiAffinityFilter',
+                         'ServerGroupAffinityFilter'],
                 help='Filters applied in this order; each removes the hosts '
-                     'that cannot take the instance. An unknown name stops '
-                     'the scheduler at start.'),
+                     'that cannot take the instance. Known: '
+                     'AggregateInstanceExtraSpecsFilter, '
+                     'AvailabilityZoneFilter, ComputeFilter, CoreFilter, '
+                     'DifferentHostFilter, DiskFilter, '
+                     'ImagePropertiesFilter, RamFilter, RetryFilter, '
+                     'SameHostFilter, ServerGroupAffinityFilter, '
+                     'ServerGroupAntiAffinityFilter. A group with a hard '
+                     'policy is refused when its filter is not enabled. '
+                     'An unknown name stops the scheduler at start.'),
     cfg.ListOpt('weight_classes',
-                default=['RAMWeigher', 'CPUWeigher', 'DiskWeigher'],
+                default=['RAMWeigher', 'CPUWeigher', 'DiskWeigher',
+                         'IoOpsWeigher', 'NumInstancesWeigher',
+                         'BuildFailureWeigher',
+                         'ServerGroupSoftAffinityWeigher',
+                         'ServerGroupSoftAntiAffinityWeigher'],
                 help='Weighers that rank the hosts that passed the filters. '
                      'Each weigher\'s values are normalised to 0..1 and '
-                     'multiplied by its multiplier; an unknown name stops '
-                     'the scheduler at start.'),
+                     'multiplied by its multiplier. A group with a soft '
+                     'policy is refused when its weigher is not enabled. '
+                     'An unknown name stops the scheduler at start.'),
     cfg.IntOpt('host_subset_size',
                default=1, min=1,
                help='The host is chosen at random among the best '
@@ -59,6 +74,37 @@ filter_scheduler_opts = [
                  default=1.0,
                  help='Multiplier of the disk weigher. Positive spreads '
                       'instances on hosts with more free disk.'),
+    cfg.FloatOpt('io_ops_weight_multiplier',
+                 default=-1.0,
+                 help='Multiplier of the I/O operations weigher (builds, '
+                      'resizes, migrations in progress). Negative prefers '
+                      'idle hosts.'),
+    cfg.FloatOpt('num_instances_weight_multiplier',
+                 default=0.0,
+                 help='Multiplier of the instance count weigher. Negative '
+                      'prefers hosts with fewer instances, positive packs; '
+                      '0 ignores the count.'),
+    cfg.FloatOpt('build_failure_weight_multiplier',
+                 default=1000000.0,
+                 help='Multiplier of the build failure weigher: how hard '
+                      'hosts with recent failed builds are avoided. The '
+                      'large default outweighs every other weigher; 0 '
+                      'ignores failures.'),
+    cfg.FloatOpt('soft_affinity_weight_multiplier',
+                 default=10.0, min=0.0,
+                 help='Multiplier of the soft-affinity weigher: how '
+                      'strongly members of a soft-affinity group are '
+                      'stacked on the hosts the group already uses. The '
+                      'default outweighs the spreading resource weighers '
+                      '(1.0 each), so the group stays together while its '
+                      'hosts have room.'),
+    cfg.FloatOpt('soft_anti_affinity_weight_multiplier',
+                 default=10.0, min=0.0,
+                 help='Multiplier of the soft-anti-affinity weigher: how '
+                      'strongly members of a soft-anti-affinity group are '
+                      'spread over hosts without members. The default '
+                      'outweighs the resource weighers, which could '
+                      'otherwise stack members on the emptiest host.'),
 ]
 
 

@@ -102,6 +102,35 @@ class RequestSpec(_Timestamps, Base):
     spec = sa.Column(LongText, nullable=False)
 
 
+class InstanceGroup(_Timestamps, Base):
+    """A server group: one policy, its rules (JSON), and its owner."""
+    __tablename__ = 'instance_groups'
+    __table_args__ = (sa.Index('instance_groups_project_id_idx',
+                               'project_id'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    name = sa.Column(sa.String(255), nullable=True)
+    user_id = sa.Column(sa.String(255), nullable=True)
+    project_id = sa.Column(sa.String(255), nullable=True)
+    policy = sa.Column(sa.String(255), nullable=False)
+    rules = sa.Column(sa.Text, nullable=True)
+
+
+class InstanceGroupMember(_Timestamps, Base):
+    __tablename__ = 'instance_group_members'
+    __table_args__ = (
+        sa.UniqueConstraint('group_id', 'instance_uuid',
+                            name='uniq_instance_group_members'),
+        # "Which group is this server in?" on every server delete.
+        sa.Index('instance_group_members_instance_uuid_idx',
+                 'instance_uuid'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    group_id = sa.Column(sa.Integer, sa.ForeignKey('instance_groups.id'),
+                         nullable=False)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)
+
+
 class Image(_Timestamps, Base):
     """The minimal image catalog the Compute API's image proxy serves."""
     __tablename__ = 'images'

@@ -113,6 +113,27 @@ class Flavor(base.NovaLiteObject):
             return session.execute(sa.select(models.Flavor.id).where(
                 models.Flavor.name == name)).first() is not None
 
+    def save(self):
+        """Write a changed description (the only mutable attribute: the
+        sizes of a flavor are copied into instances, never changed)."""
+        changed = self.obj_what_changed() - {'description'}
+        if changed:
+            raise exception.ObjectActionError(
+                action='save',
+                reason='only the description of a flavor can change, not '
+                       '%s' % ', '.join(sorted(changed)))
+        if 'description' not in self.obj_what_changed():
+            return
+        now = base.utcnow()
+        with db.api_session() as session:
+            result = session.execute(sa.update(models.Flavor).where(
+                models.Flavor.id == self.id).values(
+                    description=self.description, updated_at=now))
+            if not result.rowcount:
+                raise exception.FlavorNotFound(flavor_id=self.flavorid)
+        self.updated_at = now
+        self.obj_reset_changes()
+
     def destroy(self):
         with db.api_session() as session:
             for table in (models.FlavorExtraSpec, models.FlavorProject):

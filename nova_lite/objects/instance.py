@@ -293,6 +293,19 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
             for r in rows])
 
     @classmethod
+    def uuids_by_host(cls, context):
+        """{host: set of instance uuids} of the live instances of the
+        context's cell (the scheduler's view of who runs where)."""
+        found = {}
+        with db.cell_session(context) as session:
+            for host, uuid in session.execute(
+                    sa.select(models.Instance.host, models.Instance.uuid)
+                    .where(models.Instance.deleted == 0,
+                           models.Instance.host.is_not(None))):
+                found.setdefault(host, set()).add(uuid)
+        return found
+
+    @classmethod
     def get_by_host(cls, context, host, expected_attrs=None):
         return cls.get_by_filters(context, {'host': host},
                                   sort_key='created_at', sort_dir='asc',

@@ -7,6 +7,7 @@ and reschedules reuse it.
 """
 
 from oslo_serialization import jsonutils
+from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
 
@@ -82,7 +83,8 @@ class Selection(base.NovaLiteObject):
 @base.NovaLiteObjectRegistry.register
 class RequestSpec(base.NovaLiteObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: Added instance_group
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(),
@@ -99,7 +101,13 @@ class RequestSpec(base.NovaLiteObject):
         'force_nodes': fields.ListOfStringsField(nullable=True),
         'retry': fields.ObjectField('SchedulerRetries', nullable=True),
         'is_bfv': fields.BooleanField(default=False),
+        'instance_group': fields.ObjectField('InstanceGroup', nullable=True),
     }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+            primitive.pop('instance_group', None)
 
     def obj_load_attr(self, attrname):
         # Optional parts of a spec default to "not asked for".
@@ -107,7 +115,8 @@ class RequestSpec(base.NovaLiteObject):
                     'scheduler_hints': {}, 'ignore_hosts': None,
                     'force_hosts': None, 'force_nodes': None,
                     'retry': None, 'is_bfv': False, 'num_instances': 1,
-                    'project_id': None, 'user_id': None}
+                    'project_id': None, 'user_id': None,
+                    'instance_group': None}
         if attrname not in defaults:
             raise exception.ObjectActionError(
                 action='obj_load_attr',

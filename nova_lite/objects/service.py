@@ -17,7 +17,8 @@ from nova_lite.objects import base
 
 # Version 1: conductor 1.0, scheduler 1.0, compute 1.0
 # Version 2: scheduler 1.1 (select_destinations returns alternates)
-SERVICE_VERSION = 2
+# Version 3: scheduler 1.2 (RequestSpec 1.1 with the server group)
+SERVICE_VERSION = 3
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: no version recorded
@@ -26,6 +27,8 @@ SERVICE_VERSION_HISTORY = (
     {'conductor': '1.0', 'scheduler': '1.0', 'compute': '1.0'},
     # Version 2: select_destinations with alternates
     {'conductor': '1.0', 'scheduler': '1.1', 'compute': '1.0'},
+    # Version 3: RequestSpec 1.1 (instance_group) to select_destinations
+    {'conductor': '1.0', 'scheduler': '1.2', 'compute': '1.0'},
 )
 
 _COLUMNS = ('id', 'uuid', 'host', 'binary', 'topic', 'report_count',
@@ -49,7 +52,7 @@ class Service(base.NovaLiteObject):
         'disabled_reason': fields.StringField(nullable=True),
         'forced_down': fields.BooleanField(default=False),
         'last_seen_up': fields.DateTimeField(nullable=True),
-        'version': fields.IntegerField(default=SERVICE_VERSION),
+        'version': fields.IntegerField(),
     })
 
     @classmethod

@@ -11,6 +11,7 @@ from nova_lite.policies import flavors
 from nova_lite.policies import hypervisors
 from nova_lite.policies import images
 from nova_lite.policies import placement
+from nova_lite.policies import server_groups
 from nova_lite.policies import servers
 from nova_lite.policies import services
 
@@ -18,6 +19,7 @@ from nova_lite.policies import services
 def list_rules():
     return list(itertools.chain(base.list_rules(), flavors.list_rules(),
                                 images.list_rules(), servers.list_rules(),
+                                server_groups.list_rules(),
                                 hypervisors.list_rules(),
                                 services.list_rules(),
                                 placement.list_rules()))

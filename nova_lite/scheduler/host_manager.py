@@ -11,14 +11,30 @@ disappeared are dropped.
 import threading
 
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
 
+from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
 from nova_lite import objects
 from nova_lite import servicegroup
 
+CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 COMPUTE_BINARY = 'nova-lite-compute'
+
+
+class Aggregate:
+    """A host aggregate as the scheduler sees it: a name, metadata (such as
+    ``availability_zone`` or ``ssd=true``) and its hosts."""
+
+    def __init__(self, name, metadata=None, hosts=()):
+        self.name = name
+        self.metadata = dict(metadata or {})
+        self.hosts = set(hosts)
+
+    def __repr__(self):
+        return 'Aggregate(%r, %r)' % (self.name, self.metadata)
 
 
 class HostState:
@@ -37,15 +53,43 @@ class HostState:
         self.vcpus_used = 0
         self.num_instances = 0
         self.num_io_ops = 0
+        self.failed_builds = 0
         self.cpu_allocation_ratio = 1.0
         self.ram_allocation_ratio = 1.0
         self.disk_allocation_ratio = 1.0
+        self.hypervisor_type = None
+        self.hypervisor_version = None
+        # [(architecture, hypervisor type, vm mode)] the host can run.
+        self.supported_instances = []
+        self.traits = set()
+        self.aggregates = []
+        # Uuids of the instances on the host (the group filters and
+        # weighers count a group's members among them), and those placed
+        # here by this scheduler since the compute last reported.
+        self.instances = set()
+        self.placed = set()
         self.service = {'up': False, 'disabled': True, 'forced_down': False,
                         'disabled_reason': None}
         self.updated = None
         # Filters that bound a resource record its ceiling here; the
         # compute enforces them in its claim.
         self.limits = {}
+
+    @property
+    def availability_zone(self):
+        """The zone of the host's aggregates, else the default zone."""
+        zones = sorted(a.metadata['availability_zone']
+                       for a in self.aggregates
+                       if a.metadata.get('availability_zone'))
+        return zones[0] if zones else CONF.default_availability_zone
+
+    def aggregate_metadata(self):
+        """{key: set of values} over the host's aggregates."""
+        found = {}
+        for aggregate in self.aggregates:
+            for key, value in aggregate.metadata.items():
+                found.setdefault(key, set()).add(value)
+        return found
 
     def update(self, compute_node, service):
         self.service = {'up': servicegroup.service_is_up(service),
@@ -67,22 +111,40 @@ class HostState:
         self.cpu_allocation_ratio = compute_node.cpu_allocation_ratio
         self.ram_allocation_ratio = compute_node.ram_allocation_ratio
         self.disk_allocation_ratio = compute_node.disk_allocation_ratio
+        self.hypervisor_type = compute_node.hypervisor_type
+        self.hypervisor_version = compute_node.hypervisor_version
+        stats = compute_node.stats or {}
+        self.failed_builds = int(stats.get('failed_builds') or 0)
+        self.supported_instances = [
+            tuple(item) for item in
+            jsonutils.loads(stats.get('supported_instances') or '[]')]
         self.updated = compute_node.updated_at
+        self.placed = set()
         self.limits = {}
 
-    def consume_from_request(self, flavor, is_bfv=False):
-        """Take ``flavor`` off this host before the next instance is placed.
+    def set_instances(self, uuids):
+        """The instances the cell database places here, plus those this
+        scheduler sent here that the database may not show yet."""
+        self.instances = set(uuids) | self.placed
+
+    def consume_from_instance(self, spec, instance_uuid=None):
+        """Take one instance of ``spec`` off this host before the next
+        instance is placed.
 
         A boot-from-volume instance has its root disk elsewhere, as
         DiskFilter assumes.
         """
-        root_gb = 0 if is_bfv else flavor.root_gb
+        flavor = spec.flavor
+        root_gb = 0 if spec.is_bfv else flavor.root_gb
         self.free_ram_mb -= flavor.memory_mb
         self.free_disk_mb -= (root_gb + flavor.ephemeral_gb) * 1024 \
             + flavor.swap
         self.vcpus_used += flavor.vcpus
         self.num_instances += 1
         self.num_io_ops += 1
+        if instance_uuid:
+            self.instances.add(instance_uuid)
+            self.placed.add(instance_uuid)
 
     def __repr__(self):
         return ('(%s, %s) ram: %sMB disk: %sMB io_ops: %s instances: %s' %
@@ -109,6 +171,7 @@ class HostManager:
                     nodes = objects.ComputeNodeList.get_all(cctxt)
                     services = {s.host: s for s in objects.ServiceList.get_all(
                         cctxt, binary=COMPUTE_BINARY)}
+                    instances = objects.InstanceList.uuids_by_host(cctxt)
                 except Exception as e:
                     LOG.warning('Cell %s is unreachable; its hosts are not '
                                 'considered: %s', cell.name or cell.uuid, e)
@@ -132,6 +195,7 @@ class HostManager:
                                       cell.uuid)
                     self.host_states[key] = state
                 state.update(node, service)
+                state.set_instances(instances.get(node.host, ()))
         for key in set(self.host_states) - seen:
             LOG.info('Removing dead compute node %s/%s from the scheduler '
                      'cache', *key)

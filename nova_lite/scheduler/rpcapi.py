@@ -6,9 +6,13 @@ API version history:
           list holding the chosen Selection.
     1.1 - select_destinations takes return_alternates: the chosen Selection
           is followed by up to max_attempts - 1 alternates from its cell.
+    1.2 - select_destinations' spec_obj may be a RequestSpec 1.1 (with the
+          instance_group of the server group policies). An older scheduler
+          is sent the spec as RequestSpec 1.0, without the group.
 """
 
 import oslo_messaging as messaging
+from oslo_versionedobjects import base as objects_base
 
 from nova_lite import conf as nova_conf
 from nova_lite import rpc
@@ -16,7 +20,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'scheduler'
-LATEST_VERSION = '1.1'
+LATEST_VERSION = '1.2'
 
 
 class SchedulerAPI:
@@ -36,9 +40,17 @@ class SchedulerAPI:
         (with the reason per filter) when an instance cannot be placed, and
         MessagingTimeout when no scheduler answers.
         """
-        version = '1.1'
+        version = '1.2'
         kwargs = {'spec_obj': spec_obj, 'instance_uuids': instance_uuids,
                   'return_alternates': return_alternates}
+        if not self.client.can_send_version(version):
+            # An object primitive is deserialized into the receiver's
+            # class like the object itself would have been.
+            manifest = dict(objects_base.obj_tree_get_versions(
+                'RequestSpec'), RequestSpec='1.0')
+            kwargs['spec_obj'] = spec_obj.obj_to_primitive(
+                target_version='1.0', version_manifest=manifest)
+            version = '1.1'
         if not self.client.can_send_version(version):
             version = '1.0'
             del kwargs['return_alternates']

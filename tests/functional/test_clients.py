@@ -64,6 +64,35 @@ class TestClients(base.ControlPlaneTestCase):
         self._openstack('server', 'delete', '--wait', 'cli-vm')
         self.assertNotIn('cli-vm', self._openstack('server', 'list'))
 
+    def test_openstack_cli_server_groups(self):
+        self._openstack('server', 'group', 'create', '--policy',
+                        'soft-anti-affinity', 'cli-g1')
+        group_id = self._openstack(
+            '--os-compute-api-version', '2.64', 'server', 'group', 'create',
+            '--policy', 'anti-affinity', '--rule', 'max_server_per_host=2',
+            'cli-g2', '-f', 'value', '-c', 'id').strip()
+        listed = self._openstack('server', 'group', 'list', '--long')
+        self.assertIn('cli-g1', listed)
+        self.assertIn('soft-anti-affinity', listed)
+        self.assertIn("{'max_server_per_host': 2}", self._openstack(
+            'server', 'group', 'show', 'cli-g2', '-f', 'value', '-c',
+            'rules'))
+        self._openstack('server', 'create', '--flavor', 'm1.small',
+                        '--image', 'cirros', '--hint', 'group=' + group_id,
+                        '--wait', 'cli-member')
+        server_id = self._openstack('server', 'show', 'cli-member', '-f',
+                                    'value', '-c', 'id').strip()
+        self.assertIn(server_id, self._openstack(
+            'server', 'group', 'show', group_id, '-f', 'value', '-c',
+            'members'))
+        self._openstack('server', 'delete', '--wait', 'cli-member')
+        self.assertNotIn(server_id, self._openstack(
+            'server', 'group', 'show', group_id, '-f', 'value', '-c',
+            'members'))
+        self._openstack('server', 'group', 'delete', 'cli-g1', 'cli-g2')
+        self.assertNotIn('cli-g', self._openstack('server', 'group',
+                                                  'list'))
+
 
 class TestBadInput(base.ControlPlaneTestCase):
     """Hostile input gets a 4xx with a message in the Compute API's error

@@ -86,9 +86,9 @@ class SchedulerServer:
 
 
 class RecordingScheduler:
-    """A 1.1 scheduler that answers one fixed host per instance."""
+    """A 1.2 scheduler that answers one fixed host per instance."""
 
-    target = messaging.Target(version='1.1')
+    target = messaging.Target(version='1.2')
 
     def __init__(self):
         self.calls = []
@@ -129,10 +129,33 @@ class TestSelectDestinationsVersions(RPCTestCase):
         return scheduler_rpcapi.SchedulerAPI().select_destinations(
             self.context, make_spec(), [uuid], **kwargs)
 
-    def test_unpinned_client_sends_1_1_with_return_alternates(self):
+    def test_unpinned_client_sends_1_2_with_return_alternates(self):
         self.select()
-        self.assertEqual(['1.1'], self.server.versions)
+        self.assertEqual(['1.2'], self.server.versions)
         self.assertIs(True, self.scheduler.calls[0]['return_alternates'])
+
+    def test_unpinned_client_sends_the_server_group(self):
+        spec = make_spec()
+        spec.instance_group = objects.InstanceGroup(
+            uuid=uuidutils.generate_uuid(), policy='anti-affinity')
+        scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, spec, [uuidutils.generate_uuid()])
+        received = self.scheduler.calls[0]['spec_obj']
+        self.assertEqual('1.1', received.VERSION)
+        self.assertEqual('anti-affinity', received.instance_group.policy)
+
+    def test_client_pinned_to_1_1_sends_a_1_0_spec_without_the_group(self):
+        self.pin_scheduler('1.1')
+        spec = make_spec()
+        spec.instance_group = objects.InstanceGroup(
+            uuid=uuidutils.generate_uuid(), policy='anti-affinity')
+        scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, spec, [uuidutils.generate_uuid()])
+        self.assertEqual(['1.1'], self.server.versions)
+        received = self.scheduler.calls[0]['spec_obj']
+        self.assertIsInstance(received, objects.RequestSpec)
+        self.assertFalse(received.obj_attr_is_set('instance_group'))
+        self.assertEqual(spec.flavor.memory_mb, received.flavor.memory_mb)
 
     def test_unpinned_client_passes_return_alternates_false_through(self):
         self.select(return_alternates=False)
@@ -216,10 +239,15 @@ class TestVersionCap(RPCTestCase):
         self.add_scheduler('s2', 2)
         self.assertEqual('1.1', self.cap())
 
+    def test_auto_with_only_version_3_schedulers_caps_at_1_2(self):
+        self.add_scheduler('s1', 3)
+        self.add_scheduler('s2', 3)
+        self.assertEqual('1.2', self.cap())
+
     def test_auto_ignores_a_forced_down_old_scheduler(self):
-        self.add_scheduler('s1', 2)
+        self.add_scheduler('s1', 3)
         self.add_scheduler('old', 1, forced_down=True)
-        self.assertEqual('1.1', self.cap())
+        self.assertEqual('1.2', self.cap())
 
     def test_auto_with_a_scheduler_newer_than_this_release_caps_at_ours(self):
         self.add_scheduler('s1', len(service_obj.SERVICE_VERSION_HISTORY))
@@ -250,20 +278,29 @@ class TestScheduleForA10Caller(testtools.TestCase):
         super().setUp()
         self.useFixture(nova_fixtures.Config())
         objects.register_all()
-        self.scheduler = filter_scheduler.FilterScheduler(
-            host_manager.HostManager())
         self.hosts = [make_host_state('h%d' % i) for i in range(3)]
+        self.scheduler = filter_scheduler.FilterScheduler(
+            _FixedHosts(self.hosts))
 
     def test_without_alternates_each_instance_gets_only_its_host(self):
         spec = make_spec(num_instances=2)
         uuids = [uuidutils.generate_uuid() for _ in range(2)]
-        host_lists = self.scheduler._schedule(spec, uuids, self.hosts,
-                                              return_alternates=False)
+        host_lists = self.scheduler.select_destinations(
+            None, spec, uuids, return_alternates=False)
         self.assertEqual([1, 1], [len(hosts) for hosts in host_lists])
 
     def test_with_alternates_each_instance_gets_alternates_too(self):
         spec = make_spec()
-        [host_list] = self.scheduler._schedule(
-            spec, [uuidutils.generate_uuid()], self.hosts,
-            return_alternates=True)
+        [host_list] = self.scheduler.select_destinations(
+            None, spec, [uuidutils.generate_uuid()], return_alternates=True)
         self.assertEqual(3, len(host_list))
+
+
+class _FixedHosts:
+    """A host manager with a fixed list of host states."""
+
+    def __init__(self, hosts):
+        self.hosts = hosts
+
+    def get_host_states(self, context):
+        return self.hosts

@@ -1,4 +1,9 @@
-"""/flavors: list, show, and (admin) create and delete."""
+"""/flavors: list, show, and (admin) create, update and delete.
+
+Microversions: 2.55 adds ``description`` (taken at create, changed with
+``PUT``, shown everywhere); 2.61 embeds ``extra_specs`` in the full flavor
+document for callers allowed to read them.
+"""
 
 from oslo_utils import uuidutils
 
@@ -7,6 +12,7 @@ from nova_lite import objects
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.api.compute import common
+from nova_lite.api.compute import microversion as mv
 from nova_lite.api.compute.schemas import flavors as schema
 
 POLICY = 'os_compute_api:'
@@ -16,8 +22,11 @@ _SORT_ALIASES = {'ram': 'memory_mb', 'disk': 'root_gb'}
 
 
 def _brief(request, flavor):
-    return {'id': flavor.flavorid, 'name': flavor.name,
+    body = {'id': flavor.flavorid, 'name': flavor.name,
             'links': common.links(request, 'flavors', flavor.flavorid)}
+    if request.is_version(mv.FLAVOR_DESCRIPTION):
+        body['description'] = flavor.description
+    return body
 
 
 def view(request, flavor):
@@ -32,6 +41,9 @@ def view(request, flavor):
         'os-flavor-access:is_public': flavor.is_public,
         'OS-FLV-DISABLED:disabled': flavor.disabled,
     })
+    if request.is_version(mv.FLAVOR_EXTRA_SPECS) and request.context.can(
+            POLICY + 'os-flavor-extra-specs:index', fatal=False):
+        body['extra_specs'] = dict(flavor.extra_specs)
     return body
 
 
@@ -118,7 +130,8 @@ def show(request, flavor_id):
                                               _get(request, flavor_id))})
 
 
-@validation.schema(schema.create)
+@validation.schema(schema.create, '2.1', '2.54')
+@validation.schema(schema.create_v255, mv.FLAVOR_DESCRIPTION)
 def create(request):
     context = request.context
     context.can(POLICY + 'os-flavor-manage:create')
@@ -134,8 +147,25 @@ def create(request):
         swap=int(spec.get('swap') or 0),
         rxtx_factor=float(spec.get('rxtx_factor') or 1.0),
         is_public=spec.get('os-flavor-access:is_public', True),
-        disabled=False, description=None)
+        disabled=False, description=spec.get('description'))
     flavor.create()
+    return wsgi.json_response({'flavor': view(request, flavor)})
+
+
+@validation.schema(schema.update_v255, mv.FLAVOR_DESCRIPTION)
+def update(request, flavor_id):
+    if not request.is_version(mv.FLAVOR_DESCRIPTION):
+        # The method does not exist before 2.55; the Compute API answers
+        # that with a 404.
+        raise exception.NotFound(
+            'PUT /flavors/{flavor_id} (changing a flavor\'s description) '
+            'needs microversion %s or later; this request is %s.' %
+            (mv.FLAVOR_DESCRIPTION, request.api_version))
+    request.context.can(POLICY + 'os-flavor-manage:update')
+    flavor = _get(request, flavor_id)
+    flavor.description = request.json_body_or_fail()['flavor'][
+        'description']
+    flavor.save()
     return wsgi.json_response({'flavor': view(request, flavor)})
 
 

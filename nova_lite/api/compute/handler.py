@@ -7,6 +7,7 @@ themselves and answer a specific 404.
 from nova_lite.api.compute import flavors
 from nova_lite.api.compute import hypervisors
 from nova_lite.api.compute import images
+from nova_lite.api.compute import server_groups
 from nova_lite.api.compute import servers
 from nova_lite.api.compute import services
 from nova_lite.api.compute import versions
@@ -20,6 +21,7 @@ ROUTE_DECLARATIONS = {
     '/v2.1/flavors': {'GET': flavors.index, 'POST': flavors.create},
     '/v2.1/flavors/detail': {'GET': flavors.detail},
     '/v2.1/flavors/{flavor_id}': {'GET': flavors.show,
+                                  'PUT': flavors.update,
                                   'DELETE': flavors.delete},
     '/v2.1/flavors/{flavor_id}/os-extra_specs': {
         'GET': flavors.extra_specs},
@@ -30,6 +32,10 @@ ROUTE_DECLARATIONS = {
     '/v2.1/servers/detail': {'GET': servers.detail},
     '/v2.1/servers/{server_id}': {'GET': servers.show,
                                   'DELETE': servers.delete},
+    '/v2.1/os-server-groups': {'GET': server_groups.index,
+                               'POST': server_groups.create},
+    '/v2.1/os-server-groups/{group_id}': {'GET': server_groups.show,
+                                          'DELETE': server_groups.delete},
     '/v2.1/os-hypervisors': {'GET': hypervisors.index},
     '/v2.1/os-hypervisors/detail': {'GET': hypervisors.detail},
     '/v2.1/os-hypervisors/statistics': {'GET': hypervisors.statistics},

@@ -120,6 +120,9 @@ def detail(request, instance, host_status=None):
         body['description'] = instance.display_description
     if request.is_version(mv.TAGS_SHOWN):
         body['tags'] = list(instance.tags)
+    if request.is_version(mv.TRUSTED_CERTS):
+        # Never set: create refuses certificates (nothing verifies them).
+        body['trusted_image_certificates'] = None
     return body
 
 

@@ -11,6 +11,7 @@ from nova_lite import servicegroup
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.api.compute import common
+from nova_lite.api.compute import microversion as mv
 from nova_lite.api.compute import server_views
 from nova_lite.api.compute.schemas import servers as schema
 from nova_lite.compute import api as compute_api
@@ -175,12 +176,16 @@ def _truthy(value):
 @validation.schema(schema.base_create, '2.1', '2.18')
 @validation.schema(schema.create_v219, '2.19', '2.36')
 @validation.schema(schema.create_v237, '2.37', '2.51')
-@validation.schema(schema.create_v252, '2.52')
+@validation.schema(schema.create_v252, '2.52', '2.56')
+@validation.schema(schema.create_v257, mv.NO_PERSONALITY, '2.62')
+@validation.schema(schema.create_v263, mv.TRUSTED_CERTS)
 def create(request):
     context = request.context
     context.can(POLICY + 'create')
     document = request.json_body_or_fail()
     server = document['server']
+    if server.get('trusted_image_certificates'):
+        raise exception.UnsupportedTrustedCertificates()
     hints = (document.get('os:scheduler_hints') or
              document.get('OS-SCH-HNT:scheduler_hints') or {})
     min_count = int(server.get('min_count', 1))

@@ -7,7 +7,8 @@ have a token.
 from nova_lite.api import wsgi
 from nova_lite.api.compute import microversion
 
-UPDATED = '2018-02-20T00:00:00Z'  # when 2.53's behaviour was defined
+# When the maximum (2.64) was defined: the Rocky cycle, mid-2018.
+UPDATED = '2018-07-01T00:00:00Z'
 
 
 def _version(request):

@@ -31,6 +31,8 @@ def _fault_message(error):
     if isinstance(error, messaging.MessagingTimeout):
         return ('The scheduler did not answer in time; is '
                 'nova-lite-scheduler running?')
+    if isinstance(error, exception.NoValidHost) and error.summary:
+        return error.summary
     if isinstance(error, exception.NovaLiteException):
         return error.format_message()
     return '%s: %s' % (type(error).__name__, error)

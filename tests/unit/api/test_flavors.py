@@ -1,5 +1,8 @@
 """/flavors."""
 
+import fixtures
+
+from nova_lite import policy
 from tests.unit.api import base
 
 NEW_FLAVOR = {'flavor': {'name': 'm1.small', 'ram': 2048, 'vcpus': 1,
@@ -137,3 +140,132 @@ class TestFlavorManage(base.APITestCase):
         self.make_flavor('1', is_public=False)
         flavors = self.request('GET', '/v2.1/flavors').json['flavors']
         self.assertEqual([], flavors)
+
+
+class TestFlavorDescription(base.APITestCase):
+    """Microversion 2.55: description at create, PUT, and in every view."""
+
+    def setUp(self):
+        super().setUp()
+        self.make_flavor('1', 'm1.tiny', description='for tests')
+
+    def put(self, body, version='2.55', token=base.ADMIN, flavor_id='1'):
+        return self.request('PUT', '/v2.1/flavors/' + flavor_id, body,
+                            token=token, version=version)
+
+    def test_description_is_shown_from_255(self):
+        for path in ('/v2.1/flavors', '/v2.1/flavors/detail'):
+            [flavor] = self.request('GET', path,
+                                    version='2.55').json['flavors']
+            self.assertEqual('for tests', flavor['description'])
+            [flavor] = self.request('GET', path,
+                                    version='2.54').json['flavors']
+            self.assertNotIn('description', flavor)
+        shown = self.request('GET', '/v2.1/flavors/1', version='2.55')
+        self.assertEqual('for tests', shown.json['flavor']['description'])
+
+    def test_a_flavor_without_description_shows_null(self):
+        self.make_flavor('2', 'm1.small')
+        shown = self.request('GET', '/v2.1/flavors/2', version='2.55')
+        self.assertIsNone(shown.json['flavor']['description'])
+
+    def test_create_takes_a_description_from_255(self):
+        body = {'flavor': dict(NEW_FLAVOR['flavor'], description='big')}
+        response = self.request('POST', '/v2.1/flavors', body,
+                                token=base.ADMIN, version='2.55')
+        self.assertEqual(200, response.status_int, response.body)
+        self.assertEqual('big', response.json['flavor']['description'])
+
+    def test_create_with_a_description_before_255_is_400(self):
+        body = {'flavor': dict(NEW_FLAVOR['flavor'], description='big')}
+        response = self.request('POST', '/v2.1/flavors', body,
+                                token=base.ADMIN, version='2.54')
+        self.assertError(response, 400, 'badRequest', 'description')
+
+    def test_put_changes_the_description(self):
+        response = self.put({'flavor': {'description': 'changed'}})
+        self.assertEqual(200, response.status_int, response.body)
+        self.assertEqual('changed', response.json['flavor']['description'])
+        shown = self.request('GET', '/v2.1/flavors/1', version='2.55')
+        self.assertEqual('changed', shown.json['flavor']['description'])
+
+    def test_put_null_clears_the_description(self):
+        response = self.put({'flavor': {'description': None}})
+        self.assertIsNone(response.json['flavor']['description'])
+
+    def test_put_before_255_is_404_naming_the_version(self):
+        response = self.put({'flavor': {'description': 'x'}},
+                            version='2.54')
+        self.assertError(response, 404, 'itemNotFound', '2.55')
+
+    def test_put_is_for_admins(self):
+        response = self.put({'flavor': {'description': 'x'}},
+                            token=base.DEMO)
+        self.assertError(response, 403, 'forbidden')
+
+    def test_put_of_anything_but_the_description_is_400(self):
+        response = self.put({'flavor': {'description': 'x', 'ram': 1}})
+        self.assertError(response, 400, 'badRequest', 'ram')
+        response = self.put({'flavor': {'name': 'renamed'}})
+        self.assertError(response, 400, 'badRequest', 'description')
+
+    def test_put_of_an_unknown_flavor_is_404(self):
+        response = self.put({'flavor': {'description': 'x'}},
+                            flavor_id='42')
+        self.assertError(response, 404, 'itemNotFound', '42')
+
+    def test_an_over_long_description_is_400(self):
+        response = self.put({'flavor': {'description': 'x' * 65536}})
+        self.assertError(response, 400, 'badRequest', 'description')
+
+
+class TestFlavorExtraSpecsEmbedded(base.APITestCase):
+    """Microversion 2.61: extra_specs in the full flavor document."""
+
+    def setUp(self):
+        super().setUp()
+        flavor = self.make_flavor('1', 'm1.tiny',
+                                  extra_specs={'hw:cpu_policy': 'shared'})
+        self.flavor = flavor
+
+    def test_detail_and_show_embed_extra_specs_from_261(self):
+        [flavor] = self.request('GET', '/v2.1/flavors/detail',
+                                version='2.61').json['flavors']
+        self.assertEqual({'hw:cpu_policy': 'shared'}, flavor['extra_specs'])
+        shown = self.request('GET', '/v2.1/flavors/1', version='2.61')
+        self.assertEqual({'hw:cpu_policy': 'shared'},
+                         shown.json['flavor']['extra_specs'])
+
+    def test_not_before_261(self):
+        shown = self.request('GET', '/v2.1/flavors/1', version='2.60')
+        self.assertNotIn('extra_specs', shown.json['flavor'])
+
+    def test_the_brief_list_has_none(self):
+        [flavor] = self.request('GET', '/v2.1/flavors',
+                                version='2.61').json['flavors']
+        self.assertNotIn('extra_specs', flavor)
+
+    def test_create_and_update_answers_embed_them(self):
+        response = self.request('POST', '/v2.1/flavors', NEW_FLAVOR,
+                                token=base.ADMIN, version='2.61')
+        self.assertEqual({}, response.json['flavor']['extra_specs'])
+        response = self.request('PUT', '/v2.1/flavors/1',
+                                {'flavor': {'description': 'd'}},
+                                token=base.ADMIN, version='2.61')
+        self.assertEqual({'hw:cpu_policy': 'shared'},
+                         response.json['flavor']['extra_specs'])
+
+    def test_hidden_from_callers_the_policy_does_not_allow(self):
+        policy_file = self.useFixture(fixtures.TempDir()).join(
+            'policy.yaml')
+        with open(policy_file, 'w') as f:
+            f.write('"os_compute_api:os-flavor-extra-specs:index": '
+                    '"rule:admin_api"\n')
+        self.plane.config.config(policy_file=policy_file,
+                                 group='oslo_policy')
+        policy.reset()
+        shown = self.request('GET', '/v2.1/flavors/1', version='2.61')
+        self.assertNotIn('extra_specs', shown.json['flavor'])
+        shown = self.request('GET', '/v2.1/flavors/1', version='2.61',
+                             token=base.ADMIN)
+        self.assertIn('extra_specs', shown.json['flavor'])

@@ -108,12 +108,13 @@ class TestCreate(ServersTestCase):
     def test_scheduler_hints_under_either_key(self):
         for key in ('os:scheduler_hints', 'OS-SCH-HNT:scheduler_hints'):
             body = server_body()
-            body[key] = {'group': 'abc', 'different_host': ['x', 'y']}
+            body[key] = {'same_host': 'abc', 'different_host': ['x', 'y']}
             uuid = self.request('POST', '/v2.1/servers', body
                                 ).json['server']['id']
             spec = objects.RequestSpec.get_by_instance_uuid(
                 self.admin_context, uuid)
-            self.assertEqual({'group': ['abc'], 'different_host': ['x', 'y']},
+            self.assertEqual({'same_host': ['abc'],
+                              'different_host': ['x', 'y']},
                              spec.scheduler_hints)
 
     def test_block_device_mapping_v2_next_to_image_is_accepted(self):
@@ -141,6 +142,52 @@ class TestCreate(ServersTestCase):
         response = self.request('POST', '/v2.1/servers',
                                 server_body(tags=['blue']))
         self.assertError(response, 400, 'badRequest')
+
+    def test_personality_is_ignored_before_257(self):
+        self.boot(version='2.56', networks='none',
+                  personality=[{'path': '/etc/motd', 'contents': 'aGk='}])
+
+    def test_personality_from_257_is_400(self):
+        response = self.request(
+            'POST', '/v2.1/servers',
+            server_body(networks='none', personality=[
+                {'path': '/etc/motd', 'contents': 'aGk='}]),
+            version='2.57')
+        self.assertError(response, 400, 'badRequest', 'personality')
+
+    def test_trusted_image_certificates_are_refused_from_263(self):
+        response = self.request(
+            'POST', '/v2.1/servers',
+            server_body(networks='none',
+                        trusted_image_certificates=['cert-1']),
+            version='2.63')
+        self.assertError(response, 400, 'badRequest',
+                         'does not verify image signatures')
+        self.assertEqual([], list(objects.BuildRequestList.get_all(
+            self.admin_context)))
+
+    def test_null_trusted_image_certificates_boot(self):
+        self.boot(version='2.63', networks='none',
+                  trusted_image_certificates=None)
+
+    def test_malformed_trusted_image_certificates_are_400(self):
+        for value in ([], [''], ['a', 'a'], 'cert-1'):
+            response = self.request(
+                'POST', '/v2.1/servers',
+                server_body(networks='none',
+                            trusted_image_certificates=value),
+                version='2.63')
+            self.assertError(response, 400, 'badRequest',
+                             'trusted_image_certificates')
+
+    def test_trusted_image_certificates_before_263_are_400(self):
+        response = self.request(
+            'POST', '/v2.1/servers',
+            server_body(networks='none',
+                        trusted_image_certificates=['cert-1']),
+            version='2.62')
+        self.assertError(response, 400, 'badRequest',
+                         'trusted_image_certificates')
 
     def test_unknown_flavor_is_400(self):
         response = self.request('POST', '/v2.1/servers',
@@ -222,6 +269,18 @@ class TestReads(ServersTestCase):
                               version='2.47').json['server']
         self.assertEqual('m1.tiny', server['flavor']['original_name'])
         self.assertEqual(512, server['flavor']['ram'])
+
+    def test_trusted_image_certificates_are_shown_null_from_263(self):
+        uuid = self.boot().json['server']['id']
+        server = self.request('GET', '/v2.1/servers/' + uuid,
+                              version='2.63').json['server']
+        self.assertIsNone(server['trusted_image_certificates'])
+        [server] = self.request('GET', '/v2.1/servers/detail',
+                                version='2.63').json['servers']
+        self.assertIsNone(server['trusted_image_certificates'])
+        server = self.request('GET', '/v2.1/servers/' + uuid,
+                              version='2.62').json['server']
+        self.assertNotIn('trusted_image_certificates', server)
 
     def test_admin_sees_extended_attributes(self):
         uuid = self.boot().json['server']['id']

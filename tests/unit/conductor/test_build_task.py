@@ -107,7 +107,8 @@ class TestScheduleAndBuild(testtools.TestCase):
             RecordingCompute())
         [buried] = self._instances_in(self.plane.databases.cell0)
         self.assertEqual(states.ERROR, buried.vm_state)
-        self.assertIn('2 insufficient RAM', buried.fault.message)
+        self.assertEqual('No valid host was found.', buried.fault.message)
+        self.assertIn('2 insufficient RAM', buried.fault.details)
         self.assertTrue(self._mapped_cell(request.instance_uuid).is_cell0)
         self.assertEqual([], list(self._instances_in(
             self.plane.databases.cell1)))

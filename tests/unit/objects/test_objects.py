@@ -37,14 +37,18 @@ OBJECT_HASHES = {
     'ImageMeta': '1.0-88ce21fdd9661253a65980088d1378fb',
     'Instance': '1.0-e77edbf571909bec40604c33e595e4b0',
     'InstanceFault': '1.0-3d0c037502bf766ca4a6003856de2397',
+    'InstanceGroup': '1.0-cfe30e18b3d4404531acb6a7f7af2a30',
+    'InstanceGroupList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
     'InstanceList': '1.0-5138c986983420d39d99459033d7c5cb',
     'InstanceMapping': '1.0-ff8bdff38cd31fc7161dc2d75a7b462f',
     'InstanceMappingList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
-    'RequestSpec': '1.0-ff10c055d9297955176e550c3d199b40',
+    'RequestSpec': '1.1-b8f5904db8a348e87bb34d650521cc81',
     'SchedulerLimits': '1.0-16f09a44e72b98118a20ad179efc64df',
     'SchedulerRetries': '1.0-842099775ad19981c5dd0b1b006f2e3e',
     'Selection': '1.0-2c192d1b12e7cf19a4bffbfa40c161d8',
-    'Service': '1.0-1c816d262f85e6dd51056b64e8b7eff1',
+    # The version field lost its default (SERVICE_VERSION, filled in by
+    # create()); defaults are not sent, so 1.0 readers are unaffected.
+    'Service': '1.0-c93f62c2788371b05231da30477196b9',
     'ServiceList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
 }
 

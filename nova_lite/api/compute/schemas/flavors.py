@@ -1,4 +1,7 @@
-"""Schemas of /flavors."""
+"""Schemas of /flavors: create (2.55 adds ``description``) and update
+(2.55)."""
+
+import copy
 
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
          'pattern': r'^(?! )[^\x00-\x1f]*(?<! )$'}
@@ -32,6 +35,27 @@ create = {
                 'os-flavor-access:is_public': {'type': 'boolean'},
             },
             'required': ['name', 'ram', 'vcpus', 'disk'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['flavor'],
+    'additionalProperties': False,
+}
+
+_DESCRIPTION = {'type': ['string', 'null'], 'maxLength': 65535,
+                'pattern': r'^[^\x00-\x08\x0b\x0c\x0e-\x1f]*$'}
+
+create_v255 = copy.deepcopy(create)
+create_v255['properties']['flavor']['properties']['description'] = (
+    _DESCRIPTION)
+
+update_v255 = {
+    'type': 'object',
+    'properties': {
+        'flavor': {
+            'type': 'object',
+            'properties': {'description': _DESCRIPTION},
+            'required': ['description'],
             'additionalProperties': False,
         },
     },

@@ -1,7 +1,8 @@
 """Schemas of /servers, per microversion range.
 
 The base schema is extended per range rather than copied: 2.19 adds
-``description``, 2.37 requires ``networks``, 2.52 adds ``tags``.
+``description``, 2.37 requires ``networks``, 2.52 adds ``tags``, 2.57
+removes ``personality``, 2.63 adds ``trusted_image_certificates``.
 """
 
 import copy
@@ -109,3 +110,13 @@ create_v237['properties']['server']['properties']['networks'] = {
 
 create_v252 = copy.deepcopy(create_v237)
 create_v252['properties']['server']['properties']['tags'] = _TAGS
+
+create_v257 = copy.deepcopy(create_v252)
+del create_v257['properties']['server']['properties']['personality']
+
+create_v263 = copy.deepcopy(create_v257)
+create_v263['properties']['server']['properties'][
+    'trusted_image_certificates'] = {
+        'type': ['array', 'null'], 'minItems': 1, 'maxItems': 50,
+        'uniqueItems': True,
+        'items': {'type': 'string', 'minLength': 1}}

@@ -1,0 +1,40 @@
+"""How busy a host is: I/O-heavy operations in progress, instance count,
+and recent build failures (a host that keeps failing builds is avoided
+until it succeeds again)."""
+
+from nova_lite import conf as nova_conf
+from nova_lite.scheduler import weights
+
+CONF = nova_conf.CONF
+
+
+class IoOpsWeigher(weights.BaseHostWeigher):
+    """More I/O-heavy operations weigh more; the default multiplier is
+    negative, so busy hosts lose."""
+
+    def multiplier(self):
+        return CONF.filter_scheduler.io_ops_weight_multiplier
+
+    def weigh(self, host_state, spec):
+        return host_state.num_io_ops
+
+
+class NumInstancesWeigher(weights.BaseHostWeigher):
+    """More instances weigh more: a negative multiplier spreads by count,
+    a positive one packs."""
+
+    def multiplier(self):
+        return CONF.filter_scheduler.num_instances_weight_multiplier
+
+    def weigh(self, host_state, spec):
+        return host_state.num_instances
+
+
+class BuildFailureWeigher(weights.BaseHostWeigher):
+    """Each recent failed build counts against the host."""
+
+    def multiplier(self):
+        return CONF.filter_scheduler.build_failure_weight_multiplier
+
+    def weigh(self, host_state, spec):
+        return -host_state.failed_builds

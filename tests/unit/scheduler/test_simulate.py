@@ -1,0 +1,441 @@
+"""``simulate.run()`` on JSON cases, and ``nova-lite-manage scheduler
+simulate`` on the command line."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import fixtures
+import testtools
+
+from nova_lite import conf as nova_conf
+from nova_lite import exception
+from nova_lite.scheduler import simulate
+from tests.unit import fixtures as nova_fixtures
+from tests.unit.scheduler.fakes import add_cases
+
+CONF = nova_conf.CONF
+
+
+def host(name, **fields):
+    """A host of the case: 8 vCPUs, 4 GB of RAM, 100 GB of disk, all free."""
+    return dict({'host': name, 'vcpus': 8, 'memory_mb': 4096,
+                 'local_gb': 100}, **fields)
+
+
+def make_case(hosts=None, config=None, aggregates=None, **request):
+    """A case placing one 512 MB instance on hosts ``a`` and ``b``."""
+    case = {'hosts': hosts if hosts is not None else [host('a'), host('b')],
+            'request': dict({'flavor': {'vcpus': 1, 'memory_mb': 512,
+                                        'root_gb': 1}}, **request)}
+    if config is not None:
+        case['config'] = config
+    if aggregates is not None:
+        case['aggregates'] = aggregates
+    return case
+
+
+def filters_config(*names):
+    return {'filter_scheduler': {'enabled_filters': list(names)}}
+
+
+class SimulateTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(nova_fixtures.Config())
+
+    def chosen(self, case):
+        answer = simulate.run(case)
+        self.assertNotIn('error', answer)
+        return answer['chosen_hosts']
+
+
+class TestRun(SimulateTestCase):
+
+    def test_equal_weights_keep_the_input_order(self):
+        hosts = [host('c'), host('a'), host('b')]
+        self.assertEqual(['c'], self.chosen(make_case(hosts)))
+
+    def test_multi_create_spreads_over_equal_hosts_in_input_order(self):
+        hosts = [host('c'), host('a'), host('b')]
+        self.assertEqual(['c', 'a', 'b'],
+                         self.chosen(make_case(hosts, num_instances=3)))
+
+    def test_best_weighed_host_wins_over_input_order(self):
+        hosts = [host('a', free_ram_mb=1024), host('b')]
+        self.assertEqual(['b'], self.chosen(make_case(hosts)))
+
+    def test_selection_gives_node_limits_and_alternates(self):
+        hosts = [host('a', nodename='a-node', ram_allocation_ratio=1.5),
+                 host('b')]
+        answer = simulate.run(make_case(hosts))
+        self.assertEqual(
+            [{'instance': 'instance-0', 'host': 'a', 'nodename': 'a-node',
+              'limits': {'memory_mb': 6144, 'vcpu': 8, 'disk_gb': 100},
+              'alternates': [{'host': 'b', 'nodename': 'b'}]}],
+            answer['selections'])
+
+    def test_alternates_are_capped_by_max_attempts(self):
+        hosts = [host(name) for name in 'abcd']
+        answer = simulate.run(make_case(
+            hosts, config={'scheduler': {'max_attempts': 2}}))
+        self.assertEqual([[{'host': 'b', 'nodename': 'b'}]],
+                         [s['alternates'] for s in answer['selections']])
+
+    def test_no_valid_host_is_the_answers_error(self):
+        hosts = [host('a', memory_mb=256), host('b', service={'up': False})]
+        answer = simulate.run(make_case(hosts))
+        self.assertEqual(
+            {'type': 'NoValidHost',
+             'message': 'No valid host was found. 0/2 hosts available: '
+                        '1 compute service down or disabled, '
+                        '1 insufficient RAM'},
+            answer['error'])
+
+    def test_a_request_fails_as_a_whole(self):
+        answer = simulate.run(make_case([host('a', memory_mb=512)],
+                                        num_instances=2))
+        self.assertEqual(([], [], 'NoValidHost'),
+                         (answer['chosen_hosts'], answer['selections'],
+                          answer['error']['type']))
+
+    def test_unsupported_policy_is_the_answers_error(self):
+        answer = simulate.run(make_case(
+            config=filters_config('ComputeFilter'),
+            server_group={'policy': 'affinity'}))
+        self.assertEqual('UnsupportedPolicy', answer['error']['type'])
+
+    def test_unknown_filter_in_the_config_is_a_configuration_error(self):
+        self.assertRaises(exception.ConfigurationError, simulate.run,
+                          make_case(config=filters_config('NoSuchFilter')))
+
+
+class TestTrace(SimulateTestCase):
+
+    def test_each_instance_has_its_trace_in_order(self):
+        answer = simulate.run(make_case(num_instances=2))
+        self.assertEqual(
+            [('instance-0', 'a'), ('instance-1', 'b')],
+            [(step['instance'], step['chosen'])
+             for step in answer['instances']])
+
+    def test_trace_says_what_each_filter_removed_and_why(self):
+        hosts = [host('a', memory_mb=256), host('b')]
+        answer = simulate.run(make_case(
+            hosts, config=filters_config('ComputeFilter', 'RamFilter')))
+        self.assertEqual(
+            [{'filter': 'ComputeFilter',
+              'reason': 'compute service down or disabled', 'removed': []},
+             {'filter': 'RamFilter', 'reason': 'insufficient RAM',
+              'removed': [{'host': 'a', 'nodename': 'a',
+                           'why': 'needs 512 MB RAM, 256 MB usable'}]}],
+            answer['instances'][0]['filters'])
+
+    def test_trace_ranks_the_hosts_that_passed_with_their_weights(self):
+        hosts = [host('a', free_ram_mb=1024), host('b'),
+                 host('c', free_ram_mb=3072)]
+        answer = simulate.run(make_case(
+            hosts,
+            config={'filter_scheduler': {'weight_classes': ['RAMWeigher']}}))
+        self.assertEqual(
+            [{'host': 'b', 'nodename': 'b', 'weight': 1.0},
+             {'host': 'c', 'nodename': 'c', 'weight': 0.666667},
+             {'host': 'a', 'nodename': 'a', 'weight': 0.0}],
+            answer['instances'][0]['ranking'])
+
+    def test_trace_of_the_instance_without_host(self):
+        answer = simulate.run(make_case([host('a', memory_mb=256)]))
+        [step] = answer['instances']
+        self.assertEqual((1, None, []),
+                         (step['candidates'], step['chosen'],
+                          step['ranking']))
+
+    def test_trace_lists_the_ignored_hosts(self):
+        answer = simulate.run(make_case(ignore_hosts=['a']))
+        [step] = answer['instances']
+        self.assertEqual(
+            (1, ['a'], False, 'b',
+             {'filter': 'ignore_hosts', 'reason': 'ignored host',
+              'removed': [{'host': 'a', 'nodename': 'a',
+                           'why': 'ignored host'}]}),
+            (step['candidates'], step['ignored'], step['forced'],
+             step['chosen'], step['filters'][0]))
+
+    def test_trace_says_when_hosts_were_forced(self):
+        answer = simulate.run(make_case(force_hosts=['b']))
+        [step] = answer['instances']
+        self.assertEqual((True, 'b', ['force_hosts']),
+                         (step['forced'], step['chosen'],
+                          [f['filter'] for f in step['filters']]))
+
+
+class TestCaseDescription(SimulateTestCase):
+
+    def test_host_in_a_zone(self):
+        hosts = [host('a'), host('b', availability_zone='az1')]
+        self.assertEqual(['b'], self.chosen(make_case(
+            hosts, availability_zone='az1')))
+
+    def test_host_without_zone_is_in_the_default_zone(self):
+        hosts = [host('a', availability_zone='az1'), host('b')]
+        self.assertEqual(['b'], self.chosen(make_case(
+            hosts, availability_zone='nova')))
+
+    def test_host_joins_the_aggregates_it_names(self):
+        hosts = [host('a'), host('b', aggregates=['fast'])]
+        self.assertEqual(['b'], self.chosen(make_case(
+            hosts, aggregates=[{'name': 'fast', 'metadata': {'ssd': 'true'}}],
+            flavor={'vcpus': 1, 'memory_mb': 512,
+                    'extra_specs': {'ssd': 'true'}},
+            config=filters_config('AggregateInstanceExtraSpecsFilter'))))
+
+    def test_aggregate_lists_its_hosts(self):
+        self.assertEqual(['b'], self.chosen(make_case(
+            aggregates=[{'name': 'fast', 'metadata': {'ssd': 'true'},
+                         'hosts': ['b']}],
+            flavor={'vcpus': 1, 'memory_mb': 512,
+                    'extra_specs': {'ssd': 'true'}},
+            config=filters_config('AggregateInstanceExtraSpecsFilter'))))
+
+    def test_host_service_state(self):
+        hosts = [host('a', service={'disabled': True}), host('b')]
+        self.assertEqual(['b'], self.chosen(make_case(hosts)))
+
+    def test_used_resources(self):
+        hosts = [host('a', vcpus_used=8), host('b')]
+        self.assertEqual(['b'], self.chosen(make_case(
+            hosts, config=filters_config('CoreFilter'))))
+
+    def test_boot_from_volume_needs_no_local_root_disk(self):
+        self.assertEqual(['a'], self.chosen(make_case(
+            [host('a', local_gb=1)], boot_from_volume=True,
+            flavor={'vcpus': 1, 'memory_mb': 512, 'root_gb': 20})))
+
+    def test_image_properties(self):
+        hosts = [host('a', supported_instances=[['x86_64', 'kvm', 'hvm']]),
+                 host('b', supported_instances=[['aarch64', 'kvm', 'hvm']])]
+        self.assertEqual(['b'], self.chosen(make_case(
+            hosts, image={'properties': {'hw_architecture': 'aarch64'}})))
+
+    def test_scheduler_hints_single_value(self):
+        hosts = [host('a', instances=['web1']), host('b')]
+        self.assertEqual(['b'], self.chosen(make_case(
+            hosts, scheduler_hints={'different_host': 'web1'},
+            config=filters_config('DifferentHostFilter'))))
+
+    def test_server_group_members_on_hosts(self):
+        self.assertEqual(['b'], self.chosen(make_case(
+            server_group={'policy': 'anti-affinity',
+                          'members_on_hosts': {'a': ['web1']}})))
+
+    def test_server_group_counts_each_member_on_a_host(self):
+        self.assertEqual(['b'], self.chosen(make_case(
+            server_group={'policy': 'anti-affinity',
+                          'rules': {'max_server_per_host': 2},
+                          'members_on_hosts': {'a': ['web1', 'web2']}},
+            config={'filter_scheduler': {'weight_classes': []}})))
+
+    def test_server_group_rules(self):
+        self.assertEqual(['a'], self.chosen(make_case(
+            server_group={'policy': 'anti-affinity',
+                          'rules': {'max_server_per_host': 2},
+                          'members_on_hosts': {'a': ['web1']}},
+            config={'filter_scheduler': {'weight_classes': []}})))
+
+
+class TestConfig(SimulateTestCase):
+
+    def test_overrides_apply_during_the_run(self):
+        hosts = [host('a'), host('b', free_ram_mb=1024)]
+        self.assertEqual(['b'], self.chosen(make_case(
+            hosts, config={'filter_scheduler': {
+                'weight_classes': ['RAMWeigher'],
+                'ram_weight_multiplier': -1.0}})))
+
+    def test_overrides_are_cleared_afterwards(self):
+        simulate.run(make_case(config={'filter_scheduler': {
+            'weight_classes': ['RAMWeigher'], 'ram_weight_multiplier': -1.0}}))
+        self.assertEqual(
+            (['RAMWeigher', 'CPUWeigher', 'DiskWeigher', 'IoOpsWeigher',
+              'NumInstancesWeigher', 'BuildFailureWeigher',
+              'ServerGroupSoftAffinityWeigher',
+              'ServerGroupSoftAntiAffinityWeigher'], 1.0),
+            (CONF.filter_scheduler.weight_classes,
+             CONF.filter_scheduler.ram_weight_multiplier))
+
+    def test_overrides_are_cleared_after_an_invalid_case(self):
+        case = make_case(config={'filter_scheduler': {'host_subset_size': 3}})
+        del case['request']
+        self.assertRaises(simulate.CaseError, simulate.run, case)
+        self.assertEqual(1, CONF.filter_scheduler.host_subset_size)
+
+    def test_overrides_are_cleared_after_a_bad_option(self):
+        self.assertRaises(simulate.CaseError, simulate.run, make_case(
+            config={'filter_scheduler': {'host_subset_size': 3,
+                                         'no_such_option': 1}}))
+        self.assertEqual(1, CONF.filter_scheduler.host_subset_size)
+
+    def test_default_group_options(self):
+        self.assertEqual(['a'], self.chosen(make_case(
+            [host('a')], availability_zone='az-default',
+            config={'DEFAULT': {'default_availability_zone': 'az-default'}})))
+        self.assertEqual('nova', CONF.default_availability_zone)
+
+
+INVALID_CASES = [
+    # name, case (or a change to the default case), message
+    ('case_not_an_object', ['a', 'b'], 'the case must be a JSON object'),
+    ('hosts_missing', {'hosts': None}, 'the case needs "hosts"'),
+    ('request_missing', {'request': None}, 'the case needs "request"'),
+    ('flavor_missing', {'request': {}}, 'request needs "flavor"'),
+    ('host_name_missing', {'hosts': [{'vcpus': 1}]},
+     'hosts[0] needs "host"'),
+    ('host_vcpus_missing', {'hosts': [{'host': 'a', 'memory_mb': 1,
+                                       'local_gb': 1}]},
+     'hosts[0] needs "vcpus"'),
+    ('host_memory_not_a_number', {'hosts': [host('a'),
+                                            host('b', memory_mb='lots')]},
+     'hosts[1]: "memory_mb" must be a number, not \'lots\''),
+    ('host_ratio_not_a_number',
+     {'hosts': [host('a', cpu_allocation_ratio='high')]},
+     'hosts[0]: "cpu_allocation_ratio" must be a number, not \'high\''),
+    ('host_twice', {'hosts': [host('a'), host('a')]},
+     'hosts[1]: a/a appears twice'),
+    ('flavor_vcpus_not_a_number',
+     {'request': {'flavor': {'vcpus': 'two', 'memory_mb': 512}}},
+     'request.flavor: "vcpus" must be a number, not \'two\''),
+    ('flavor_memory_missing', {'request': {'flavor': {'vcpus': 1}}},
+     'request.flavor needs "memory_mb"'),
+    ('num_instances_not_a_number',
+     {'request': {'flavor': {'vcpus': 1, 'memory_mb': 1},
+                  'num_instances': 'few'}},
+     'request: "num_instances" must be a number, not \'few\''),
+    ('num_instances_zero',
+     {'request': {'flavor': {'vcpus': 1, 'memory_mb': 1},
+                  'num_instances': 0}},
+     'request.num_instances must be at least 1'),
+    ('unknown_aggregate', {'hosts': [host('a', aggregates=['ssd'])]},
+     'hosts[0]: unknown aggregate ssd'),
+    ('aggregate_without_name', {'aggregates': [{'metadata': {}}]},
+     'aggregates[0] needs "name"'),
+    ('group_without_policy',
+     {'request': {'flavor': {'vcpus': 1, 'memory_mb': 1},
+                  'server_group': {'rules': {}}}},
+     'request.server_group needs "policy"'),
+    ('unknown_policy',
+     {'request': {'flavor': {'vcpus': 1, 'memory_mb': 1},
+                  'server_group': {'policy': 'clustered'}}},
+     "request.server_group.policy 'clustered' is not one of affinity, "
+     "anti-affinity, soft-affinity, soft-anti-affinity"),
+    ('unknown_host_in_members_on_hosts',
+     {'request': {'flavor': {'vcpus': 1, 'memory_mb': 1},
+                  'server_group': {'policy': 'anti-affinity',
+                                   'members_on_hosts': {'ghost': ['m1']}}}},
+     'request.server_group.members_on_hosts names unknown host ghost'),
+    ('config_group_not_an_object', {'config': {'filter_scheduler': 3}},
+     'config.filter_scheduler must be an object'),
+    ('unknown_config_option',
+     {'config': {'filter_scheduler': {'no_such_option': 1}}},
+     'config.filter_scheduler.no_such_option: '),
+    ('unknown_config_group', {'config': {'no_such_group': {'a': 1}}},
+     'config.no_such_group.a: '),
+    ('config_value_of_the_wrong_type',
+     {'config': {'filter_scheduler': {'host_subset_size': 'many'}}},
+     'config.filter_scheduler.host_subset_size: '),
+]
+
+
+def check_invalid_case(self, change, message):
+    if isinstance(change, dict):
+        case = make_case()
+        for key, value in change.items():
+            if value is None:
+                del case[key]
+            else:
+                case[key] = value
+    else:
+        case = change
+    error = self.assertRaises(simulate.CaseError, simulate.run, case)
+    self.assertTrue(
+        error.format_message().startswith(
+            'Invalid simulation case: ' + message),
+        error.format_message())
+
+
+@add_cases(INVALID_CASES, check_invalid_case)
+class TestInvalidCases(SimulateTestCase):
+    pass
+
+
+class TestCommandLine(testtools.TestCase):
+    """``nova-lite-manage scheduler simulate`` in a process of its own,
+    reading no configuration but an empty file."""
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        self.conf_file = os.path.join(self.tmp, 'nova-lite.conf')
+        open(self.conf_file, 'w').close()
+
+    def manage(self, *args, stdin=''):
+        env = dict(os.environ, HOME=self.tmp)
+        command = [sys.executable, '-m', 'nova_lite.cmd.manage',
+                   '--config-file', self.conf_file, 'scheduler',
+                   'simulate'] + list(args)
+        return subprocess.run(command, input=stdin, capture_output=True,
+                              text=True, env=env, timeout=60)
+
+    def test_prints_the_answer_as_json_and_exits_0(self):
+        done = self.manage('-', stdin=json.dumps(make_case()))
+        self.assertEqual(0, done.returncode, done.stderr)
+        self.assertEqual(['a'], json.loads(done.stdout)['chosen_hosts'])
+
+    def test_exits_4_when_there_is_no_valid_host(self):
+        done = self.manage('-', stdin=json.dumps(make_case(
+            [host('a', memory_mb=256)])))
+        self.assertEqual(4, done.returncode, done.stderr)
+        self.assertIn('"type": "NoValidHost"', done.stdout)
+
+    def test_no_valid_host_answer_on_stdout_is_json(self):
+        done = self.manage('-', stdin=json.dumps(make_case(
+            [host('a', memory_mb=256)])))
+        self.assertEqual('NoValidHost',
+                         json.loads(done.stdout)['error']['type'])
+
+    def test_reads_the_case_from_a_file(self):
+        path = os.path.join(self.tmp, 'case.json')
+        with open(path, 'w') as f:
+            json.dump(make_case(), f)
+        done = self.manage(path)
+        self.assertEqual(0, done.returncode, done.stderr)
+        self.assertEqual(['a'], json.loads(done.stdout)['chosen_hosts'])
+
+    def test_pretty_indents_the_answer(self):
+        done = self.manage('-', '--pretty', stdin=json.dumps(make_case()))
+        self.assertEqual(0, done.returncode, done.stderr)
+        self.assertTrue(done.stdout.startswith('{\n  "chosen_hosts": [\n'),
+                        done.stdout)
+
+    def test_input_that_is_not_json_exits_1(self):
+        done = self.manage('-', stdin='{"hosts": [')
+        self.assertEqual((1, ''), (done.returncode, done.stdout))
+        self.assertIn('ERROR: Invalid simulation case: - is not JSON',
+                      done.stderr)
+
+    def test_invalid_case_exits_1_saying_why(self):
+        case = make_case()
+        del case['request']
+        done = self.manage('-', stdin=json.dumps(case))
+        self.assertEqual((1, ''), (done.returncode, done.stdout))
+        self.assertIn('ERROR: Invalid simulation case: the case needs '
+                      '"request"', done.stderr)
+
+    def test_missing_case_file_exits_1(self):
+        missing = os.path.join(self.tmp, 'missing.json')
+        done = self.manage(missing)
+        self.assertEqual((1, ''), (done.returncode, done.stdout))
+        self.assertIn('ERROR: Invalid simulation case: cannot read %s'
+                      % missing, done.stderr)
