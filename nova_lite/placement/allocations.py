@@ -306,26 +306,34 @@ def _check_capacity(connection, new_rows, deltas, inventories,
                            uuid_of[key[0]], others, amount, room))
 
 
+def _insert_consumer(connection, request, stamp):
+    """Create the consumer of ``request``; ConcurrentUpdate if it exists
+    (or another request is creating it right now)."""
+    try:
+        connection.execute(_INSERT_CONSUMER, {
+            'uuid': request.consumer_uuid,
+            'project_id': request.project_id,
+            'user_id': request.user_id, 'generation': 1,
+            'created_at': stamp, 'updated_at': stamp})
+    except sa_exc.IntegrityError:
+        # No savepoint needed: a failed INSERT leaves the transaction
+        # usable, and this one is rolled back anyway.
+        generation = connection.execute(
+            sa.select(C.c.generation).where(
+                C.c.uuid == request.consumer_uuid)).scalar()
+        raise exception.ConcurrentUpdate(
+            reason='consumer generation conflict - expected null but got '
+                   '%s for consumer %s; retry.' % (
+                       'a concurrent creation' if generation is None
+                       else generation, request.consumer_uuid))
+
+
 def _create_consumers(connection, requests, stamp):
     """Insert the consumers of ``requests`` (in uuid order, as locks are
     taken); ConcurrentUpdate if one exists. The set of their uuids."""
     created = set()
     for request in sorted(requests, key=lambda r: r.consumer_uuid):
-        try:
-            connection.execute(_INSERT_CONSUMER, {
-                'uuid': request.consumer_uuid,
-                'project_id': request.project_id,
-                'user_id': request.user_id, 'generation': 1,
-                'created_at': stamp, 'updated_at': stamp})
-        except sa_exc.IntegrityError:
-            generation = connection.execute(
-                sa.select(C.c.generation).where(
-                    C.c.uuid == request.consumer_uuid)).scalar()
-            raise exception.ConcurrentUpdate(
-                reason='consumer generation conflict - expected null but '
-                       'got %s for consumer %s.' % (
-                           'a concurrent creation' if generation is None
-                           else generation, request.consumer_uuid))
+        _insert_consumer(connection, request, stamp)
         created.add(request.consumer_uuid)
     return created
 
@@ -339,19 +347,7 @@ def _write_consumers(connection, requests, consumers, stamp):
                                    {'uuid': request.consumer_uuid})
             continue
         if consumer is None:
-            # No savepoint: a failed INSERT leaves the transaction usable,
-            # and this one is rolled back anyway.
-            try:
-                connection.execute(_INSERT_CONSUMER, {
-                    'uuid': request.consumer_uuid,
-                    'project_id': request.project_id,
-                    'user_id': request.user_id, 'generation': 1,
-                    'created_at': stamp, 'updated_at': stamp})
-            except sa_exc.IntegrityError:
-                raise exception.ConcurrentUpdate(
-                    reason='consumer generation conflict: consumer %s was '
-                           'created by another request at the same time; '
-                           'retry.' % request.consumer_uuid)
+            _insert_consumer(connection, request, stamp)
         else:
             result = connection.execute(_UPDATE_CONSUMER, {
                 'consumer_id': consumer.id,

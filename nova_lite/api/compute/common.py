@@ -34,18 +34,32 @@ def next_link(request, collection, items, limit, last_id):
     return [{'rel': 'next', 'href': '%s/%s?%s' % (base, collection, query)}]
 
 
+def _non_negative(request, name):
+    """The integer query parameter ``name`` (None if absent); 400 if it is
+    not a non-negative integer."""
+    value = request.GET.get(name)
+    if value is None:
+        return None
+    try:
+        value = int(value)
+    except ValueError:
+        raise exception.ValidationError(
+            attribute=name, reason='%s must be an integer.' % name)
+    if value < 0:
+        raise exception.ValidationError(
+            attribute=name, reason='%s must be >= 0.' % name)
+    return value
+
+
+def offset(request):
+    """``offset`` from the query string (0 if absent)."""
+    return _non_negative(request, 'offset') or 0
+
+
 def paging(request):
     """(limit, marker) from the query string; limit capped by max_limit."""
-    limit = request.GET.get('limit')
+    limit = _non_negative(request, 'limit')
     if limit is not None:
-        try:
-            limit = int(limit)
-        except ValueError:
-            raise exception.ValidationError(
-                attribute='limit', reason='limit must be an integer.')
-        if limit < 0:
-            raise exception.ValidationError(
-                attribute='limit', reason='limit must be >= 0.')
         limit = min(limit, CONF.api.max_limit)
     else:
         limit = CONF.api.max_limit

@@ -78,21 +78,6 @@ def delete(request, group_id):
     return wsgi.empty_response(204)
 
 
-def _offset(request):
-    value = request.GET.get('offset')
-    if value is None:
-        return 0
-    try:
-        offset = int(value)
-    except ValueError:
-        raise exception.ValidationError(
-            attribute='offset', reason='offset must be an integer.')
-    if offset < 0:
-        raise exception.ValidationError(
-            attribute='offset', reason='offset must be >= 0.')
-    return offset
-
-
 def index(request):
     context = request.context
     context.can(POLICY + 'index')
@@ -107,7 +92,7 @@ def index(request):
     limit, marker = common.paging(request)
     groups = objects.InstanceGroupList.get_all(
         context, project_id=project_id, limit=limit,
-        offset=_offset(request), marker=marker)
+        offset=common.offset(request), marker=marker)
     return wsgi.json_response(
         {'server_groups': [view(request, g) for g in groups]})
 
