@@ -112,6 +112,12 @@ class TestSharedStorage(PlacementMixin, base.ControlPlaneTestCase):
 
     def test_disk_is_allocated_from_the_sharing_provider(self):
         node = self.node_uuid('compute1')
+        # The compute node record comes first; its provider follows when
+        # the resource tracker first reports to placement.
+        fixtures.wait_for(
+            lambda: self.placement(
+                'GET', '/resource_providers/%s' % node).status_code == 200,
+            timeout=30, what='the compute node provider in placement')
         created = self.placement('POST', '/resource_providers',
                                  {'name': 'shared-disk'}, version='1.20')
         self.assertEqual(200, created.status_code, created.text)
