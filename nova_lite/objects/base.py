@@ -8,6 +8,7 @@ older than the sender asks the sender's side to backport the object
 (``object_backport_versions``).
 """
 
+import copy
 import datetime
 
 from oslo_utils import timeutils
@@ -31,6 +32,17 @@ class NovaLiteObjectRegistry(ovo_base.VersionedObjectRegistry):
 class NovaLiteObject(ovo_base.VersionedObject):
     OBJ_SERIAL_NAMESPACE = 'nova_lite_object'
     OBJ_PROJECT_NAMESPACE = 'nova_lite'
+    # Fields an object built in code may leave unset: reading one gives
+    # (a copy of) this default instead of an error.
+    lazy_defaults = {}
+
+    def obj_load_attr(self, attrname):
+        if attrname not in self.lazy_defaults:
+            from nova_lite import exception
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='attribute %s not lazy-loadable' % attrname)
+        setattr(self, attrname, copy.copy(self.lazy_defaults[attrname]))
 
     def obj_reset_changes(self, fields=None, recursive=False):
         super().obj_reset_changes(fields, recursive=recursive)

@@ -36,15 +36,9 @@ class Flavor(base.NovaLiteObject):
         'projects': fields.ListOfStringsField(default=[]),
     })
 
-    def obj_load_attr(self, attrname):
-        # A flavor built in code (not read from the database) has no
-        # extra specs or project access unless given.
-        defaults = {'extra_specs': {}, 'projects': [], 'description': None}
-        if attrname not in defaults:
-            raise exception.ObjectActionError(
-                action='obj_load_attr',
-                reason='attribute %s not lazy-loadable' % attrname)
-        setattr(self, attrname, defaults[attrname])
+    # A flavor built in code (not read from the database) has no extra
+    # specs or project access unless given.
+    lazy_defaults = {'extra_specs': {}, 'projects': [], 'description': None}
 
     @staticmethod
     def _from_db(context, flavor, row, session):

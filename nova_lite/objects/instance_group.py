@@ -47,15 +47,8 @@ class InstanceGroup(base.NovaLiteObject):
         'hosts': fields.ListOfStringsField(default=[]),
     }
 
-    def obj_load_attr(self, attrname):
-        defaults = {'rules': {}, 'members': [], 'hosts': [], 'name': None,
-                    'user_id': None, 'project_id': None}
-        if attrname not in defaults:
-            raise exception.ObjectActionError(
-                action='obj_load_attr',
-                reason='attribute %s not lazy-loadable' % attrname)
-        setattr(self, attrname, type(defaults[attrname])(
-            defaults[attrname]) if defaults[attrname] is not None else None)
+    lazy_defaults = {'rules': {}, 'members': [], 'hosts': [], 'name': None,
+                     'user_id': None, 'project_id': None}
 
     @property
     def max_server_per_host(self):

@@ -109,19 +109,13 @@ class RequestSpec(base.NovaLiteObject):
         if versionutils.convert_version_to_tuple(target_version) < (1, 1):
             primitive.pop('instance_group', None)
 
-    def obj_load_attr(self, attrname):
-        # Optional parts of a spec default to "not asked for".
-        defaults = {'image': None, 'availability_zone': None,
-                    'scheduler_hints': {}, 'ignore_hosts': None,
-                    'force_hosts': None, 'force_nodes': None,
-                    'retry': None, 'is_bfv': False, 'num_instances': 1,
-                    'project_id': None, 'user_id': None,
-                    'instance_group': None}
-        if attrname not in defaults:
-            raise exception.ObjectActionError(
-                action='obj_load_attr',
-                reason='attribute %s not lazy-loadable' % attrname)
-        setattr(self, attrname, defaults[attrname])
+    # Optional parts of a spec default to "not asked for".
+    lazy_defaults = {'image': None, 'availability_zone': None,
+                     'scheduler_hints': {}, 'ignore_hosts': None,
+                     'force_hosts': None, 'force_nodes': None,
+                     'retry': None, 'is_bfv': False, 'num_instances': 1,
+                     'project_id': None, 'user_id': None,
+                     'instance_group': None}
 
     def get_scheduler_hint(self, name, default=None):
         values = self.scheduler_hints.get(name)
