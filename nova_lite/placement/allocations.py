@@ -157,7 +157,6 @@ _UPDATE_CONSUMER = (
             project_id=sa.bindparam('new_project_id'),
             user_id=sa.bindparam('new_user_id'),
             updated_at=sa.bindparam('stamp')))
-_DELETE_CONSUMER = C.delete().where(C.c.uuid == sa.bindparam('uuid'))
 _DELETE_CONSUMERS = C.delete().where(
     C.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
 # MySQL deletes from several tables in one statement.
@@ -343,8 +342,8 @@ def _write_consumers(connection, requests, consumers, stamp):
         consumer = consumers.get(request.consumer_uuid)
         if not request.allocations:
             if consumer is not None:
-                connection.execute(_DELETE_CONSUMER,
-                                   {'uuid': request.consumer_uuid})
+                connection.execute(_DELETE_CONSUMERS,
+                                   {'uuids': [request.consumer_uuid]})
             continue
         if consumer is None:
             _insert_consumer(connection, request, stamp)

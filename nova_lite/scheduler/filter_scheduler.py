@@ -254,6 +254,14 @@ def _refusals(result, filter_objs, spec):
     return described
 
 
+def _needs_instances(spec):
+    """Whether any filter or weigher will look at who runs where: a server
+    group, or the same_host / different_host hints."""
+    hints = spec.scheduler_hints or {}
+    return (spec.instance_group is not None or
+            bool(hints.get('same_host') or hints.get('different_host')))
+
+
 def _group_hosts_from(group, host_states):
     """The group's hosts as the host states show them (the caller's list
     may be stale: members deleted or moved since)."""
@@ -277,7 +285,8 @@ class FilterScheduler:
         max_alternates = (CONF.scheduler.max_attempts - 1
                           if return_alternates else 0)
         with self._lock:
-            host_states = self.host_manager.get_host_states(context)
+            host_states = self.host_manager.get_host_states(
+                context, with_instances=_needs_instances(spec))
             if spec.instance_group is not None:
                 _group_hosts_from(spec.instance_group, host_states)
             chosen = schedule(spec, instance_uuids, host_states,

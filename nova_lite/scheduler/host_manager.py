@@ -162,8 +162,10 @@ class HostManager:
         return [cell for cell in objects.CellMappingList.get_all(context)
                 if not cell.is_cell0 and not cell.disabled]
 
-    def get_host_states(self, context):
-        """Refresh and return the states of every schedulable node."""
+    def get_host_states(self, context, with_instances=True):
+        """Refresh and return the states of every schedulable node; with
+        ``with_instances``, also which instances run where (one more query
+        per cell, only worth it when a filter or weigher looks)."""
         seen = set()
         for cell in self._cells(context):
             with nova_context.target_cell(context, cell) as cctxt:
@@ -171,7 +173,8 @@ class HostManager:
                     nodes = objects.ComputeNodeList.get_all(cctxt)
                     services = {s.host: s for s in objects.ServiceList.get_all(
                         cctxt, binary=COMPUTE_BINARY)}
-                    instances = objects.InstanceList.uuids_by_host(cctxt)
+                    instances = (objects.InstanceList.uuids_by_host(cctxt)
+                                 if with_instances else None)
                 except Exception as e:
                     LOG.warning('Cell %s is unreachable; its hosts are not '
                                 'considered: %s', cell.name or cell.uuid, e)
@@ -195,7 +198,8 @@ class HostManager:
                                       cell.uuid)
                     self.host_states[key] = state
                 state.update(node, service)
-                state.set_instances(instances.get(node.host, ()))
+                if instances is not None:
+                    state.set_instances(instances.get(node.host, ()))
         for key in set(self.host_states) - seen:
             LOG.info('Removing dead compute node %s/%s from the scheduler '
                      'cache', *key)

@@ -302,5 +302,5 @@ class _FixedHosts:
     def __init__(self, hosts):
         self.hosts = hosts
 
-    def get_host_states(self, context):
+    def get_host_states(self, context, with_instances=True):
         return self.hosts

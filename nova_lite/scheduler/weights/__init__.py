@@ -24,6 +24,8 @@ class BaseHostWeigher:
 
 
 def normalize(values):
+    if not values:
+        return []
     low, high = min(values), max(values)
     if high == low:
         return [0.0 for _ in values]
@@ -75,14 +77,9 @@ class Ranking:
 
     def _totals(self):
         totals = [0.0] * len(self.states)
-        if self.states:
-            for multiplier, values in zip(self.multipliers, self.raw):
-                low, high = min(values), max(values)
-                if high == low:
-                    continue
-                scale = multiplier / (high - low)
-                totals = [t + (v - low) * scale
-                          for t, v in zip(totals, values)]
+        for multiplier, values in zip(self.multipliers, self.raw):
+            totals = [t + multiplier * n
+                      for t, n in zip(totals, normalize(values))]
         return totals
 
 

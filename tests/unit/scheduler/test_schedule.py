@@ -576,7 +576,7 @@ class FakeHostManager:
     def __init__(self, states):
         self.states = states
 
-    def get_host_states(self, context):
+    def get_host_states(self, context, with_instances=True):
         return list(self.states)
 
 
