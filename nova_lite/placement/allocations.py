@@ -166,6 +166,22 @@ _DELETE_CONSUMERS_AND_ALLOCATIONS = sa.text(
 ).bindparams(sa.bindparam('uuids', expanding=True))
 
 
+@functools.lru_cache(maxsize=64)
+def _usage_and_generations_update(count):
+    """MySQL: add d<k> to the usage of inventory i<k> (k < ``count``) and
+    bump the generation of each of their providers, in one statement. As
+    text with numbered parameters, built once per count: an expression
+    with the amounts inline would be built and compiled on every write."""
+    cases = ' '.join('WHEN :i%d THEN :d%d' % (k, k) for k in range(count))
+    ids = ', '.join(':i%d' % k for k in range(count))
+    return sa.text(
+        'UPDATE %(p)s, %(i)s SET %(p)s.generation = %(p)s.generation + 1, '
+        '%(p)s.updated_at = :stamp, %(i)s.used = %(i)s.used + CASE %(i)s.id '
+        '%(cases)s END WHERE %(p)s.id = %(i)s.resource_provider_id AND '
+        '%(i)s.id IN (%(ids)s)' % {'p': P.name, 'i': I.name,
+                                   'cases': cases, 'ids': ids})
+
+
 def _lock_consumers(connection, uuids):
     """Lock the consumers (rows and allocations): ({uuid: consumer row},
     [their allocation rows]). Consumers are locked before providers by
@@ -227,12 +243,12 @@ def _apply_changes(connection, inventory_ids, deltas, generations, stamp):
     to_bump = dict(generations)
     if changes and db.is_mysql(connection) and \
             changed_providers <= set(generations):
-        connection.execute(
-            P.update().where(P.c.id == I.c.resource_provider_id,
-                             I.c.id.in_(sorted(changes)))
-            .values({P.c.generation: P.c.generation + 1,
-                     P.c.updated_at: stamp,
-                     I.c.used: I.c.used + sa.case(changes, value=I.c.id)}))
+        parameters = {'stamp': stamp}
+        for index, inventory_id in enumerate(sorted(changes)):
+            parameters['i%d' % index] = inventory_id
+            parameters['d%d' % index] = changes[inventory_id]
+        connection.execute(_usage_and_generations_update(len(changes)),
+                           parameters)
         for provider_id in changed_providers:
             del to_bump[provider_id]
     elif changes:
