@@ -125,6 +125,8 @@ class ComputeManager(manager.Manager):
                 exception.UnexpectedTaskStateError) as e:
             LOG.info('Not building %s: it was deleted meanwhile (%s)',
                      instance.uuid, e)
+            # The scheduler's claim for it is ours to give back.
+            self.rt.drop_instance(context, instance, nodename)
             return
         try:
             with self.rt.instance_claim(context, instance, nodename, limits):

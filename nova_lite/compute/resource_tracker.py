@@ -25,38 +25,19 @@ from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.scheduler.client import report
+from nova_lite.scheduler import utils as scheduler_utils
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
-
-PCI_ALIAS_SPEC = 'pci_passthrough:alias'
-
 
 def is_boot_from_volume(instance):
     return instance.system_metadata.get('boot_from_volume') == 'True'
 
 
-def pci_devices_requested(flavor):
-    """Generic PCI devices a flavor asks for ("alias:count,alias:count")."""
-    spec = (flavor.extra_specs or {}).get(PCI_ALIAS_SPEC, '')
-    total = 0
-    for item in filter(None, (part.strip() for part in spec.split(','))):
-        _alias, _sep, count = item.partition(':')
-        total += int(count or 1)
-    return total
-
-
-def instance_usage(flavor, is_bfv=False):
-    """(vcpus, memory_mb, disk_gb) one instance of ``flavor`` uses."""
-    root_gb = 0 if is_bfv else flavor.root_gb
-    swap_gb = -(-flavor.swap // 1024)  # MB to GB, rounded up
-    return flavor.vcpus, flavor.memory_mb, root_gb + flavor.ephemeral_gb \
-        + swap_gb
-
-
 def _usage_of(instance):
-    return instance_usage(instance.flavor, is_boot_from_volume(instance)) \
-        + (pci_devices_requested(instance.flavor),)
+    return scheduler_utils.instance_usage(
+        instance.flavor, is_boot_from_volume(instance)) + (
+            scheduler_utils.pci_devices_requested(instance.flavor),)
 
 
 def build_allocations(instance, node_uuid, disk_provider_uuid=None):
@@ -246,11 +227,24 @@ class ResourceTracker:
     def _remove_stale_consumer(self, context, consumer, node):
         """An allocation on this node whose consumer is not here."""
         try:
-            instance = objects.Instance.get_by_uuid(context, consumer)
+            instance = objects.Instance.get_by_uuid(
+                context.elevated(read_deleted='yes'), consumer)
         except exception.InstanceNotFound:
+            # No record in this cell, not even a deleted one: most likely
+            # the scheduler has just claimed this node for a new instance
+            # that the conductor has not created here yet. Leave it (an
+            # orphan is what `nova-lite-manage placement audit` is for).
+            LOG.debug('Allocation of %s on %s has no instance record (yet); '
+                      'leaving it', consumer, node.hypervisor_hostname)
+            return
+        if instance.deleted:
             LOG.info('Deleting allocations of %s: the instance is gone '
                      '(deleted while this compute was away)', consumer)
             self.reportclient.delete_allocations(consumer)
+            return
+        if instance.host is None:
+            # Created by the conductor and on its way here (or to an
+            # alternate): its build claims or gives back the allocation.
             return
         if instance.host != self.host:
             LOG.info('Removing %s\'s allocation on %s: it is on %s now',

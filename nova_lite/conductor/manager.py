@@ -13,6 +13,7 @@ from nova_lite.conductor.tasks import build
 from nova_lite import exception
 from nova_lite import manager
 from nova_lite.objects import base as objects_base
+from nova_lite.scheduler.client import report
 from nova_lite.scheduler import rpcapi as scheduler_rpcapi
 
 LOG = logging.getLogger(__name__)
@@ -24,6 +25,7 @@ class ConductorManager(manager.Manager):
     def __init__(self):
         self.scheduler_rpcapi = scheduler_rpcapi.SchedulerAPI()
         self.compute_rpcapi = compute_rpcapi.ComputeAPI()
+        self.reportclient = report.SchedulerReportClient()
 
     # -- object indirection ------------------------------------------------
 
@@ -72,9 +74,10 @@ class ConductorManager(manager.Manager):
                                      block_device_mapping=None, tags=None):
         build.ScheduleAndBuildTask(
             context, self.scheduler_rpcapi, self.compute_rpcapi,
-            build_requests, request_specs, image).execute()
+            build_requests, request_specs, image,
+            self.reportclient).execute()
 
     def build_instances(self, context, instances, request_spec, host_lists,
                         image=None):
         build.reschedule(context, self.compute_rpcapi, instances,
-                         request_spec, host_lists, image)
+                         request_spec, host_lists, image, self.reportclient)

@@ -12,6 +12,12 @@ scheduler_opts = [
                help='Hosts tried for one instance build: the selected host '
                     'plus max_attempts - 1 alternates. A failed spawn is '
                     'rescheduled to the next alternate until none is left.'),
+    cfg.IntOpt('max_placement_results',
+               default=1000, min=1,
+               help='Most allocation candidates the scheduler asks placement '
+                    'for per request; only hosts among them are filtered and '
+                    'weighed. Lower it on very large clouds to schedule '
+                    'faster, at the price of a narrower choice.'),
     cfg.IntOpt('discover_hosts_in_cells_interval',
                default=-1, min=-1,
                help='Seconds between two automatic runs of cell_v2 '

@@ -69,7 +69,8 @@ class SchedulerLimits(base.NovaLiteObject):
 class Selection(base.NovaLiteObject):
     """One host the scheduler chose (or an alternate for a retry)."""
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: Added allocation_request
+    VERSION = '1.1'
 
     fields = {
         'compute_node_uuid': fields.UUIDField(),
@@ -77,7 +78,29 @@ class Selection(base.NovaLiteObject):
         'nodename': fields.StringField(),
         'cell_uuid': fields.UUIDField(),
         'limits': fields.ObjectField('SchedulerLimits', nullable=True),
+        # The placement allocation candidate for this host, as JSON: the
+        # scheduler has claimed it for the chosen host; the conductor
+        # claims an alternate's before a reschedule sends the instance
+        # there. None from a scheduler that did not ask placement.
+        'allocation_request': fields.StringField(nullable=True),
     }
+
+    lazy_defaults = {'allocation_request': None}
+    # SchedulerLimits version per Selection version, for backports
+    # without a manifest.
+    obj_relationships = {'limits': [('1.0', '1.0')]}
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+            primitive.pop('allocation_request', None)
+
+    @property
+    def allocation(self):
+        """The allocation request as a dict, or None."""
+        if not self.allocation_request:
+            return None
+        return jsonutils.loads(self.allocation_request)
 
 
 @base.NovaLiteObjectRegistry.register

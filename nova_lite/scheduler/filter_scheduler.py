@@ -19,13 +19,16 @@ import random
 import threading
 
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import instance_group as group_obj
+from nova_lite.scheduler.client import report
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_manager
+from nova_lite.scheduler import utils as scheduler_utils
 from nova_lite.scheduler import weights
 
 CONF = nova_conf.CONF
@@ -138,7 +141,8 @@ def _excluded(spec, host_states):
 
 
 def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
-             max_alternates=0, subset_size=1, trace=None, chooser=None):
+             max_alternates=0, subset_size=1, trace=None, chooser=None,
+             claim=None, set_aside=()):
     """Per instance [chosen HostState, alternate, ...]; raises NoValidHost.
 
     Consumes each instance on its chosen host state and records it in
@@ -148,6 +152,13 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
     depends on other hosts, on every host still in the running -- and
     only that host is weighed again: a request for ten instances costs
     little more than one.
+
+    ``claim(host_state, instance_uuid)``, when given, takes the chosen
+    host's resources for the instance (in placement) and says whether it
+    could; a host whose claim is refused (another scheduler was faster)
+    is dropped and the next best one chosen. ``set_aside`` is [(reason,
+    [host state])] of hosts left out before this call (placement had no
+    room on them), counted in a NoValidHost's explanation.
     """
     check_policy(spec, filter_objs, weighers)
     chooser = chooser or random.choice
@@ -156,7 +167,31 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
     group = spec.instance_group
     active = [f for f in filter_objs if f.applies(spec)]
     passed = ranking = chosen = None
+    lost = []  # hosts whose claim was refused
+    total = len(host_states) + sum(len(states) for _r, states in set_aside)
     chosen_per_instance = []
+
+    def no_valid_host(index, result):
+        aside = [] if forced else [
+            s for _reason, states in set_aside for s in states
+            if s.host not in (spec.ignore_hosts or ())]
+        if result is None or aside:
+            # The hosts set aside go through the filters too, so that a
+            # host that is simply too small says "insufficient RAM";
+            # only those the filters would have let through are counted
+            # under the reason they were set aside for.
+            result = run_filters(filter_objs, candidates + aside, spec)[1]
+        refused = {id(s) for _n, _r, hosts in result.removed for s in hosts}
+        unexplained = [(reason, [s for s in states if id(s) not in refused])
+                       for reason, states in set_aside]
+        _explain(result, total, ignored, forced, unexplained, lost)
+        if trace is not None:
+            trace.record(candidates, ignored, forced,
+                         _refusals(result, filter_objs, spec), [], None)
+        LOG.info('No valid host for instance %d/%d of request %s: %s',
+                 index + 1, num, spec.instance_uuid, result.explain())
+        return exception.NoValidHost(reason=result.explain())
+
     for index in range(num):
         instance_uuid = instance_uuids[index] if instance_uuids else None
         result = None
@@ -166,18 +201,12 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
             passed, result = run_filters(filter_objs, candidates, spec)
         else:
             passed = _refilter(active, passed, chosen, spec)
+        if lost:
+            passed = [s for s in passed if s not in lost]
         if not passed:
-            if result is None:
-                # The incremental pass ran out of hosts: run the filters
-                # in full for an explanation that adds up.
-                _none, result = run_filters(filter_objs, candidates, spec)
-            _explain(result, host_states, ignored, forced)
-            if trace is not None:
-                trace.record(candidates, ignored, forced,
-                             _refusals(result, filter_objs, spec), [], None)
-            LOG.info('No valid host for instance %d/%d of request %s: %s',
-                     index + 1, num, spec.instance_uuid, result.explain())
-            raise exception.NoValidHost(reason=result.explain())
+            # (When the incremental pass ran out of hosts the filters run
+            # again in full, for an explanation that adds up.)
+            raise no_valid_host(index, result)
         if ranking is None or trace is not None:
             ranking = weights.Ranking(weighers, passed, spec)
         else:
@@ -185,8 +214,19 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
             ranking.reweigh(chosen)
         ranked = _ranked(ranking, trace, subset_size, max_alternates)
         _weight, chosen = chooser(ranked[:subset_size])
+        while claim is not None and not claim(chosen, instance_uuid):
+            LOG.info('Claim on %s refused for instance %d/%d of request '
+                     '%s; trying the next host', chosen.host, index + 1,
+                     num, spec.instance_uuid)
+            lost.append(chosen)
+            passed = [s for s in passed if s is not chosen]
+            if not passed:
+                raise no_valid_host(index, None)
+            ranking.keep(passed)
+            ranked = _ranked(ranking, trace, subset_size, max_alternates)
+            _weight, chosen = chooser(ranked[:subset_size])
         if trace is not None:
-            _explain(result, host_states, ignored, forced)
+            _explain(result, total, ignored, forced, set_aside, lost)
             trace.record(candidates, ignored, forced,
                          _refusals(result, filter_objs, spec), ranked,
                          chosen)
@@ -233,14 +273,26 @@ def _refilter(active, passed, chosen, spec):
     return passed
 
 
-def _explain(result, host_states, ignored, forced):
-    """Count the hosts set aside before the filters into ``result``."""
-    result.total = len(host_states)
+def _explain(result, total, ignored, forced, set_aside=(), lost=()):
+    """Count the hosts set aside before the filters (and those whose claim
+    was refused after them) into ``result``, of ``total`` hosts."""
+    result.total = total
     if forced:
         result.removed = [('force_hosts', 'not the forced host', ignored)]
     elif ignored and not any(name == 'ignore_hosts'
                              for name, _r, _h in result.removed):
         result.removed.insert(0, ('ignore_hosts', 'ignored host', ignored))
+    for reason, states in reversed(set_aside):
+        if states and not any(r == reason for _n, r, _h in result.removed):
+            result.removed.insert(0, ('placement', reason, states))
+    if lost and not any(name == 'claim' for name, _r, _h in result.removed):
+        # They passed the filters on the figures this scheduler had; by
+        # the time it claimed, a concurrent request had taken the room.
+        lost_ids = {id(s) for s in lost}
+        for _name, _reason, hosts in result.removed:
+            hosts[:] = [s for s in hosts if id(s) not in lost_ids]
+        result.removed.append(('claim', 'taken by a concurrent request',
+                               list(lost)))
 
 
 def _refusals(result, filter_objs, spec):
@@ -272,8 +324,9 @@ def _group_hosts_from(group, host_states):
 
 class FilterScheduler:
 
-    def __init__(self, host_manager_=None):
+    def __init__(self, host_manager_=None, reportclient=None):
         self.host_manager = host_manager_ or host_manager.HostManager()
+        self.reportclient = reportclient or report.SchedulerReportClient()
         self.filters = filters.load(CONF.filter_scheduler.enabled_filters)
         self.weighers = weights.load(CONF.filter_scheduler.weight_classes)
         # Host states are shared between concurrent requests; consuming
@@ -282,21 +335,105 @@ class FilterScheduler:
 
     def select_destinations(self, context, spec, instance_uuids,
                             return_alternates=True):
+        """Per instance [Selection of the chosen host, alternates...].
+
+        Only hosts placement has room on are considered; the chosen
+        host's allocation candidate is claimed in placement for the
+        instance before the answer goes out, so two schedulers cannot
+        fill the same room. If any instance of the request cannot be
+        placed, what was claimed for the others is given back.
+        """
         max_alternates = (CONF.scheduler.max_attempts - 1
                           if return_alternates else 0)
-        with self._lock:
-            host_states = self.host_manager.get_host_states(
-                context, with_instances=_needs_instances(spec))
-            if spec.instance_group is not None:
-                _group_hosts_from(spec.instance_group, host_states)
-            chosen = schedule(spec, instance_uuids, host_states,
-                              self.filters, self.weighers, max_alternates,
-                              CONF.filter_scheduler.host_subset_size)
-        return [[self._selection(state) for state in states]
-                for states in chosen]
+        offers = self._allocation_candidates(spec)
+        claims = {}  # instance uuid -> the allocation request claimed
+
+        def claim(state, instance_uuid):
+            for request in offers.get(state.uuid, ()):
+                try:
+                    taken = self.reportclient.claim_resources(
+                        instance_uuid, request,
+                        spec.project_id or context.project_id,
+                        spec.user_id or context.user_id)
+                except (report.PlacementUnavailable,
+                        report.PlacementConflict) as e:
+                    raise exception.NoValidHost(
+                        reason='the claim on %s could not be written to '
+                               'placement (%s)' % (state.host, e))
+                if taken:
+                    claims[instance_uuid] = request
+                    return True
+            return False
+
+        try:
+            with self._lock:
+                all_states = self.host_manager.get_host_states(
+                    context, with_instances=_needs_instances(spec))
+                if spec.instance_group is not None:
+                    _group_hosts_from(spec.instance_group, all_states)
+                host_states = [s for s in all_states if s.uuid in offers]
+                set_aside = [('not enough free resources in placement',
+                              [s for s in all_states
+                               if s.uuid not in offers])]
+                chosen = schedule(
+                    spec, instance_uuids, host_states, self.filters,
+                    self.weighers, max_alternates,
+                    CONF.filter_scheduler.host_subset_size,
+                    claim=claim if instance_uuids else None,
+                    set_aside=set_aside)
+        except Exception:
+            self._give_back(claims)
+            raise
+        selections = []
+        for index, (first, *alternates) in enumerate(chosen):
+            instance_uuid = instance_uuids[index] if instance_uuids else None
+            selections.append(
+                [self._selection(first, claims.get(instance_uuid) or
+                                 offers[first.uuid][0])] +
+                [self._selection(state, offers[state.uuid][0])
+                 for state in alternates])
+        LOG.info('Request %s: %d instance(s) placed and claimed on %s',
+                 spec.instance_uuid, len(chosen),
+                 ', '.join(states[0].host for states in chosen))
+        return selections
+
+    def _allocation_candidates(self, spec):
+        """{compute node provider uuid: [allocation request]} for what one
+        instance of ``spec`` needs, at most ``max_placement_results``."""
+        resources = scheduler_utils.resources_from_request_spec(spec)
+        try:
+            requests, summaries = self.reportclient.get_allocation_candidates(
+                resources, limit=CONF.scheduler.max_placement_results)
+        except (report.PlacementUnavailable, report.PlacementConflict) as e:
+            LOG.warning('No allocation candidates for request %s: %s',
+                        spec.instance_uuid, e)
+            raise exception.NoValidHost(
+                reason='placement could not be asked for hosts with room '
+                       '(%s)' % e)
+        offers = {}
+        for request in requests:
+            roots = {summaries.get(rp, {}).get('root_provider_uuid', rp)
+                     for rp in request['allocations']}
+            # A compute node's tree, possibly with sharing providers
+            # (those are roots of their own, with no host state).
+            for root in roots:
+                offers.setdefault(root, []).append(request)
+        LOG.debug('Placement offered %d allocation requests on %d '
+                  'providers for %s', len(requests), len(offers),
+                  resources)
+        return offers
+
+    def _give_back(self, consumers):
+        for consumer in consumers:
+            try:
+                self.reportclient.delete_allocations(consumer)
+            except (report.PlacementUnavailable,
+                    report.PlacementConflict) as e:
+                LOG.warning('Could not give back the claim of %s (the '
+                            'compute audit will): %s', consumer, e)
 
     @staticmethod
-    def _selection(state):
+    def _selection(state, allocation_request):
         limits = objects.SchedulerLimits(
             memory_mb=state.limits.get('memory_mb'),
             vcpu=state.limits.get('vcpu'),
@@ -304,4 +441,5 @@ class FilterScheduler:
         return objects.Selection(
             compute_node_uuid=state.uuid, service_host=state.host,
             nodename=state.nodename, cell_uuid=state.cell_uuid,
-            limits=limits)
+            limits=limits,
+            allocation_request=jsonutils.dumps(allocation_request))

@@ -246,8 +246,15 @@ class ControlPlane:
         self.wait_for_api()
         self.wait_for_hypervisors(self.num_computes)
 
-    def start_daemon(self, name):
-        daemon = Daemon(name, name, self._config_files(),
+    def start_daemon(self, name, module=None, extra_conf=None):
+        """Start daemon ``name`` (``nova_lite.cmd.<module or name>``) with
+        ``extra_conf`` (ini text) over the shared config: a second
+        scheduler is start_daemon('scheduler2', 'scheduler',
+        '[DEFAULT]\\nhost = other')."""
+        files = self._config_files()
+        if extra_conf:
+            files = files + [self._write(name + '.conf', extra_conf)]
+        daemon = Daemon(name, module or name, files,
                         os.path.join(self.workdir, name + '.log'), self.env)
         daemon.start()
         self.daemons[name] = daemon

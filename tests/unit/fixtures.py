@@ -134,3 +134,26 @@ class PlacementServer(fixtures.Fixture):
         self.endpoint = 'http://127.0.0.1:%d' % server.port
         overrides = self.useFixture(config_fixture.Config(CONF))
         overrides.config(endpoint=self.endpoint, group='placement')
+
+    def add_compute_node(self, uuid, name, vcpus=8, memory_mb=4096,
+                         disk_gb=100):
+        """A compute node's provider with its inventory, as the compute's
+        resource tracker would report it."""
+        from nova_lite.scheduler.client import report
+        client = report.SchedulerReportClient(endpoint=self.endpoint)
+        client.ensure_resource_provider(uuid, name)
+        client.set_inventory(uuid, {
+            'VCPU': {'total': vcpus}, 'MEMORY_MB': {'total': memory_mb},
+            'DISK_GB': {'total': disk_gb}})
+
+    def add_host_states(self, states):
+        """A provider for each scheduler host state, sized by its totals."""
+        for state in states:
+            self.add_compute_node(
+                state.uuid, '%s/%s' % (state.host, state.nodename),
+                vcpus=max(1, int(state.vcpus_total *
+                                 state.cpu_allocation_ratio)),
+                memory_mb=max(1, int(state.total_usable_ram_mb *
+                                     state.ram_allocation_ratio)),
+                disk_gb=max(1, int(state.total_usable_disk_gb *
+                                   state.disk_allocation_ratio)))

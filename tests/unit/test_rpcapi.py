@@ -36,6 +36,7 @@ def make_flavor(memory_mb=512):
 
 def make_spec(num_instances=1):
     return objects.RequestSpec(instance_uuid=uuidutils.generate_uuid(),
+                               project_id='demo', user_id='demo',
                                num_instances=num_instances,
                                flavor=make_flavor())
 
@@ -198,6 +199,9 @@ class TestPinnedClientAgainstARealScheduler(RPCTestCase):
                     free_disk_gb=100, running_vms=0, current_workload=0,
                     cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
                     disk_allocation_ratio=1.0, mapped=True).create()
+            placement = self.useFixture(nova_fixtures.PlacementServer())
+            for node in objects.ComputeNodeList.get_all(cctxt):
+                placement.add_compute_node(node.uuid, node.host)
         SchedulerServer(self, scheduler_manager.SchedulerManager())
 
     def select(self):
@@ -277,8 +281,11 @@ class TestScheduleForA10Caller(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.useFixture(nova_fixtures.Config())
+        self.useFixture(nova_fixtures.Databases())
         objects.register_all()
         self.hosts = [make_host_state('h%d' % i) for i in range(3)]
+        self.useFixture(nova_fixtures.PlacementServer()).add_host_states(
+            self.hosts)
         self.scheduler = filter_scheduler.FilterScheduler(
             _FixedHosts(self.hosts))
 

@@ -3,8 +3,12 @@ in cell0), hand it to its compute; and the reschedule of a failed spawn.
 
 Every step that creates something has its undo beside it: an instance
 created in a cell whose BuildRequest the user deleted meanwhile is removed
-again; an instance that cannot be scheduled ends in cell0 in ERROR with a
-fault, mapped there, its BuildRequest gone -- never left in BUILD.
+again, and the allocation the scheduler claimed for it given back; an
+instance that cannot be scheduled ends in cell0 in ERROR with a fault,
+mapped there, its BuildRequest gone -- never left in BUILD. A reschedule
+claims the alternate host's allocation candidate in placement before it
+sends the instance there, and moves on to the next alternate if placement
+refuses.
 """
 
 import traceback
@@ -17,6 +21,7 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import cell_mapping as cell_mapping_obj
+from nova_lite.scheduler.client import report
 
 LOG = logging.getLogger(__name__)
 
@@ -51,10 +56,11 @@ def record_fault(context, instance, error, host=None, details=None):
 class ScheduleAndBuildTask:
 
     def __init__(self, context, scheduler_rpcapi, compute_rpcapi,
-                 build_requests, request_specs, image):
+                 build_requests, request_specs, image, reportclient):
         self.context = context
         self.scheduler_rpcapi = scheduler_rpcapi
         self.compute_rpcapi = compute_rpcapi
+        self.reportclient = reportclient
         self.build_requests = build_requests
         self.request_specs = request_specs
         self.image = image
@@ -84,6 +90,7 @@ class ScheduleAndBuildTask:
                 LOG.exception('Placing %s on %s failed',
                               build_request.instance_uuid,
                               host_list[0].service_host)
+                give_back(self.reportclient, build_request.instance_uuid)
                 bury_in_cell0(self.context, build_request, spec, error)
 
     def _cell(self, cell_uuid):
@@ -115,6 +122,7 @@ class ScheduleAndBuildTask:
                 LOG.info('Instance %s was deleted during scheduling; '
                          'not building it', instance.uuid)
                 instance.destroy()
+                give_back(self.reportclient, instance.uuid)
                 return
             except Exception:
                 # Undo before the caller buries it in cell0, so the
@@ -129,6 +137,7 @@ class ScheduleAndBuildTask:
             except Exception as error:
                 LOG.exception('Cannot reach compute %s for %s',
                               chosen.service_host, instance.uuid)
+                give_back(self.reportclient, instance.uuid)
                 record_fault(cctxt, instance, error)
                 instance.vm_state = states.ERROR
                 instance.task_state = None
@@ -172,10 +181,43 @@ def bury_in_cell0(context, build_request, spec, error):
             instance.destroy()
 
 
+def give_back(reportclient, instance_uuid):
+    """Delete what the scheduler claimed for an instance that will not be
+    built; if placement cannot be reached the compute audit removes it
+    later (its consumer is gone or not on that host)."""
+    try:
+        reportclient.delete_allocations(instance_uuid)
+    except (report.PlacementUnavailable, report.PlacementConflict) as e:
+        LOG.warning('Could not give back the allocation of %s: %s',
+                    instance_uuid, e)
+
+
+def _claim_alternate(reportclient, instance, selection):
+    """Claim ``selection``'s allocation candidate for ``instance``; True
+    when it holds (or the selection carries none: the compute claims)."""
+    request = selection.allocation
+    if request is None:
+        return True
+    try:
+        return reportclient.claim_resources(
+            instance.uuid, request, instance.project_id, instance.user_id)
+    except (report.PlacementUnavailable, report.PlacementConflict) as e:
+        LOG.warning('Cannot claim %s on %s: %s', instance.uuid,
+                    selection.service_host, e)
+        return False
+
+
 def reschedule(context, compute_rpcapi, instances, request_spec,
-               host_lists, image):
-    """Send each instance whose spawn failed to its next alternate host."""
+               host_lists, image, reportclient):
+    """Send each instance whose spawn failed to its next alternate host
+    that placement still has room on."""
     for instance, host_list in zip(instances, host_lists):
+        host_list = list(host_list)
+        while host_list and not _claim_alternate(reportclient, instance,
+                                                 host_list[0]):
+            LOG.info('Alternate %s has no room left for %s in placement',
+                     host_list[0].service_host, instance.uuid)
+            host_list.pop(0)
         if not host_list:
             error = exception.MaxRetriesExceeded(
                 reason='Exhausted all hosts available for retrying build '
@@ -188,6 +230,15 @@ def reschedule(context, compute_rpcapi, instances, request_spec,
         chosen, alternates = host_list[0], host_list[1:]
         LOG.info('Rescheduling %s to %s (%d alternates left)',
                  instance.uuid, chosen.service_host, len(alternates))
-        compute_rpcapi.build_and_run_instance(
-            context, instance, chosen, request_spec=request_spec,
-            host_list=alternates, limits=chosen.limits, image=image)
+        try:
+            compute_rpcapi.build_and_run_instance(
+                context, instance, chosen, request_spec=request_spec,
+                host_list=alternates, limits=chosen.limits, image=image)
+        except Exception as error:
+            LOG.exception('Cannot reach compute %s for %s',
+                          chosen.service_host, instance.uuid)
+            give_back(reportclient, instance.uuid)
+            record_fault(context, instance, error)
+            instance.vm_state = states.ERROR
+            instance.task_state = None
+            instance.save()

@@ -1,5 +1,6 @@
-"""A client of the Placement API: what computes (and later the scheduler
-and the conductor) use to report providers, inventories and allocations.
+"""A client of the Placement API: what computes use to report providers,
+inventories and allocations, and what the scheduler and the conductor use
+to find allocation candidates and claim them.
 
 It speaks the public wire format over HTTP, so ``[placement] endpoint`` can
 name our placement daemon or any other Placement service. Generation
@@ -198,10 +199,50 @@ class SchedulerReportClient:
 
     def put_allocations(self, consumer_uuid, allocations, project_id,
                         user_id):
-        """Write the consumer's allocations (all providers at once)."""
-        self._update_consumer(consumer_uuid, lambda current: {
-            'allocations': allocations, 'project_id': project_id,
-            'user_id': user_id})
+        """Write the consumer's allocations (all providers at once),
+        unless it holds exactly these already (the scheduler's claim)."""
+        def wanted(current):
+            held = {rp: {'resources': a['resources']} for rp, a in
+                    current.get('allocations', {}).items()}
+            if held == allocations and \
+                    current.get('project_id') == project_id and \
+                    current.get('user_id') == user_id:
+                return None
+            return {'allocations': allocations, 'project_id': project_id,
+                    'user_id': user_id}
+        self._update_consumer(consumer_uuid, wanted)
+
+    def claim_resources(self, consumer_uuid, allocation_request, project_id,
+                        user_id):
+        """Write ``allocation_request`` (an allocation candidate) for a
+        consumer that holds nothing yet. True when written; False when
+        placement refused it (the provider filled up meanwhile, or the
+        consumer exists): the caller tries another candidate."""
+        response = self._request('PUT', '/allocations/%s' % consumer_uuid, {
+            'allocations': allocation_request['allocations'],
+            'project_id': project_id, 'user_id': user_id,
+            'consumer_generation': None})
+        if response.status_code == 204:
+            return True
+        if response.status_code == 409:
+            LOG.info('Placement refused the claim of %s: %s', consumer_uuid,
+                     _error_detail(response))
+            return False
+        self._check(response, 'claim for %s' % consumer_uuid)
+
+    def get_allocation_candidates(self, resources, limit=None):
+        """Allocation candidates for ``resources`` ({class: amount}):
+        ([allocation request], {provider uuid: summary}), where each
+        summary names its ``root_provider_uuid``."""
+        params = {'resources': ','.join(
+            '%s:%d' % item for item in sorted(resources.items()))}
+        if limit:
+            params['limit'] = str(limit)
+        response = self._request('GET', '/allocation_candidates',
+                                 params=params, version='1.29')
+        self._check(response, 'GET allocation candidates')
+        body = response.json()
+        return body['allocation_requests'], body['provider_summaries']
 
     def delete_allocations(self, consumer_uuid):
         """Remove all of a consumer's allocations; absent is fine."""

@@ -12,6 +12,7 @@ from nova_lite.compute import states
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.scheduler import utils as scheduler_utils
 from nova_lite.virt import fake
 from tests.unit import fixtures as nova_fixtures
 
@@ -243,7 +244,7 @@ class TestInstanceUsage(testtools.TestCase):
 
 def _usage_test(flavor, is_bfv, expected):
     def test(self):
-        self.assertEqual(expected, resource_tracker.instance_usage(
+        self.assertEqual(expected, scheduler_utils.instance_usage(
             make_flavor(**flavor), is_bfv))
     return test
 
@@ -301,6 +302,51 @@ class TestPlacementReports(ResourceTrackerTestCase):
         self.audit()
         self.assertEqual(
             {}, self.client().get_allocations(instance.uuid)['allocations'])
+
+    def scheduler_claim(self, node, consumer, memory_mb=512):
+        """What the scheduler writes before the instance reaches us."""
+        self.assertTrue(self.client().claim_resources(
+            consumer, {'allocations': {node.uuid: {'resources': {
+                'VCPU': 1, 'MEMORY_MB': memory_mb, 'DISK_GB': 10}}}},
+            'demo', 'demo'))
+
+    def test_audit_keeps_a_claim_whose_instance_is_not_created_yet(self):
+        node = self.audit()
+        consumer = uuidutils.generate_uuid()
+        self.scheduler_claim(node, consumer)
+        self.audit()
+        self.assertEqual([node.uuid], list(self.client().get_allocations(
+            consumer)['allocations']))
+
+    def test_audit_keeps_a_claim_whose_instance_has_no_host_yet(self):
+        node = self.audit()
+        instance = self.make_instance(host=None)
+        self.scheduler_claim(node, instance.uuid)
+        self.audit()
+        self.assertEqual([node.uuid], list(self.client().get_allocations(
+            instance.uuid)['allocations']))
+
+    def test_claim_keeps_the_schedulers_identical_allocation(self):
+        node = self.audit()
+        instance = self.make_instance(memory_mb=512, root_gb=10)
+        self.scheduler_claim(node, instance.uuid)
+        before = self.client().get_allocations(instance.uuid)
+        self.spawn(instance)
+        # Same amounts: not written again (the consumer generation would
+        # have moved on).
+        self.assertEqual(before, self.client().get_allocations(
+            instance.uuid))
+
+    def test_claim_corrects_a_scheduler_allocation_that_differs(self):
+        node = self.audit()
+        instance = self.make_instance(memory_mb=1024, root_gb=10)
+        self.scheduler_claim(node, instance.uuid, memory_mb=512)
+        self.spawn(instance)
+        self.assertEqual({node.uuid: {'VCPU': 1, 'MEMORY_MB': 1024,
+                                      'DISK_GB': 10}},
+                         {rp: a['resources'] for rp, a in
+                          self.client().get_allocations(instance.uuid)[
+                              'allocations'].items()})
 
     def test_audit_writes_missing_allocations(self):
         node = self.audit()

@@ -1,10 +1,14 @@
 """The conductor's build flow, with each step forced to fail once.
 
-The databases are real (SQLite), the scheduler and compute RPC clients are
-stand-ins passed to the task, so a test can make one of them fail."""
+The databases (SQLite) and placement (in this process, on a loopback port)
+are real; the scheduler and compute RPC clients are stand-ins passed to the
+task, so a test can make one of them fail. The stand-in scheduler claims in
+placement as the real one does, so each test can check that nothing
+claimed is left behind."""
 
 import fixtures
 import oslo_messaging as messaging
+from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import testtools
@@ -14,16 +18,25 @@ from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.scheduler.client import report
 from tests.unit import fixtures as nl_fixtures
 
 
 class FakeScheduler:
-    def __init__(self, answer):
+    """Answers ``answer``; for each instance claims the first selection's
+    allocation request in placement, as the scheduler does."""
+
+    def __init__(self, answer, reportclient=None):
         self.answer = answer
+        self.reportclient = reportclient
 
     def select_destinations(self, context, spec, uuids):
         if isinstance(self.answer, Exception):
             raise self.answer
+        for uuid, (chosen, *_alternates) in zip(uuids, self.answer):
+            if chosen.allocation is not None:
+                assert self.reportclient.claim_resources(
+                    uuid, chosen.allocation, 'p', 'u')
         return self.answer
 
 
@@ -38,7 +51,7 @@ class RecordingCompute:
         self.builds.append((instance.uuid, host.service_host))
 
 
-class TestScheduleAndBuild(testtools.TestCase):
+class BuildTaskTestCase(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
@@ -50,6 +63,21 @@ class TestScheduleAndBuild(testtools.TestCase):
             self.admin, flavorid='1', name='small', memory_mb=512, vcpus=1,
             root_gb=1, ephemeral_gb=0, swap=0)
         self.flavor.create()
+        self.useFixture(nl_fixtures.PlacementServer())
+        self.reportclient = report.SchedulerReportClient()
+        self.providers = {name: self._provider(name)
+                          for name in ('h1', 'h2', 'h3')}
+
+    def _provider(self, name, memory_mb=1024):
+        uuid = uuidutils.generate_uuid()
+        self.reportclient.ensure_resource_provider(uuid, name)
+        self.reportclient.set_inventory(uuid, {
+            'VCPU': {'total': 4}, 'MEMORY_MB': {'total': memory_mb},
+            'DISK_GB': {'total': 10}})
+        return uuid
+
+    def _allocations(self, uuid):
+        return self.reportclient.get_allocations(uuid)['allocations']
 
     def _accepted(self):
         """What the API writes for one server."""
@@ -69,15 +97,21 @@ class TestScheduleAndBuild(testtools.TestCase):
                                 project_id='p', cell_mapping=None).create()
         return request, spec
 
-    def _selection(self):
+    def _selection(self, host='h1'):
+        rp = self.providers[host]
         return objects.Selection(
-            compute_node_uuid=uuidutils.generate_uuid(), service_host='h1',
-            nodename='h1', cell_uuid=self.plane.databases.cell1.uuid,
-            limits=objects.SchedulerLimits())
+            compute_node_uuid=rp, service_host=host,
+            nodename=host, cell_uuid=self.plane.databases.cell1.uuid,
+            limits=objects.SchedulerLimits(),
+            allocation_request=jsonutils.dumps({'allocations': {rp: {
+                'resources': {'VCPU': 1, 'MEMORY_MB': 512,
+                              'DISK_GB': 1}}}}))
 
-    def _run(self, request, spec, scheduler, compute):
+    def _run(self, request, spec, answer, compute):
+        scheduler = FakeScheduler(answer, self.reportclient)
         build.ScheduleAndBuildTask(self.context, scheduler, compute,
-                                   [request], [spec], None).execute()
+                                   [request], [spec], None,
+                                   self.reportclient).execute()
 
     def _instances_in(self, cell):
         with nova_context.target_cell(self.admin, cell) as cctxt:
@@ -88,12 +122,17 @@ class TestScheduleAndBuild(testtools.TestCase):
         return objects.InstanceMapping.get_by_instance_uuid(
             self.admin, uuid).cell_mapping
 
+
+class TestScheduleAndBuild(BuildTaskTestCase):
+
     def test_success_places_in_cell_and_casts_to_the_chosen_host(self):
         request, spec = self._accepted()
         compute = RecordingCompute()
-        self._run(request, spec, FakeScheduler([[self._selection()]]),
+        self._run(request, spec, [[self._selection()]],
                   compute)
         self.assertEqual([(request.instance_uuid, 'h1')], compute.builds)
+        self.assertEqual([self.providers['h1']],
+                         list(self._allocations(request.instance_uuid)))
         self.assertEqual('cell1', self._mapped_cell(request.instance_uuid)
                          .name)
         self.assertRaises(exception.BuildRequestNotFound,
@@ -102,8 +141,8 @@ class TestScheduleAndBuild(testtools.TestCase):
 
     def test_no_valid_host_buries_in_cell0_with_the_reason(self):
         request, spec = self._accepted()
-        self._run(request, spec, FakeScheduler(exception.NoValidHost(
-            reason='0/2 hosts available: 2 insufficient RAM')),
+        self._run(request, spec, exception.NoValidHost(
+            reason='0/2 hosts available: 2 insufficient RAM'),
             RecordingCompute())
         [buried] = self._instances_in(self.plane.databases.cell0)
         self.assertEqual(states.ERROR, buried.vm_state)
@@ -116,7 +155,7 @@ class TestScheduleAndBuild(testtools.TestCase):
     def test_scheduler_timeout_buries_with_a_clear_fault(self):
         request, spec = self._accepted()
         self._run(request, spec,
-                  FakeScheduler(messaging.MessagingTimeout('no reply')),
+                  messaging.MessagingTimeout('no reply'),
                   RecordingCompute())
         [buried] = self._instances_in(self.plane.databases.cell0)
         self.assertIn('scheduler did not answer', buried.fault.message)
@@ -134,30 +173,97 @@ class TestScheduleAndBuild(testtools.TestCase):
         self.useFixture(fixtures.MonkeyPatch(
             'nova_lite.objects.cell_mapping.InstanceMapping.save',
             fail_first_save))
-        self._run(request, spec, FakeScheduler([[self._selection()]]),
+        self._run(request, spec, [[self._selection()]],
                   RecordingCompute())
         self.assertEqual([], list(self._instances_in(
             self.plane.databases.cell1)))
         [buried] = self._instances_in(self.plane.databases.cell0)
         self.assertEqual(request.instance_uuid, buried.uuid)
         self.assertTrue(self._mapped_cell(request.instance_uuid).is_cell0)
+        self.assertEqual({}, self._allocations(request.instance_uuid))
 
     def test_unreachable_compute_leaves_error_with_fault_not_build(self):
         request, spec = self._accepted()
-        self._run(request, spec, FakeScheduler([[self._selection()]]),
+        self._run(request, spec, [[self._selection()]],
                   RecordingCompute(messaging.MessageDeliveryFailure('down')))
         [instance] = self._instances_in(self.plane.databases.cell1)
         self.assertEqual(states.ERROR, instance.vm_state)
         self.assertIsNone(instance.task_state)
         self.assertIn('down', instance.fault.message)
+        self.assertEqual({}, self._allocations(request.instance_uuid))
 
     def test_server_deleted_during_scheduling_is_not_built(self):
         request, spec = self._accepted()
         objects.BuildRequest.get_by_instance_uuid(
             self.admin, request.instance_uuid).destroy()
         compute = RecordingCompute()
-        self._run(request, spec, FakeScheduler([[self._selection()]]),
+        self._run(request, spec, [[self._selection()]],
                   compute)
         self.assertEqual([], compute.builds)
         self.assertEqual([], list(self._instances_in(
             self.plane.databases.cell1)))
+        self.assertEqual({}, self._allocations(request.instance_uuid))
+
+
+class TestReschedule(BuildTaskTestCase):
+    """A failed spawn goes to the next alternate placement has room on."""
+
+    def _placed(self):
+        """An instance in the cell whose build failed (its claim was
+        given back by the compute)."""
+        request, spec = self._accepted()
+        self._run(request, spec, [[self._selection()]], RecordingCompute())
+        self.reportclient.delete_allocations(request.instance_uuid)
+        with nova_context.target_cell(self.admin,
+                                      self._mapped_cell(
+                                          request.instance_uuid)) as cctxt:
+            return objects.Instance.get_by_uuid(cctxt,
+                                                request.instance_uuid), spec
+
+    def _fill(self, host):
+        self.assertTrue(self.reportclient.claim_resources(
+            uuidutils.generate_uuid(), {'allocations': {
+                self.providers[host]: {'resources': {'MEMORY_MB': 1024}}}},
+            'other', 'other'))
+
+    def _reschedule(self, instance, spec, alternates, compute):
+        build.reschedule(instance._context, compute, [instance], spec,
+                         [alternates], None, self.reportclient)
+
+    def test_the_alternate_is_claimed_before_the_build_is_sent(self):
+        instance, spec = self._placed()
+        compute = RecordingCompute()
+        self._reschedule(instance, spec, [self._selection('h2'),
+                                          self._selection('h3')], compute)
+        self.assertEqual([(instance.uuid, 'h2')], compute.builds)
+        self.assertEqual([self.providers['h2']],
+                         list(self._allocations(instance.uuid)))
+
+    def test_an_alternate_that_filled_up_is_skipped(self):
+        instance, spec = self._placed()
+        self._fill('h2')
+        compute = RecordingCompute()
+        self._reschedule(instance, spec, [self._selection('h2'),
+                                          self._selection('h3')], compute)
+        self.assertEqual([(instance.uuid, 'h3')], compute.builds)
+        self.assertEqual([self.providers['h3']],
+                         list(self._allocations(instance.uuid)))
+
+    def test_no_alternate_with_room_ends_in_error_holding_nothing(self):
+        instance, spec = self._placed()
+        self._fill('h2')
+        compute = RecordingCompute()
+        self._reschedule(instance, spec, [self._selection('h2')], compute)
+        self.assertEqual([], compute.builds)
+        instance.refresh()
+        self.assertEqual(states.ERROR, instance.vm_state)
+        self.assertEqual({}, self._allocations(instance.uuid))
+
+    def test_unreachable_alternate_gives_its_claim_back(self):
+        instance, spec = self._placed()
+        self._reschedule(instance, spec, [self._selection('h2')],
+                         RecordingCompute(
+                             messaging.MessageDeliveryFailure('down')))
+        instance.refresh()
+        self.assertEqual(states.ERROR, instance.vm_state)
+        self.assertEqual({}, self._allocations(instance.uuid))

@@ -45,7 +45,7 @@ OBJECT_HASHES = {
     'RequestSpec': '1.1-b8f5904db8a348e87bb34d650521cc81',
     'SchedulerLimits': '1.0-16f09a44e72b98118a20ad179efc64df',
     'SchedulerRetries': '1.0-842099775ad19981c5dd0b1b006f2e3e',
-    'Selection': '1.0-2c192d1b12e7cf19a4bffbfa40c161d8',
+    'Selection': '1.1-9d5242b25a1b15a2998481f1a4a79136',
     # The version field lost its default (SERVICE_VERSION, filled in by
     # create()); defaults are not sent, so 1.0 readers are unaffected.
     'Service': '1.0-c93f62c2788371b05231da30477196b9',
@@ -144,6 +144,27 @@ class TestWireRoundTrips(testtools.TestCase):
         received = self.assertSameOnBothSides(selection)
         self.assertEqual({'memory_mb': 4096, 'vcpu': 16},
                          received.limits.to_dict())
+
+    def test_selection_carries_its_allocation_request(self):
+        request = {'allocations': {uuidutils.generate_uuid(): {
+            'resources': {'VCPU': 1, 'MEMORY_MB': 512}}}}
+        selection = objects.Selection(
+            compute_node_uuid=uuidutils.generate_uuid(), service_host='h1',
+            nodename='n1', cell_uuid=uuidutils.generate_uuid(), limits=None,
+            allocation_request=jsonutils.dumps(request))
+        self.assertEqual(request,
+                         self.assertSameOnBothSides(selection).allocation)
+
+    def test_selection_for_a_1_0_receiver_drops_the_allocation_request(self):
+        selection = objects.Selection(
+            compute_node_uuid=uuidutils.generate_uuid(), service_host='h1',
+            nodename='n1', cell_uuid=uuidutils.generate_uuid(), limits=None,
+            allocation_request='{"allocations": {}}')
+        primitive = selection.obj_to_primitive(target_version='1.0')
+        self.assertNotIn('allocation_request',
+                         primitive['nova_lite_object.data'])
+        self.assertIsNone(objects.Selection.obj_from_primitive(
+            primitive).allocation)
 
     def test_instance_with_flavor_and_timestamps(self):
         instance = objects.Instance(

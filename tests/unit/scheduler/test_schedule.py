@@ -531,6 +531,76 @@ class TestNoValidHost(ScheduleTestCase):
             self.no_valid_host(hosts, spec))
 
 
+class TestClaims(ScheduleTestCase):
+    """``claim`` takes the chosen host's resources; a refusal (another
+    scheduler filled the host first) moves on to the next best host."""
+
+    def refusing(self, *hosts):
+        claims = []
+
+        def claim(state, instance_uuid):
+            claims.append(state.host)
+            return state.host not in hosts
+        return claims, claim
+
+    def test_each_instance_is_claimed_on_its_chosen_host(self):
+        claims, claim = self.refusing()
+        chosen = self.chosen([make_host('h1'), make_host('h2')], num=2,
+                             claim=claim)
+        self.assertEqual(chosen, claims)
+
+    def test_a_refused_claim_moves_on_to_the_next_best_host(self):
+        claims, claim = self.refusing('big')
+        hosts = [make_host('big', free_ram_mb=4096),
+                 make_host('small', free_ram_mb=2048)]
+        self.assertEqual(['small'], self.chosen(hosts, claim=claim))
+        self.assertEqual(['big', 'small'], claims)
+
+    def test_a_refused_host_is_not_tried_again_for_later_instances(self):
+        claims, claim = self.refusing('big')
+        hosts = [make_host('big', free_ram_mb=4096),
+                 make_host('small', free_ram_mb=2048)]
+        self.assertEqual(['small', 'small'],
+                         self.chosen(hosts, num=2, claim=claim))
+        self.assertEqual(['big', 'small', 'small'], claims)
+
+    def test_a_refused_host_is_no_alternate(self):
+        _claims, claim = self.refusing('big')
+        hosts = [make_host('big', free_ram_mb=4096),
+                 make_host('small', free_ram_mb=2048),
+                 make_host('tiny', free_ram_mb=1024)]
+        [states] = self.schedule(hosts, claim=claim, max_alternates=2)
+        self.assertEqual(['small', 'tiny'], hosts_of(states))
+
+    def test_every_claim_refused_says_the_hosts_were_taken(self):
+        _claims, claim = self.refusing('h1', 'h2')
+        hosts = [make_host('h1'), make_host('h2'),
+                 make_host('small', free_ram_mb=256)]
+        self.assertEqual(
+            '0/3 hosts available: 1 insufficient RAM, '
+            '2 taken by a concurrent request',
+            self.no_valid_host(hosts, make_spec(memory_mb=512),
+                               claim=claim))
+
+    def test_hosts_set_aside_before_the_filters_are_counted(self):
+        hosts = [make_host('small', free_ram_mb=256)]
+        full = [make_host('full1'), make_host('full2')]
+        self.assertEqual(
+            '0/3 hosts available: 2 no room in placement, '
+            '1 insufficient RAM',
+            self.no_valid_host(hosts, make_spec(memory_mb=512),
+                               set_aside=[('no room in placement', full)]))
+
+    def test_a_host_set_aside_that_a_filter_refuses_counts_there(self):
+        hosts = [make_host('small', free_ram_mb=256)]
+        aside = [make_host('tiny', free_ram_mb=128), make_host('full')]
+        self.assertEqual(
+            '0/3 hosts available: 1 no room in placement, '
+            '2 insufficient RAM',
+            self.no_valid_host(hosts, make_spec(memory_mb=512),
+                               set_aside=[('no room in placement', aside)]))
+
+
 # -- tracing -----------------------------------------------------------------
 
 def two_node_hosts():
@@ -567,106 +637,6 @@ def check_trace_keeps_the_choice(self, policy, num, weigher_names):
 class TestTracingKeepsTheChoice(ScheduleTestCase):
     """A traced run (``simulate``) places instances and picks alternates
     exactly as the daemon's untraced run does."""
-
-
-# -- the scheduler driver ----------------------------------------------------
-
-class FakeHostManager:
-
-    def __init__(self, states):
-        self.states = states
-
-    def get_host_states(self, context, with_instances=True):
-        return list(self.states)
-
-
-class FakeRandom:
-
-    def __init__(self):
-        self.offered = []
-
-    def choice(self, choices):
-        self.offered.append(hosts_of(s for _w, s in choices))
-        return choices[-1]
-
-
-class TestFilterScheduler(ScheduleTestCase):
-
-    def select(self, states, spec=None, num=1, **kwargs):
-        scheduler = filter_scheduler.FilterScheduler(FakeHostManager(states))
-        uuids = [uuidutils.generate_uuid() for _ in range(num)]
-        return scheduler.select_destinations(None, spec or make_spec(),
-                                             uuids, **kwargs)
-
-    def test_selection_names_the_host_and_the_filters_limits(self):
-        state = make_host('h1', nodename='node1', ram_mb=4096, vcpus=4,
-                          disk_gb=10, ram_allocation_ratio=1.5,
-                          cpu_allocation_ratio=2.0)
-        [[selection]] = self.select([state])
-        self.assertIsInstance(selection, objects.Selection)
-        self.assertEqual(
-            (state.uuid, 'h1', 'node1', CELL1, 6144, 8, 10),
-            (selection.compute_node_uuid, selection.service_host,
-             selection.nodename, selection.cell_uuid,
-             selection.limits.memory_mb, selection.limits.vcpu,
-             selection.limits.disk_gb))
-
-    def test_one_list_of_selections_per_instance(self):
-        lists = self.select([make_host('h1'), make_host('h2')], num=3)
-        self.assertEqual(3, len(lists))
-
-    def test_alternates_are_capped_at_max_attempts_minus_one(self):
-        self.config.config(max_attempts=3, group='scheduler')
-        hosts = [make_host('h%d' % i) for i in range(5)]
-        [selections] = self.select(hosts)
-        self.assertEqual(3, len(selections))
-
-    def test_no_alternates_unless_asked_for(self):
-        hosts = [make_host('h%d' % i) for i in range(5)]
-        [selections] = self.select(hosts, return_alternates=False)
-        self.assertEqual(1, len(selections))
-
-    def test_host_subset_size_is_offered_to_the_random_choice(self):
-        self.config.config(host_subset_size=2, group='filter_scheduler')
-        fake_random = FakeRandom()
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova_lite.scheduler.filter_scheduler.random', fake_random))
-        hosts = [make_host('h%d' % ram, free_ram_mb=ram)
-                 for ram in (1024, 2048, 4096)]
-        [[selection, *_alternates]] = self.select(hosts)
-        self.assertEqual([['h4096', 'h2048']], fake_random.offered)
-        self.assertEqual('h2048', selection.service_host)
-
-    def test_group_hosts_come_from_where_the_members_run(self):
-        group = fakes.make_group(group_obj.AFFINITY)
-        group.members, group.hosts = ['m1'], ['stale']
-        hosts = [make_host('h1'), make_host('h2', instances=['m1'],
-                                            free_ram_mb=1024)]
-        [[selection, *_alternates]] = self.select(
-            hosts, make_spec(group=group))
-        self.assertEqual('h2', selection.service_host)
-
-    def test_a_host_the_members_left_is_no_longer_a_group_host(self):
-        group = fakes.make_group(group_obj.ANTI_AFFINITY)
-        group.members, group.hosts = ['m1'], ['h1']
-        [[selection, *_alternates]] = self.select(
-            [make_host('h1'), make_host('h2', free_ram_mb=1024)],
-            make_spec(group=group))
-        self.assertEqual('h1', selection.service_host)
-
-    def test_an_unknown_filter_stops_the_scheduler_at_start(self):
-        self.config.config(enabled_filters=['NoSuchFilter'],
-                           group='filter_scheduler')
-        self.assertRaises(exception.ConfigurationError,
-                          filter_scheduler.FilterScheduler,
-                          FakeHostManager([]))
-
-    def test_an_unknown_weigher_stops_the_scheduler_at_start(self):
-        self.config.config(weight_classes=['NoSuchWeigher'],
-                           group='filter_scheduler')
-        self.assertRaises(exception.ConfigurationError,
-                          filter_scheduler.FilterScheduler,
-                          FakeHostManager([]))
 
 
 class TestLoading(ScheduleTestCase):

@@ -1,0 +1,37 @@
+"""What an instance needs from placement, shared by the scheduler (which
+asks placement for candidates and claims them) and the compute's resource
+tracker (which writes the same allocation at its claim)."""
+
+PCI_ALIAS_SPEC = 'pci_passthrough:alias'
+
+
+def pci_devices_requested(flavor):
+    """Generic PCI devices a flavor asks for ("alias:count,alias:count")."""
+    spec = (flavor.extra_specs or {}).get(PCI_ALIAS_SPEC, '')
+    total = 0
+    for item in filter(None, (part.strip() for part in spec.split(','))):
+        _alias, _sep, count = item.partition(':')
+        total += int(count or 1)
+    return total
+
+
+def instance_usage(flavor, is_bfv=False):
+    """(vcpus, memory_mb, disk_gb) one instance of ``flavor`` uses: the
+    root disk counts nothing when it is a volume, swap (MB) is rounded up
+    to whole GB."""
+    root_gb = 0 if is_bfv else flavor.root_gb
+    swap_gb = -(-flavor.swap // 1024)
+    return flavor.vcpus, flavor.memory_mb, root_gb + flavor.ephemeral_gb \
+        + swap_gb
+
+
+def resources_from_flavor(flavor, is_bfv=False):
+    """{resource class: amount} of one instance, zero amounts left out."""
+    vcpus, memory_mb, disk_gb = instance_usage(flavor, is_bfv)
+    resources = {'VCPU': vcpus, 'MEMORY_MB': memory_mb, 'DISK_GB': disk_gb,
+                 'PCI_DEVICE': pci_devices_requested(flavor)}
+    return {name: amount for name, amount in resources.items() if amount}
+
+
+def resources_from_request_spec(spec):
+    return resources_from_flavor(spec.flavor, spec.is_bfv)

@@ -1,0 +1,255 @@
+"""The FilterScheduler behind select_destinations: host states from its
+host manager, candidates and claims from placement (the real application,
+in this process, on a loopback port, with a provider per host state), the
+pipeline in between."""
+
+import fixtures
+from oslo_utils import uuidutils
+import testtools
+
+from nova_lite import conf as nova_conf
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import instance_group as group_obj
+from nova_lite.scheduler.client import report
+from nova_lite.scheduler import filter_scheduler
+from tests.unit import fixtures as nova_fixtures
+from tests.unit.scheduler import fakes
+from tests.unit.scheduler.fakes import CELL1
+from tests.unit.scheduler.fakes import hosts_of
+from tests.unit.scheduler.fakes import make_host
+
+CONF = nova_conf.CONF
+
+
+def make_spec(**kwargs):
+    kwargs.setdefault('project_id', 'demo')
+    kwargs.setdefault('user_id', 'demo')
+    return fakes.make_spec(**kwargs)
+
+
+class FakeHostManager:
+
+    def __init__(self, states):
+        self.states = states
+
+    def get_host_states(self, context, with_instances=True):
+        return list(self.states)
+
+
+class FakeRandom:
+
+    def __init__(self):
+        self.offered = []
+
+    def choice(self, choices):
+        self.offered.append(hosts_of(s for _w, s in choices))
+        return choices[-1]
+
+
+class RacingReportClient(report.SchedulerReportClient):
+    """Placement as this scheduler sees it, while another scheduler takes
+    room on hosts right after this one has read the candidates."""
+
+    def __init__(self, after_candidates):
+        super().__init__()
+        self.after_candidates = after_candidates
+
+    def get_allocation_candidates(self, resources, limit=None):
+        answer = super().get_allocation_candidates(resources, limit)
+        self.after_candidates()
+        return answer
+
+
+class FilterSchedulerTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(nova_fixtures.Config())
+        self.useFixture(nova_fixtures.Databases())
+        self.placement = self.useFixture(nova_fixtures.PlacementServer())
+        self.reportclient = report.SchedulerReportClient()
+
+    def select(self, states, spec=None, num=1, reportclient=None,
+               **kwargs):
+        self.placement.add_host_states(
+            [s for s in states if self.reportclient.get_provider(s.uuid)
+             is None])
+        scheduler = filter_scheduler.FilterScheduler(
+            FakeHostManager(states), reportclient)
+        self.uuids = [uuidutils.generate_uuid() for _ in range(num)]
+        return scheduler.select_destinations(None, spec or make_spec(),
+                                             self.uuids, **kwargs)
+
+    def held_by(self, consumer):
+        return list(self.reportclient.get_allocations(consumer)
+                    ['allocations'])
+
+    def take(self, state, memory_mb):
+        """Another consumer takes ``memory_mb`` on ``state``'s provider."""
+        self.assertTrue(self.reportclient.claim_resources(
+            uuidutils.generate_uuid(), {'allocations': {state.uuid: {
+                'resources': {'MEMORY_MB': memory_mb}}}}, 'other', 'other'))
+
+
+class TestSelections(FilterSchedulerTestCase):
+
+    def test_selection_names_the_host_and_the_filters_limits(self):
+        state = make_host('h1', nodename='node1', ram_mb=4096, vcpus=4,
+                          disk_gb=10, ram_allocation_ratio=1.5,
+                          cpu_allocation_ratio=2.0)
+        [[selection]] = self.select([state])
+        self.assertIsInstance(selection, objects.Selection)
+        self.assertEqual(
+            (state.uuid, 'h1', 'node1', CELL1, 6144, 8, 10),
+            (selection.compute_node_uuid, selection.service_host,
+             selection.nodename, selection.cell_uuid,
+             selection.limits.memory_mb, selection.limits.vcpu,
+             selection.limits.disk_gb))
+
+    def test_one_list_of_selections_per_instance(self):
+        lists = self.select([make_host('h1'), make_host('h2')], num=3)
+        self.assertEqual(3, len(lists))
+
+    def test_alternates_are_capped_at_max_attempts_minus_one(self):
+        self.config.config(max_attempts=3, group='scheduler')
+        hosts = [make_host('h%d' % i) for i in range(5)]
+        [selections] = self.select(hosts)
+        self.assertEqual(3, len(selections))
+
+    def test_no_alternates_unless_asked_for(self):
+        hosts = [make_host('h%d' % i) for i in range(5)]
+        [selections] = self.select(hosts, return_alternates=False)
+        self.assertEqual(1, len(selections))
+
+    def test_host_subset_size_is_offered_to_the_random_choice(self):
+        self.config.config(host_subset_size=2, group='filter_scheduler')
+        fake_random = FakeRandom()
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.scheduler.filter_scheduler.random', fake_random))
+        hosts = [make_host('h%d' % ram, free_ram_mb=ram)
+                 for ram in (1024, 2048, 4096)]
+        [[selection, *_alternates]] = self.select(hosts)
+        self.assertEqual([['h4096', 'h2048']], fake_random.offered)
+        self.assertEqual('h2048', selection.service_host)
+
+    def test_group_hosts_come_from_where_the_members_run(self):
+        group = fakes.make_group(group_obj.AFFINITY)
+        group.members, group.hosts = ['m1'], ['stale']
+        hosts = [make_host('h1'), make_host('h2', instances=['m1'],
+                                            free_ram_mb=1024)]
+        [[selection, *_alternates]] = self.select(
+            hosts, make_spec(group=group))
+        self.assertEqual('h2', selection.service_host)
+
+    def test_a_host_the_members_left_is_no_longer_a_group_host(self):
+        group = fakes.make_group(group_obj.ANTI_AFFINITY)
+        group.members, group.hosts = ['m1'], ['h1']
+        [[selection, *_alternates]] = self.select(
+            [make_host('h1'), make_host('h2', free_ram_mb=1024)],
+            make_spec(group=group))
+        self.assertEqual('h1', selection.service_host)
+
+    def test_an_unknown_filter_stops_the_scheduler_at_start(self):
+        self.config.config(enabled_filters=['NoSuchFilter'],
+                           group='filter_scheduler')
+        self.assertRaises(exception.ConfigurationError,
+                          filter_scheduler.FilterScheduler,
+                          FakeHostManager([]))
+
+    def test_an_unknown_weigher_stops_the_scheduler_at_start(self):
+        self.config.config(weight_classes=['NoSuchWeigher'],
+                           group='filter_scheduler')
+        self.assertRaises(exception.ConfigurationError,
+                          filter_scheduler.FilterScheduler,
+                          FakeHostManager([]))
+
+
+class TestPlacement(FilterSchedulerTestCase):
+
+    def test_the_chosen_host_is_claimed_for_each_instance(self):
+        hosts = [make_host('h1'), make_host('h2', free_ram_mb=1024)]
+        lists = self.select(hosts, num=2)
+        for uuid, (chosen, *_alternates) in zip(self.uuids, lists):
+            self.assertEqual([chosen.compute_node_uuid],
+                             self.held_by(uuid))
+            self.assertEqual(
+                {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1},
+                chosen.allocation['allocations'][
+                    chosen.compute_node_uuid]['resources'])
+
+    def test_alternates_carry_a_candidate_but_hold_nothing(self):
+        hosts = [make_host('h1'), make_host('h2', free_ram_mb=1024)]
+        [[chosen, alternate]] = self.select(hosts)
+        self.assertEqual([alternate.compute_node_uuid],
+                         list(alternate.allocation['allocations']))
+        self.assertEqual([chosen.compute_node_uuid],
+                         self.held_by(self.uuids[0]))
+
+    def test_a_host_placement_has_no_room_on_is_not_considered(self):
+        # The host state still believes h1 is empty; placement knows
+        # better.
+        hosts = [make_host('h1'), make_host('h2', free_ram_mb=1024)]
+        self.placement.add_host_states(hosts)
+        self.take(hosts[0], 4000)
+        [[chosen]] = self.select(hosts, return_alternates=False)
+        self.assertEqual('h2', chosen.service_host)
+
+    def test_no_room_anywhere_says_so_per_host(self):
+        hosts = [make_host('h1'), make_host('small', free_ram_mb=256)]
+        self.placement.add_host_states(hosts)
+        self.take(hosts[0], 4000)
+        error = self.assertRaises(exception.NoValidHost, self.select, hosts)
+        self.assertIn('0/2 hosts available: 1 not enough free resources in '
+                      'placement, 1 insufficient RAM', str(error))
+
+    def test_a_host_filled_by_another_scheduler_meanwhile_is_skipped(self):
+        hosts = [make_host('best'), make_host('next', free_ram_mb=2048)]
+        self.placement.add_host_states(hosts)
+        racing = RacingReportClient(lambda: self.take(hosts[0], 4000))
+        [[chosen, *alternates]] = self.select(hosts, reportclient=racing)
+        self.assertEqual(('next', []),
+                         (chosen.service_host,
+                          [s.service_host for s in alternates]))
+        self.assertEqual([hosts[1].uuid], self.held_by(self.uuids[0]))
+
+    def test_every_host_taken_meanwhile_is_a_no_valid_host(self):
+        hosts = [make_host('only')]
+        self.placement.add_host_states(hosts)
+        racing = RacingReportClient(lambda: self.take(hosts[0], 4000))
+        error = self.assertRaises(exception.NoValidHost, self.select,
+                                  hosts, reportclient=racing)
+        self.assertIn('0/1 hosts available: 1 taken by a concurrent request',
+                      str(error))
+        self.assertEqual([], self.held_by(self.uuids[0]))
+
+    def test_a_multi_create_that_fails_gives_back_what_it_claimed(self):
+        # Room for one instance in placement (the host state would take
+        # more), affinity keeps the second on the same host.
+        group = fakes.make_group(group_obj.AFFINITY)
+        hosts = [make_host('h1', ram_mb=4096)]
+        self.placement.add_host_states(hosts)
+        self.take(hosts[0], 3500)
+        scheduler = filter_scheduler.FilterScheduler(
+            FakeHostManager(hosts))
+        uuids = [uuidutils.generate_uuid() for _ in range(2)]
+        self.assertRaises(exception.NoValidHost,
+                          scheduler.select_destinations, None,
+                          make_spec(group=group), uuids)
+        self.assertEqual([[], []], [self.held_by(u) for u in uuids])
+
+    def test_candidates_are_capped_by_max_placement_results(self):
+        self.config.config(max_placement_results=1, group='scheduler')
+        hosts = [make_host('h%d' % i) for i in range(3)]
+        [selections] = self.select(hosts)
+        self.assertEqual(1, len(selections))
+
+    def test_placement_unreachable_is_a_no_valid_host_that_says_so(self):
+        self.config.config(endpoint='http://127.0.0.1:9', timeout=2,
+                           group='placement')
+        scheduler = filter_scheduler.FilterScheduler(
+            FakeHostManager([make_host('h1')]))
+        error = self.assertRaises(
+            exception.NoValidHost, scheduler.select_destinations, None,
+            make_spec(), [uuidutils.generate_uuid()])
+        self.assertIn('placement could not be asked', str(error))
