@@ -276,8 +276,9 @@ def flavor_list():
 
 # -- placement ------------------------------------------------------------------
 
-def _cell_instances(context):
-    """(cell context, instance) for every live instance with a host."""
+def _cell_instances(context, placed=True):
+    """(cell context, instance) for every live instance with a host (or,
+    with ``placed=False``, every live instance)."""
     from nova_lite import context as nova_context
     from nova_lite import objects
     for cell in objects.CellMappingList.get_all(context):
@@ -285,7 +286,7 @@ def _cell_instances(context):
             continue
         with nova_context.target_cell(context, cell) as cctxt:
             for instance in objects.InstanceList.get_by_filters(cctxt, {}):
-                if instance.host and instance.node:
+                if not placed or (instance.host and instance.node):
                     yield cctxt, instance
 
 
@@ -324,10 +325,16 @@ def placement_heal_allocations():
 
 def placement_audit():
     """List (and with --delete remove) allocations whose consumer is not
-    a live instance on the provider's host."""
+    a live instance. Instances still being built count as live: the
+    scheduler claims before the instance reaches its cell and host."""
+    from nova_lite import objects
     from nova_lite.scheduler.client import report
     client = report.SchedulerReportClient()
-    live = {instance.uuid for _c, instance in _cell_instances(_admin())}
+    context = _admin()
+    live = {instance.uuid
+            for _c, instance in _cell_instances(context, placed=False)}
+    live |= {request.instance_uuid
+             for request in objects.BuildRequestList.get_all(context)}
     orphans = []
     for provider in client.list_providers():
         for consumer, resources in client.get_provider_allocations(

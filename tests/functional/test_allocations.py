@@ -2,6 +2,8 @@
 the real daemons: what a claim writes, what a delete and the periodic
 audit remove, and how the compute behaves while placement is away."""
 
+import uuid
+
 import requests
 
 from tests.functional import base
@@ -30,9 +32,17 @@ class PlacementMixin:
         self.fail('no hypervisor %s' % host)
 
     def boot(self, name, **extra):
+        """An ACTIVE server, deleted again after the test (the computes'
+        room is shared by the tests of a class)."""
         extra.setdefault('image', self.plane.image_id)
         created = self.admin.create_server(name, **extra)
-        return self.admin.wait_for_status(created['server']['id'], 'ACTIVE')
+        server_id = created['server']['id']
+        self.addCleanup(self._delete_quietly, server_id)
+        return self.admin.wait_for_status(server_id, 'ACTIVE')
+
+    def _delete_quietly(self, server_id):
+        if self.admin.delete('/servers/%s' % server_id).status_code == 204:
+            self.admin.wait_for_gone(server_id)
 
     def wait_for_allocations(self, consumer, expected, timeout=30):
         fixtures.wait_for(lambda: self.allocations(consumer) == expected,
@@ -66,6 +76,34 @@ class TestAllocations(PlacementMixin, base.ControlPlaneTestCase):
         self.assertEqual(512, inventories['MEMORY_MB']['reserved'])
         self.assertEqual(100, inventories['DISK_GB']['total'])
         self.assertEqual(2, inventories['PCI_DEVICE']['total'])
+
+    def test_manage_audit_lists_and_deletes_only_orphans(self):
+        server = self.boot('alloc-audit')
+        node = self.node_uuid('compute1')
+        orphan = str(uuid.uuid4())
+        response = self.placement('PUT', '/allocations/%s' % orphan, {
+            'allocations': {node: {'resources': {'MEMORY_MB': 64}}},
+            'project_id': 'gone', 'user_id': 'gone',
+            'consumer_generation': None})
+        self.assertEqual(204, response.status_code, response.text)
+        listed = self.plane.manage('placement', 'audit', check=False)
+        self.assertEqual(3, listed.returncode, listed.stdout + listed.stderr)
+        self.assertIn('Orphaned allocation: consumer %s' % orphan,
+                      listed.stdout)
+        self.assertNotIn(server['id'], listed.stdout)
+        deleted = self.plane.manage('placement', 'audit', '--delete')
+        self.assertIn('Deleted allocations of %s' % orphan, deleted.stdout)
+        self.assertEqual({}, self.allocations(orphan))
+        self.assertEqual([node], list(self.allocations(server['id'])))
+
+    def test_manage_heal_writes_a_missing_allocation(self):
+        server = self.boot('alloc-heal')
+        self.placement('DELETE', '/allocations/%s' % server['id'])
+        self.plane.manage('placement', 'heal_allocations')
+        self.assertEqual(
+            {self.node_uuid('compute1'): {'VCPU': 1, 'MEMORY_MB': 2048,
+                                          'DISK_GB': 10}},
+            self.allocations(server['id']))
 
     def test_boot_writes_the_flavor_on_the_compute_node(self):
         server = self.boot('alloc-boot')
