@@ -128,6 +128,40 @@ class InstanceGroupNotFound(NotFound):
     msg_fmt = 'Server group %(group_uuid)s could not be found.'
 
 
+class AggregateNotFound(NotFound):
+    msg_fmt = 'Aggregate %(aggregate_id)s could not be found.'
+
+
+class AggregateNameExists(Conflict):
+    msg_fmt = 'Aggregate %(aggregate_name)s already exists.'
+
+
+class AggregateHostExists(Conflict):
+    msg_fmt = 'Aggregate %(aggregate_id)s already has host %(host)s.'
+
+
+class AggregateHostNotFound(NotFound):
+    msg_fmt = 'Aggregate %(aggregate_id)s has no host %(host)s.'
+
+
+class AggregateInUse(Invalid):
+    msg_fmt = ('Cannot delete aggregate %(aggregate_id)s: it still has '
+               'hosts %(hosts)s. Remove them first.')
+
+
+class AvailabilityZoneConflict(Invalid):
+    msg_fmt = ('Cannot put host %(host)s in availability zone %(zone)s '
+               '(aggregate %(aggregate_id)s): conflicting availability zone '
+               '%(other_zone)s of aggregate %(other_aggregate)s, which the '
+               'host already belongs to. A host is in one zone only.')
+
+
+class InvalidAvailabilityZone(Invalid):
+    msg_fmt = ('The requested availability zone is not available: '
+               '%(zone)s is neither the default zone nor the zone of an '
+               'aggregate.')
+
+
 class InstanceInvalidState(Conflict):
     msg_fmt = ('Cannot \'%(method)s\' instance %(instance_uuid)s while it is '
                'in %(attr)s %(state)s')

@@ -27,6 +27,7 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite import servicegroup
+from nova_lite.compute import aggregates
 from nova_lite.compute import states
 
 CONF = nova_conf.CONF
@@ -132,11 +133,14 @@ class API:
         instance in the API database, then casts one
         ``schedule_and_build_instances`` to the conductor. If anything
         fails before the cast went out, the records are removed again.
+        An ``availability_zone`` must be the default zone or the zone of
+        a host aggregate (InvalidAvailabilityZone).
         """
         max_count = max_count or min_count
         if min_count > max_count:
             raise exception.Invalid(reason='min_count (%d) must not exceed '
                                     'max_count (%d)' % (min_count, max_count))
+        aggregates.check_requested_zone(context, availability_zone)
         image = self._image_for_create(context, image_href,
                                        block_device_mapping)
         image_meta = objects.ImageMeta.from_image(image) if image else None

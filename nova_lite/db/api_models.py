@@ -131,6 +131,36 @@ class InstanceGroupMember(_Timestamps, Base):
     instance_uuid = sa.Column(sa.String(36), nullable=False)
 
 
+class Aggregate(_Timestamps, Base):
+    """A host aggregate of the Compute API: a named set of hosts with
+    metadata (``availability_zone`` makes it a zone)."""
+    __tablename__ = 'aggregates'
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    name = sa.Column(sa.String(255), nullable=False, unique=True)
+
+
+class AggregateHost(_Timestamps, Base):
+    __tablename__ = 'aggregate_hosts'
+    __table_args__ = (sa.UniqueConstraint('host', 'aggregate_id',
+                                          name='uniq_aggregate_hosts'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    aggregate_id = sa.Column(sa.Integer, sa.ForeignKey('aggregates.id'),
+                             nullable=False)
+    host = sa.Column(sa.String(255), nullable=False)
+
+
+class AggregateMetadata(_Timestamps, Base):
+    __tablename__ = 'aggregate_metadata'
+    __table_args__ = (sa.UniqueConstraint('aggregate_id', 'key',
+                                          name='uniq_aggregate_metadata'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    aggregate_id = sa.Column(sa.Integer, sa.ForeignKey('aggregates.id'),
+                             nullable=False)
+    key = sa.Column(sa.String(255), nullable=False)
+    value = sa.Column(sa.String(255), nullable=False)
+
+
 class Image(_Timestamps, Base):
     """The minimal image catalog the Compute API's image proxy serves."""
     __tablename__ = 'images'

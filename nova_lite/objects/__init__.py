@@ -6,6 +6,7 @@ each class here as ``nova_lite.objects.<Name>``.
 
 
 def register_all():
+    __import__('nova_lite.objects.aggregate')
     __import__('nova_lite.objects.build_request')
     __import__('nova_lite.objects.cell_mapping')
     __import__('nova_lite.objects.compute_node')

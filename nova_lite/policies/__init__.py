@@ -6,6 +6,8 @@ oslopolicy-sample-generator. Operators override any rule in policy.yaml.
 
 import itertools
 
+from nova_lite.policies import aggregates
+from nova_lite.policies import availability_zones
 from nova_lite.policies import base
 from nova_lite.policies import flavors
 from nova_lite.policies import hypervisors
@@ -22,4 +24,6 @@ def list_rules():
                                 server_groups.list_rules(),
                                 hypervisors.list_rules(),
                                 services.list_rules(),
+                                aggregates.list_rules(),
+                                availability_zones.list_rules(),
                                 placement.list_rules()))

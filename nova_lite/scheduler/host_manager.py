@@ -5,7 +5,10 @@ A node is skipped when its compute has no service record or is not mapped
 to a cell yet; a cached state is replaced only when the compute node record
 is newer than the one it was built from (so resources consumed by an
 earlier request stay consumed until the compute reports again); nodes that
-disappeared are dropped.
+disappeared are dropped. Host aggregates are read from the API database
+on every call, so a host's zone and aggregate metadata follow the
+administrator's last change; if they cannot be read, hosts are scheduled
+as if they were in no aggregate.
 """
 
 import threading
@@ -162,11 +165,31 @@ class HostManager:
         return [cell for cell in objects.CellMappingList.get_all(context)
                 if not cell.is_cell0 and not cell.disabled]
 
+    @staticmethod
+    def _aggregates_by_host(context):
+        """{host: [Aggregate, ...]} from the API database; {} (after a
+        warning) if it cannot be read."""
+        try:
+            found = objects.AggregateList.get_all(context)
+        except Exception as e:
+            LOG.warning('Cannot read the host aggregates; hosts are '
+                        'scheduled as if in no aggregate (default zone, no '
+                        'aggregate metadata): %s', e)
+            return {}
+        by_host = {}
+        for aggregate in found:
+            seen_by_scheduler = Aggregate(aggregate.name, aggregate.metadata,
+                                          aggregate.hosts)
+            for host in aggregate.hosts:
+                by_host.setdefault(host, []).append(seen_by_scheduler)
+        return by_host
+
     def get_host_states(self, context, with_instances=True):
         """Refresh and return the states of every schedulable node; with
         ``with_instances``, also which instances run where (one more query
         per cell, only worth it when a filter or weigher looks)."""
         seen = set()
+        aggregates = self._aggregates_by_host(context)
         for cell in self._cells(context):
             with nova_context.target_cell(context, cell) as cctxt:
                 try:
@@ -198,6 +221,7 @@ class HostManager:
                                       cell.uuid)
                     self.host_states[key] = state
                 state.update(node, service)
+                state.aggregates = aggregates.get(node.host, [])
                 if instances is not None:
                     state.set_instances(instances.get(node.host, ()))
         for key in set(self.host_states) - seen:

@@ -52,6 +52,36 @@ class TestClients(base.ControlPlaneTestCase):
         conn.compute.delete_server(server)
         conn.compute.wait_for_delete(server, wait=60)
 
+    def test_openstack_cli_aggregates_and_zones(self):
+        self._openstack('aggregate', 'create', '--zone', 'cli-az',
+                        'cli-agg')
+        self.addCleanup(self.admin.delete, '/os-aggregates/%s' %
+                        self._openstack('aggregate', 'show', 'cli-agg',
+                                        '-c', 'id', '-f', 'value').strip())
+        self._openstack('aggregate', 'add', 'host', 'cli-agg', 'compute1')
+        self.addCleanup(self.admin.post, '/os-aggregates/%s/action' %
+                        self._openstack('aggregate', 'show', 'cli-agg',
+                                        '-c', 'id', '-f', 'value').strip(),
+                        {'remove_host': {'host': 'compute1'}})
+        self._openstack('aggregate', 'set', '--property', 'ssd=true',
+                        'cli-agg')
+        self.assertEqual(
+            "cli-az\n['compute1']\n{'ssd': 'true'}",
+            self._openstack('aggregate', 'show', 'cli-agg', '-f', 'value',
+                            '-c', 'availability_zone', '-c', 'hosts',
+                            '-c', 'properties').strip())
+        self.assertIn(
+            'cli-az available',
+            self._openstack('availability', 'zone', 'list', '--compute',
+                            '-f', 'value').splitlines())
+        self._openstack('server', 'create', '--flavor', 'm1.small',
+                        '--image', 'cirros', '--availability-zone', 'cli-az',
+                        '--wait', 'cli-az-vm')
+        self.assertEqual('compute1', self._openstack(
+            'server', 'show', 'cli-az-vm', '-f', 'value', '-c',
+            'OS-EXT-SRV-ATTR:host').strip())
+        self._openstack('server', 'delete', '--wait', 'cli-az-vm')
+
     def test_openstack_cli_server_lifecycle(self):
         self.assertIn('m1.small', self._openstack('flavor', 'list'))
         self.assertIn('compute1', self._openstack('hypervisor', 'list'))

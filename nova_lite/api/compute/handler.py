@@ -4,6 +4,8 @@ Path parameters match any single segment; handlers validate ids
 themselves and answer a specific 404.
 """
 
+from nova_lite.api.compute import aggregates
+from nova_lite.api.compute import availability_zones
 from nova_lite.api.compute import flavors
 from nova_lite.api.compute import hypervisors
 from nova_lite.api.compute import images
@@ -36,6 +38,15 @@ ROUTE_DECLARATIONS = {
                                'POST': server_groups.create},
     '/v2.1/os-server-groups/{group_id}': {'GET': server_groups.show,
                                           'DELETE': server_groups.delete},
+    '/v2.1/os-aggregates': {'GET': aggregates.index,
+                            'POST': aggregates.create},
+    '/v2.1/os-aggregates/{aggregate_id}': {'GET': aggregates.show,
+                                           'PUT': aggregates.update,
+                                           'DELETE': aggregates.delete},
+    '/v2.1/os-aggregates/{aggregate_id}/action': {
+        'POST': aggregates.action},
+    '/v2.1/os-availability-zone': {'GET': availability_zones.index},
+    '/v2.1/os-availability-zone/detail': {'GET': availability_zones.detail},
     '/v2.1/os-hypervisors': {'GET': hypervisors.index},
     '/v2.1/os-hypervisors/detail': {'GET': hypervisors.detail},
     '/v2.1/os-hypervisors/statistics': {'GET': hypervisors.statistics},

@@ -7,7 +7,10 @@ listed; everything else behaves as at 2.1.
 * 2.1  - the base API: flavors, images proxy, servers (create with
          min_count/max_count, list, detail, show, delete), os-hypervisors,
          os-services, os-server-groups (create with ``policies``, one of
-         affinity and anti-affinity; list, show, delete).
+         affinity and anti-affinity; list, show, delete), os-aggregates
+         (admin: create, list, show, update, delete; add_host,
+         remove_host and set_metadata actions), os-availability-zone
+         (list; detail for admins).
 * 2.3  - admins see more OS-EXT-SRV-ATTR:* server attributes
          (reservation_id, launch_index, hostname, user_data, ...).
 * 2.9  - servers show ``locked``.
@@ -20,6 +23,7 @@ listed; everything else behaves as at 2.1.
 * 2.26 - servers show ``tags``.
 * 2.37 - ``networks`` is required on server create: "auto", "none" or a
          list of networks/ports.
+* 2.41 - host aggregates show their ``uuid``.
 * 2.47 - the server's flavor is embedded (vcpus, ram, disk, ephemeral,
          swap, original_name, extra_specs) instead of an id and links.
 * 2.52 - servers take ``tags`` at create.
@@ -62,6 +66,7 @@ HOST_STATUS = '2.16'
 DESCRIPTION = '2.19'
 TAGS_SHOWN = '2.26'
 NETWORKS_REQUIRED = '2.37'
+AGGREGATE_UUID = '2.41'
 FLAVOR_EMBEDDED = '2.47'
 TAGS_AT_CREATE = '2.52'
 UUID_IDS = '2.53'

@@ -1,30 +1,31 @@
 """/os-services (admin): the daemons' records, up/down, enable/disable.
 
 Identified by the service's UUID (microversion 2.53). ``PUT`` takes the
-2.53 body: ``status``, ``disabled_reason`` and/or ``forced_down``.
+2.53 body: ``status``, ``disabled_reason`` and/or ``forced_down``. A
+compute's ``zone`` is that of its host aggregates, else the default zone;
+other services are in ``internal``.
 """
 
-from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import servicegroup
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.api.compute import common
 from nova_lite.api.compute.schemas import services as schema
+from nova_lite.compute import aggregates
 from nova_lite.compute import api as compute_api
 
-CONF = nova_conf.CONF
 POLICY = 'os_compute_api:os-services:'
 _HOSTS = compute_api.HostAPI()
 
 
-def view(service):
-    is_compute = service.binary == compute_api.COMPUTE_BINARY
+def view(service, zones):
+    """``zones``: {host: zone} (``aggregates.zones_by_host``)."""
     return {
         'id': service.uuid,
         'binary': service.binary,
         'host': service.host,
-        'zone': CONF.default_availability_zone if is_compute else 'internal',
+        'zone': aggregates.zone_of_service(service, zones),
         'status': 'disabled' if service.disabled else 'enabled',
         'state': 'up' if servicegroup.service_is_up(service) else 'down',
         'updated_at': common.isotime(service.last_seen_up or
@@ -39,7 +40,9 @@ def index(request):
     services = _HOSTS.service_get_all(request.context,
                                       host=request.GET.get('host'),
                                       binary=request.GET.get('binary'))
-    return wsgi.json_response({'services': [view(s) for s in services]})
+    zones = aggregates.zones_by_host(request.context)
+    return wsgi.json_response({'services': [view(s, zones)
+                                            for s in services]})
 
 
 @validation.schema(schema.update_v253)
@@ -64,7 +67,8 @@ def update(request, service_id):
     if 'forced_down' in body:
         values['forced_down'] = body['forced_down']
     service = _HOSTS.service_update(request.context, service_id, values)
-    return wsgi.json_response({'service': view(service)})
+    return wsgi.json_response({'service': view(
+        service, aggregates.zones_by_host(request.context))})
 
 
 def delete(request, service_id):

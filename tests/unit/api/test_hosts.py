@@ -84,6 +84,14 @@ class TestServices(HostsTestCase):
         self.assertEqual('enabled', service['status'])
         self.assertEqual('nova', service['zone'])
 
+    def test_a_compute_in_a_zone_aggregate_shows_that_zone(self):
+        objects.Aggregate(self.admin_context, name='az1-agg',
+                          hosts=['host1'],
+                          metadata={'availability_zone': 'az1'}).create()
+        [service] = self.request('GET', '/v2.1/os-services',
+                                 token=base.ADMIN).json['services']
+        self.assertEqual('az1', service['zone'])
+
     def test_stale_heartbeat_is_down(self):
         self.service.last_seen_up = (datetime.datetime.utcnow() -
                                      datetime.timedelta(hours=1))

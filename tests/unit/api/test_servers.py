@@ -236,6 +236,43 @@ class TestCreate(ServersTestCase):
         self.assertEqual(['host1'], spec.force_hosts)
         self.assertEqual('nova', spec.availability_zone)
 
+    def test_an_unknown_availability_zone_is_400(self):
+        response = self.request('POST', '/v2.1/servers',
+                                server_body(availability_zone='az9'))
+        self.assertError(response, 400, 'badRequest',
+                         'The requested availability zone is not available')
+        self.assertEqual([], list(objects.BuildRequestList.get_all(
+            self.admin_context)))
+
+    def test_the_default_availability_zone_may_be_asked_for(self):
+        uuid = self.boot(availability_zone='nova').json['server']['id']
+        spec = objects.RequestSpec.get_by_instance_uuid(self.admin_context,
+                                                        uuid)
+        self.assertEqual('nova', spec.availability_zone)
+
+    def test_the_zone_of_an_aggregate_may_be_asked_for(self):
+        objects.Aggregate(self.admin_context, name='az1-agg',
+                          metadata={'availability_zone': 'az1'}).create()
+        uuid = self.boot(availability_zone='az1').json['server']['id']
+        spec = objects.RequestSpec.get_by_instance_uuid(self.admin_context,
+                                                        uuid)
+        self.assertEqual('az1', spec.availability_zone)
+
+    def test_a_forced_host_in_an_unknown_zone_is_400(self):
+        response = self.request('POST', '/v2.1/servers',
+                                server_body(availability_zone='az9:host1'),
+                                token=base.ADMIN)
+        self.assertError(response, 400, 'badRequest',
+                         'The requested availability zone is not available')
+
+    def test_a_forced_host_without_a_zone_needs_no_zone(self):
+        uuid = self.boot(token=base.ADMIN,
+                         availability_zone=':host1').json['server']['id']
+        spec = objects.RequestSpec.get_by_instance_uuid(self.admin_context,
+                                                        uuid)
+        self.assertEqual((['host1'], None),
+                         (spec.force_hosts, spec.availability_zone))
+
     def test_failed_cast_removes_the_records_and_is_503(self):
         from nova_lite.conductor import rpcapi
 

@@ -22,6 +22,8 @@ from tests.unit import fixtures as nova_fixtures
 # Name -> 'VERSION-fingerprint' of every registered object. The fingerprint
 # covers the fields and the signatures of the remotable methods.
 OBJECT_HASHES = {
+    'Aggregate': '1.0-2428c5e9dc9ddf2f4a5e36969c3f468a',
+    'AggregateList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
     'BuildRequest': '1.0-05434522ea279984d5df7d70a2f9ccd1',
     'BuildRequestList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
     'CellMapping': '1.0-2314bbc9f0b268f7cfb993c2c0f5f773',

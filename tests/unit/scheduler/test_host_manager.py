@@ -1,0 +1,104 @@
+"""HostManager.get_host_states against real SQLite API and cell databases:
+the host aggregates each host state carries."""
+
+import fixtures
+import sqlalchemy as sa
+import testtools
+
+from nova_lite import context as nova_context
+from nova_lite.db import api as db_api
+from nova_lite import objects
+from nova_lite.scheduler import host_manager
+from tests.unit import fixtures as nova_fixtures
+
+
+class HostManagerTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.logs = self.useFixture(fixtures.FakeLogger())
+        self.config = self.useFixture(nova_fixtures.Config())
+        self.databases = self.useFixture(nova_fixtures.Databases())
+        self.context = nova_context.get_admin_context()
+        for host in ('compute1', 'compute2'):
+            self.add_compute(host)
+        self.manager = host_manager.HostManager()
+
+    def add_compute(self, host):
+        with nova_context.target_cell(self.context,
+                                      self.databases.cell1) as cctxt:
+            objects.Service(cctxt, host=host, binary='nova-lite-compute',
+                            topic='compute').create()
+            objects.ComputeNode(
+                cctxt, host=host, hypervisor_hostname=host,
+                hypervisor_type='fake', hypervisor_version=1, vcpus=8,
+                memory_mb=4096, local_gb=100, vcpus_used=0,
+                memory_mb_used=0, local_gb_used=0, free_ram_mb=4096,
+                free_disk_gb=100, running_vms=0, current_workload=0,
+                cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
+                disk_allocation_ratio=1.0, mapped=True).create()
+
+    def make_aggregate(self, name, hosts, **metadata):
+        aggregate = objects.Aggregate(self.context, name=name, hosts=hosts,
+                                      metadata=metadata)
+        aggregate.create()
+        return aggregate
+
+    def states(self):
+        return {state.host: state
+                for state in self.manager.get_host_states(self.context)}
+
+
+class TestAggregatesOfHostStates(HostManagerTestCase):
+
+    def test_hosts_in_no_aggregate_have_none(self):
+        states = self.states()
+        self.assertEqual([], states['compute1'].aggregates)
+        self.assertEqual('nova', states['compute1'].availability_zone)
+
+    def test_each_host_gets_the_aggregates_it_belongs_to(self):
+        self.make_aggregate('az1-agg', ['compute2'], availability_zone='az1')
+        self.make_aggregate('ssd', ['compute1', 'compute2'], ssd='true')
+        states = self.states()
+        self.assertEqual(['ssd'],
+                         [a.name for a in states['compute1'].aggregates])
+        self.assertEqual(['az1-agg', 'ssd'],
+                         [a.name for a in states['compute2'].aggregates])
+
+    def test_the_aggregate_carries_its_metadata_and_hosts(self):
+        self.make_aggregate('ssd', ['compute1', 'compute2'], ssd='true')
+        [aggregate] = self.states()['compute1'].aggregates
+        self.assertIsInstance(aggregate, host_manager.Aggregate)
+        self.assertEqual(({'ssd': 'true'}, {'compute1', 'compute2'}),
+                         (aggregate.metadata, aggregate.hosts))
+
+    def test_zone_and_metadata_reach_the_filters_view(self):
+        self.make_aggregate('az1-agg', ['compute2'], availability_zone='az1',
+                            ssd='true')
+        state = self.states()['compute2']
+        self.assertEqual('az1', state.availability_zone)
+        self.assertEqual({'ssd': {'true'}, 'availability_zone': {'az1'}},
+                         state.aggregate_metadata())
+
+    def test_a_cached_state_follows_the_latest_aggregates(self):
+        aggregate = self.make_aggregate('az1-agg', ['compute1'],
+                                        availability_zone='az1')
+        self.assertEqual('az1', self.states()['compute1'].availability_zone)
+        aggregate.delete_host('compute1')
+        self.assertEqual('nova', self.states()['compute1'].availability_zone)
+
+    def test_aggregates_that_cannot_be_read_leave_hosts_schedulable(self):
+        # As when the scheduler is upgraded before the API database.
+        self.make_aggregate('az1-agg', ['compute1'], availability_zone='az1')
+        with db_api.get_engine(self.databases.api_url).begin() as connection:
+            for table in ('aggregate_hosts', 'aggregate_metadata',
+                          'aggregates'):
+                connection.execute(sa.text('DROP TABLE %s' % table))
+        states = self.states()
+        self.assertEqual({'compute1', 'compute2'}, set(states))
+        self.assertEqual([], states['compute1'].aggregates)
+        self.assertIn('Cannot read the host aggregates', self.logs.output)
+
+    def test_hosts_of_an_aggregate_without_compute_nodes_are_ignored(self):
+        self.make_aggregate('agg', ['compute1', 'gone'])
+        self.assertEqual({'compute1', 'compute2'}, set(self.states()))
