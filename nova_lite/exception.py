@@ -225,6 +225,17 @@ class QuotaError(NovaLiteException):
     code = 403
 
 
+class ServerGroupQuotaExceeded(QuotaError):
+    msg_fmt = ('Quota exceeded for server_groups: project %(project)s has '
+               '%(used)d of %(limit)d ([quota] server_groups).')
+
+
+class ServerGroupMemberQuotaExceeded(QuotaError):
+    msg_fmt = ('Quota exceeded, too many servers in group %(group)s: '
+               '%(used)d members + %(requested)d requested > %(limit)d '
+               '([quota] server_group_members).')
+
+
 # -- REST API -----------------------------------------------------------------
 
 class NotAuthenticated(NovaLiteException):

@@ -284,7 +284,8 @@ class API:
     def _join_group(context, group, instances):
         try:
             objects.InstanceGroup.add_members(
-                context, group.uuid, [i.uuid for i in instances])
+                context, group.uuid, [i.uuid for i in instances],
+                max_members=CONF.quota.server_group_members)
         except exception.InstanceGroupNotFound:
             # Deleted since we checked the hint.
             raise exception.InvalidServerGroupHint(

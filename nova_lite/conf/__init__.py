@@ -13,11 +13,12 @@ from nova_lite.conf import database
 from nova_lite.conf import default
 from nova_lite.conf import network
 from nova_lite.conf import placement
+from nova_lite.conf import quota
 from nova_lite.conf import scheduler
 from nova_lite.conf import upgrade_levels
 
 CONF = cfg.CONF
 
 for _module in (default, database, api, scheduler, compute, conductor,
-                placement, network, upgrade_levels):
+                placement, network, quota, upgrade_levels):
     _module.register_opts(CONF)

@@ -7,6 +7,7 @@ from nova_lite.conf import database
 from nova_lite.conf import default
 from nova_lite.conf import network
 from nova_lite.conf import placement
+from nova_lite.conf import quota
 from nova_lite.conf import scheduler
 from nova_lite.conf import upgrade_levels
 
@@ -14,6 +15,6 @@ from nova_lite.conf import upgrade_levels
 def list_opts():
     merged = {}
     for module in (default, database, api, scheduler, compute, conductor,
-                   placement, network, upgrade_levels):
+                   placement, network, quota, upgrade_levels):
         merged.update(module.list_opts())
     return list(merged.items())

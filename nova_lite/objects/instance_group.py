@@ -94,9 +94,12 @@ class InstanceGroup(base.NovaLiteObject):
         return found
 
     @staticmethod
-    def _row_by_uuid(session, uuid):
-        row = session.execute(sa.select(models.InstanceGroup).where(
-            models.InstanceGroup.uuid == uuid)).scalar_one_or_none()
+    def _row_by_uuid(session, uuid, lock=False):
+        query = sa.select(models.InstanceGroup).where(
+            models.InstanceGroup.uuid == uuid)
+        if lock:
+            query = query.with_for_update()
+        row = session.execute(query).scalar_one_or_none()
         if row is None:
             raise exception.InstanceGroupNotFound(group_uuid=uuid)
         return row
@@ -165,19 +168,27 @@ class InstanceGroup(base.NovaLiteObject):
                 models.InstanceGroup.id == row.id))
 
     @classmethod
-    def add_members(cls, context, group_uuid, instance_uuids):
+    def add_members(cls, context, group_uuid, instance_uuids,
+                    max_members=-1):
         """Make the servers members of the group; return the uuids that
-        were not members yet. InstanceGroupNotFound if the group is gone.
-        """
+        were not members yet. InstanceGroupNotFound if the group is gone;
+        ServerGroupMemberQuotaExceeded (nothing added) if the group would
+        hold more than ``max_members`` (-1: no limit). The group row is
+        locked meanwhile, so concurrent boots into one group are counted
+        one after the other."""
         now = base.utcnow()
         try:
             with db.api_session() as session:
-                row = cls._row_by_uuid(session, group_uuid)
+                row = cls._row_by_uuid(session, group_uuid, lock=True)
                 present = set(cls._members_of(session, [row.id])[row.id])
+                new = [u for u in dict.fromkeys(instance_uuids)
+                       if u not in present]
+                if 0 <= max_members < len(present) + len(new):
+                    raise exception.ServerGroupMemberQuotaExceeded(
+                        group=group_uuid, used=len(present),
+                        requested=len(new), limit=max_members)
                 added = []
-                for instance_uuid in instance_uuids:
-                    if instance_uuid in present or instance_uuid in added:
-                        continue
+                for instance_uuid in new:
                     session.add(models.InstanceGroupMember(
                         group_id=row.id, instance_uuid=instance_uuid,
                         created_at=now))
@@ -209,6 +220,15 @@ class InstanceGroupList(base.ObjectListBase, base.NovaLiteObject):
     VERSION = '1.0'
 
     fields = {'objects': fields.ListOfObjectsField('InstanceGroup')}
+
+    @classmethod
+    def count(cls, context, project_id):
+        """How many groups ``project_id`` has."""
+        with db.api_session() as session:
+            return session.execute(
+                sa.select(sa.func.count()).select_from(models.InstanceGroup)
+                .where(models.InstanceGroup.project_id == project_id)
+            ).scalar()
 
     @classmethod
     def get_all(cls, context, project_id=None, limit=None, offset=None,

@@ -128,9 +128,9 @@ class TestBadGroupHints(GroupMembersTestCase):
         group_id = self.make_group()
         real_add = objects.InstanceGroup.add_members
 
-        def delete_first(context, group_uuid, instance_uuids):
+        def delete_first(context, group_uuid, instance_uuids, **kwargs):
             objects.InstanceGroup.get_by_uuid(context, group_uuid).destroy()
-            return real_add(context, group_uuid, instance_uuids)
+            return real_add(context, group_uuid, instance_uuids, **kwargs)
         self.patch(objects.InstanceGroup, 'add_members', delete_first)
         response = self.boot_into(group_id)
         self.assertError(response, 400, 'badRequest', 'was deleted')
@@ -163,6 +163,35 @@ class TestCreateStaysAtomic(GroupMembersTestCase):
         self.assertEqual([], self.members(group_id))
         self.assertEqual([], list(objects.BuildRequestList.get_all(
             self.admin_context)))
+
+
+class TestMemberQuota(GroupMembersTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.plane.config.config(server_group_members=3, group='quota')
+
+    def test_servers_up_to_the_quota_join(self):
+        group_id = self.make_group()
+        response = self.boot_into(group_id, min_count=3)
+        self.assertEqual(202, response.status_int, response.body)
+        self.assertEqual(3, len(self.members(group_id)))
+
+    def test_a_boot_past_the_quota_is_403_and_creates_nothing(self):
+        group_id = self.make_group()
+        self.boot_into(group_id, min_count=2)
+        response = self.boot_into(group_id, min_count=2)
+        self.assertError(response, 403, 'forbidden',
+                         'too many servers in group')
+        self.assertEqual(2, len(self.members(group_id)))
+        self.assertEqual(2, len(objects.BuildRequestList.get_all(
+            self.admin_context)))
+
+    def test_minus_one_is_no_limit(self):
+        self.plane.config.config(server_group_members=-1, group='quota')
+        group_id = self.make_group()
+        self.boot_into(group_id, min_count=5)
+        self.assertEqual(5, len(self.members(group_id)))
 
 
 class TestLeavingAGroup(GroupMembersTestCase):

@@ -360,3 +360,38 @@ class TestList(ServerGroupsTestCase):
         response = self.request('PUT', '/v2.1/os-server-groups')
         self.assertEqual(405, response.status_int)
         self.assertEqual('GET, POST', response.headers['Allow'])
+
+
+class TestGroupQuota(ServerGroupsTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.plane.config.config(server_groups=2, group='quota')
+
+    def test_groups_up_to_the_quota_are_created(self):
+        self.make_group(name='g1')
+        self.make_group(name='g2')
+
+    def test_one_more_is_refused_with_403_naming_the_quota(self):
+        self.make_group(name='g1')
+        self.make_group(name='g2')
+        response = self.create(name='g3')
+        self.assertError(response, 403, 'forbidden',
+                         'Quota exceeded for server_groups')
+        self.assertEqual(2, len(self.list().json['server_groups']))
+
+    def test_the_quota_is_per_project(self):
+        self.make_group(name='g1')
+        self.make_group(name='g2')
+        self.make_group(token=base.ADMIN, name='admin-group')
+
+    def test_deleting_a_group_makes_room(self):
+        first = self.make_group(name='g1')
+        self.make_group(name='g2')
+        self.request('DELETE', '/v2.1/os-server-groups/' + first['id'])
+        self.make_group(name='g3')
+
+    def test_minus_one_is_no_limit(self):
+        self.plane.config.config(server_groups=-1, group='quota')
+        for index in range(5):
+            self.make_group(name='g%d' % index)
