@@ -151,6 +151,10 @@ class ComputeNodeList(base.ObjectListBase, base.NovaLiteObject):
         return cls._get(context)
 
     @classmethod
+    def get_by_uuids(cls, context, uuids):
+        return cls._get(context, models.ComputeNode.uuid.in_(sorted(uuids)))
+
+    @classmethod
     @base.remotable
     def get_by_host(cls, context, host):
         return cls._get(context, models.ComputeNode.host == host)

@@ -158,7 +158,9 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
     could; a host whose claim is refused (another scheduler was faster)
     is dropped and the next best one chosen. ``set_aside`` is [(reason,
     [host state])] of hosts left out before this call (placement had no
-    room on them), counted in a NoValidHost's explanation.
+    room on them), counted in a NoValidHost's explanation; it may be a
+    function returning that list, called only if an explanation is
+    needed.
     """
     check_policy(spec, filter_objs, weighers)
     chooser = chooser or random.choice
@@ -168,12 +170,16 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
     active = [f for f in filter_objs if f.applies(spec)]
     passed = ranking = chosen = None
     lost = []  # hosts whose claim was refused
-    total = len(host_states) + sum(len(states) for _r, states in set_aside)
     chosen_per_instance = []
+    if not callable(set_aside):
+        set_aside = (lambda listed: lambda: listed)(set_aside)
 
     def no_valid_host(index, result):
+        set_aside_now = set_aside()
+        total = len(host_states) + sum(len(states)
+                                       for _r, states in set_aside_now)
         aside = [] if forced else [
-            s for _reason, states in set_aside for s in states
+            s for _reason, states in set_aside_now for s in states
             if s.host not in (spec.ignore_hosts or ())]
         if result is None or aside:
             # The hosts set aside go through the filters too, so that a
@@ -183,7 +189,7 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
             result = run_filters(filter_objs, candidates + aside, spec)[1]
         refused = {id(s) for _n, _r, hosts in result.removed for s in hosts}
         unexplained = [(reason, [s for s in states if id(s) not in refused])
-                       for reason, states in set_aside]
+                       for reason, states in set_aside_now]
         _explain(result, total, ignored, forced, unexplained, lost)
         if trace is not None:
             trace.record(candidates, ignored, forced,
@@ -226,7 +232,10 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
             ranked = _ranked(ranking, trace, subset_size, max_alternates)
             _weight, chosen = chooser(ranked[:subset_size])
         if trace is not None:
-            _explain(result, total, ignored, forced, set_aside, lost)
+            set_aside_now = set_aside()
+            _explain(result, len(host_states) + sum(
+                len(states) for _r, states in set_aside_now), ignored,
+                forced, set_aside_now, lost)
             trace.record(candidates, ignored, forced,
                          _refusals(result, filter_objs, spec), ranked,
                          chosen)
@@ -314,14 +323,6 @@ def _needs_instances(spec):
             bool(hints.get('same_host') or hints.get('different_host')))
 
 
-def _group_hosts_from(group, host_states):
-    """The group's hosts as the host states show them (the caller's list
-    may be stale: members deleted or moved since)."""
-    members = set(group.members)
-    group.hosts = sorted({s.host for s in host_states
-                          if s.instances & members})
-
-
 class FilterScheduler:
 
     def __init__(self, host_manager_=None, reportclient=None):
@@ -365,16 +366,23 @@ class FilterScheduler:
                     return True
             return False
 
+        def set_aside():
+            # Only for a NoValidHost's explanation: every other host.
+            everyone = self.host_manager.get_host_states(
+                context, with_instances=False)
+            return [('not enough free resources in placement',
+                     [s for s in everyone if s.uuid not in offers])]
+
         try:
             with self._lock:
-                all_states = self.host_manager.get_host_states(
-                    context, with_instances=_needs_instances(spec))
+                host_states = self.host_manager.get_host_states(
+                    context, with_instances=_needs_instances(spec),
+                    uuids=set(offers))
                 if spec.instance_group is not None:
-                    _group_hosts_from(spec.instance_group, all_states)
-                host_states = [s for s in all_states if s.uuid in offers]
-                set_aside = [('not enough free resources in placement',
-                              [s for s in all_states
-                               if s.uuid not in offers])]
+                    # Where the members run, full hosts included.
+                    spec.instance_group.hosts = sorted(
+                        self.host_manager.hosts_of(
+                            spec.instance_group.members))
                 chosen = schedule(
                     spec, instance_uuids, host_states, self.filters,
                     self.weighers, max_alternates,

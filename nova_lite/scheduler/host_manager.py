@@ -159,6 +159,7 @@ class HostManager:
 
     def __init__(self):
         self.host_states = {}  # (host, nodename) -> HostState
+        self.instances_by_host = {}  # host -> instance uuids (last read)
         self._lock = threading.Lock()
 
     def _cells(self, context):
@@ -184,16 +185,26 @@ class HostManager:
                 by_host.setdefault(host, []).append(seen_by_scheduler)
         return by_host
 
-    def get_host_states(self, context, with_instances=True):
-        """Refresh and return the states of every schedulable node; with
-        ``with_instances``, also which instances run where (one more query
-        per cell, only worth it when a filter or weigher looks)."""
+    def get_host_states(self, context, with_instances=True, uuids=None):
+        """Refresh and return the states of every schedulable node -- or,
+        with ``uuids``, of those compute nodes only (the ones placement
+        offered): the others are neither read nor dropped from the cache.
+
+        With ``with_instances``, also which instances run where (one more
+        query per cell, only worth it when a filter or weigher looks);
+        ``instances_by_host`` then holds that map for every host, read or
+        not.
+        """
         seen = set()
         aggregates = self._aggregates_by_host(context)
+        self.instances_by_host = {}
         for cell in self._cells(context):
             with nova_context.target_cell(context, cell) as cctxt:
                 try:
-                    nodes = objects.ComputeNodeList.get_all(cctxt)
+                    nodes = (objects.ComputeNodeList.get_all(cctxt)
+                             if uuids is None else
+                             objects.ComputeNodeList.get_by_uuids(cctxt,
+                                                                  uuids))
                     services = {s.host: s for s in objects.ServiceList.get_all(
                         cctxt, binary=COMPUTE_BINARY)}
                     instances = (objects.InstanceList.uuids_by_host(cctxt)
@@ -202,6 +213,8 @@ class HostManager:
                     LOG.warning('Cell %s is unreachable; its hosts are not '
                                 'considered: %s', cell.name or cell.uuid, e)
                     continue
+            if instances is not None:
+                self.instances_by_host.update(instances)
             for node in nodes:
                 service = services.get(node.host)
                 if service is None:
@@ -224,8 +237,21 @@ class HostManager:
                 state.aggregates = aggregates.get(node.host, [])
                 if instances is not None:
                     state.set_instances(instances.get(node.host, ()))
+        if uuids is not None:
+            return [self.host_states[key] for key in sorted(seen)]
         for key in set(self.host_states) - seen:
             LOG.info('Removing dead compute node %s/%s from the scheduler '
                      'cache', *key)
             del self.host_states[key]
         return list(self.host_states.values())
+
+    def hosts_of(self, instance_uuids):
+        """The hosts running any of ``instance_uuids``: as the last
+        ``get_host_states(with_instances=True)`` read them, plus where
+        this scheduler has sent some since (not recorded yet)."""
+        wanted = set(instance_uuids)
+        hosts = {host for host, uuids in self.instances_by_host.items()
+                 if uuids & wanted}
+        hosts.update(state.host for state in self.host_states.values()
+                     if state.placed & wanted)
+        return hosts

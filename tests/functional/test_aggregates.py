@@ -8,6 +8,7 @@ fit on one host. Each test removes the aggregates it made.
 """
 
 from tests.functional import base
+from tests.functional import fixtures
 
 
 class AggregateMixin:
@@ -22,6 +23,12 @@ class AggregateMixin:
             self.admin.delete('/servers/%s' % server_id)
         for server_id in self.created:
             self.admin.wait_for_gone(server_id)
+        # The next test starts once the computes have reported their room
+        # back, so the scheduler does not see these servers any more.
+        fixtures.wait_for(lambda: all(
+            h['running_vms'] == 0 for h in self.admin.get(
+                '/os-hypervisors/detail').json()['hypervisors']), 30,
+            what='hypervisors empty')
 
     def aggregate(self, name, zone=None, hosts=(), metadata=None):
         body = {'name': name}
@@ -138,6 +145,6 @@ class TestAggregateExtraSpecs(AggregateMixin, base.ControlPlaneTestCase):
     def test_a_flavor_without_specs_may_go_anywhere(self):
         self.aggregate('ssd-only', hosts=['compute1'],
                        metadata={'ssd': 'true'})
-        hosts = {self.host_of(self.boot('plain-%d' % i)) for i in range(2)}
-        # The RAM weigher spreads the two servers over both hosts.
+        # Three fit on a host: four need both, ssd or not.
+        hosts = {self.host_of(self.boot('plain-%d' % i)) for i in range(4)}
         self.assertEqual({'compute1', 'compute2'}, hosts)

@@ -58,6 +58,18 @@ class TestBuild(base.ControlPlaneTestCase):
         self.assertEqual(500, server['fault']['code'])
         self.assertIsNone(server['OS-EXT-SRV-ATTR:host'])
 
+    def test_the_owner_sees_the_short_fault_without_the_details(self):
+        owner = self.plane.client('alice:demo')
+        created = owner.create_server('too-big-for-alice', flavor='99',
+                                      image=self.plane.image_id)
+        server = owner.wait_for_status(created['server']['id'], 'ERROR')
+        self.assertEqual({'code': 500,
+                          'message': 'No valid host was found.'},
+                         {k: server['fault'][k] for k in ('code',
+                                                          'message')})
+        self.assertNotIn('details', server['fault'])
+        owner.delete('/servers/%s' % server['id'])
+
     def test_delete_while_scheduling_leaves_nothing(self):
         created = self.admin.create_server('quick-delete',
                                            image=self.plane.image_id)

@@ -309,5 +309,8 @@ class _FixedHosts:
     def __init__(self, hosts):
         self.hosts = hosts
 
-    def get_host_states(self, context, with_instances=True):
-        return self.hosts
+    def get_host_states(self, context, with_instances=True, uuids=None):
+        return [s for s in self.hosts if uuids is None or s.uuid in uuids]
+
+    def hosts_of(self, instance_uuids):
+        return set()

@@ -29,12 +29,19 @@ def make_spec(**kwargs):
 
 
 class FakeHostManager:
+    """The host manager's answers from fixed host states."""
 
     def __init__(self, states):
         self.states = states
+        self.reads = []  # the uuids asked for (None: every host)
 
-    def get_host_states(self, context, with_instances=True):
-        return list(self.states)
+    def get_host_states(self, context, with_instances=True, uuids=None):
+        self.reads.append(uuids)
+        return [s for s in self.states if uuids is None or s.uuid in uuids]
+
+    def hosts_of(self, instance_uuids):
+        return {s.host for s in self.states
+                if s.instances & set(instance_uuids)}
 
 
 class FakeRandom:
@@ -237,6 +244,28 @@ class TestPlacement(FilterSchedulerTestCase):
                           scheduler.select_destinations, None,
                           make_spec(group=group), uuids)
         self.assertEqual([[], []], [self.held_by(u) for u in uuids])
+
+    def test_only_the_offered_hosts_are_read(self):
+        hosts = [make_host('h1'), make_host('full')]
+        self.placement.add_host_states(hosts)
+        self.take(hosts[1], 4000)
+        manager = FakeHostManager(hosts)
+        filter_scheduler.FilterScheduler(manager).select_destinations(
+            None, make_spec(), [uuidutils.generate_uuid()])
+        self.assertEqual([{hosts[0].uuid}], manager.reads)
+
+    def test_affinity_to_a_full_host_is_no_valid_host(self):
+        # The member's host is not offered (full); another host with room
+        # must not be taken instead.
+        group = fakes.make_group(group_obj.AFFINITY)
+        hosts = [make_host('h1', instances=['m1']), make_host('h2')]
+        group.members = ['m1']
+        self.placement.add_host_states(hosts)
+        self.take(hosts[0], 4000)
+        error = self.assertRaises(exception.NoValidHost, self.select,
+                                  hosts, make_spec(group=group))
+        self.assertIn('0/2 hosts available: 1 not enough free resources in '
+                      'placement, 1 affinity', str(error))
 
     def test_candidates_are_capped_by_max_placement_results(self):
         self.config.config(max_placement_results=1, group='scheduler')

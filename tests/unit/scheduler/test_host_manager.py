@@ -2,6 +2,7 @@
 the host aggregates each host state carries."""
 
 import fixtures
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 import testtools
 
@@ -102,3 +103,51 @@ class TestAggregatesOfHostStates(HostManagerTestCase):
     def test_hosts_of_an_aggregate_without_compute_nodes_are_ignored(self):
         self.make_aggregate('agg', ['compute1', 'gone'])
         self.assertEqual({'compute1', 'compute2'}, set(self.states()))
+
+
+class TestReadingOnlyTheOfferedNodes(HostManagerTestCase):
+    """With ``uuids`` (the nodes placement offered) only those are read."""
+
+    def node_uuid(self, host):
+        with nova_context.target_cell(self.context,
+                                      self.databases.cell1) as cctxt:
+            [node] = objects.ComputeNodeList.get_by_host(cctxt, host)
+        return node.uuid
+
+    def make_instance(self, host):
+        with nova_context.target_cell(self.context,
+                                      self.databases.cell1) as cctxt:
+            instance = objects.Instance(
+                cctxt, uuid=uuidutils.generate_uuid(), project_id='p',
+                user_id='u', host=host, node=host, vm_state='active',
+                flavor=objects.Flavor(id=1, flavorid='1', name='f',
+                                      memory_mb=512, vcpus=1, root_gb=1,
+                                      ephemeral_gb=0, swap=0))
+            instance.create()
+        return instance.uuid
+
+    def test_only_the_named_nodes_are_returned(self):
+        states = self.manager.get_host_states(
+            self.context, uuids={self.node_uuid('compute2')})
+        self.assertEqual(['compute2'], [s.host for s in states])
+
+    def test_the_other_cached_nodes_are_kept(self):
+        self.states()
+        self.manager.get_host_states(self.context,
+                                     uuids={self.node_uuid('compute2')})
+        self.assertEqual({'compute1', 'compute2'}, set(self.states()))
+
+    def test_members_on_hosts_not_read_are_still_found(self):
+        member = self.make_instance('compute1')
+        self.manager.get_host_states(self.context,
+                                     uuids={self.node_uuid('compute2')})
+        self.assertEqual({'compute1'}, self.manager.hosts_of([member]))
+
+    def test_members_this_scheduler_just_placed_are_found(self):
+        [state] = [s for s in self.manager.get_host_states(self.context)
+                   if s.host == 'compute2']
+        spec = objects.RequestSpec(flavor=objects.Flavor(
+            memory_mb=512, vcpus=1, root_gb=1, ephemeral_gb=0, swap=0))
+        state.consume_from_instance(spec, 'not-in-the-db-yet')
+        self.assertEqual({'compute2'},
+                         self.manager.hosts_of(['not-in-the-db-yet']))
