@@ -1,5 +1,7 @@
 """The build flow through the real daemons, RabbitMQ and MariaDB."""
 
+import requests
+
 from tests.functional import base
 from tests.functional import fixtures
 
@@ -42,6 +44,12 @@ class TestBuild(base.ControlPlaneTestCase):
         response = self.admin.delete('/servers/%s' % server_id)
         self.assertEqual(204, response.status_code, response.text)
         self.admin.wait_for_gone(server_id)
+        # Whichever step noticed the delete gave back the scheduler's
+        # claim.
+        fixtures.wait_for(lambda: requests.get(
+            '%s/allocations/%s' % (self.plane.placement_url, server_id),
+            headers={'X-Auth-Token': 'admin'}, timeout=10).json()[
+                'allocations'] == {}, 30, what='no allocation left')
         listed = [s['id'] for s in self.admin.get('/servers').json()
                   ['servers']]
         self.assertNotIn(server_id, listed)
@@ -77,6 +85,12 @@ class TestBuild(base.ControlPlaneTestCase):
         response = self.admin.delete('/servers/%s' % server_id)
         self.assertEqual(204, response.status_code, response.text)
         self.admin.wait_for_gone(server_id)
+        # Whichever step noticed the delete gave back the scheduler's
+        # claim.
+        fixtures.wait_for(lambda: requests.get(
+            '%s/allocations/%s' % (self.plane.placement_url, server_id),
+            headers={'X-Auth-Token': 'admin'}, timeout=10).json()[
+                'allocations'] == {}, 30, what='no allocation left')
 
 
 class TestReschedule(base.ControlPlaneTestCase):
