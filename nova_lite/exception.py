@@ -128,6 +128,28 @@ class InstanceGroupNotFound(NotFound):
     msg_fmt = 'Server group %(group_uuid)s could not be found.'
 
 
+class KeypairNotFound(NotFound):
+    msg_fmt = 'Keypair %(name)s not found for user %(user_id)s.'
+
+
+class KeyPairExists(Conflict):
+    msg_fmt = "Key pair '%(key_name)s' already exists."
+
+
+class InvalidKeypair(Invalid):
+    msg_fmt = 'Keypair data is invalid: %(reason)s'
+
+
+class KeypairGenerationUnsupported(Invalid):
+    msg_fmt = ('This deployment cannot generate key pairs (%(reason)s); '
+               'send the public_key of a key pair you made yourself.')
+
+
+class InvalidKeyName(Invalid):
+    msg_fmt = ('Invalid key_name provided. User %(user_id)s has no key '
+               'pair named %(key_name)s.')
+
+
 class AggregateNotFound(NotFound):
     msg_fmt = 'Aggregate %(aggregate_id)s could not be found.'
 
@@ -228,6 +250,11 @@ class QuotaError(NovaLiteException):
 class ServerGroupQuotaExceeded(QuotaError):
     msg_fmt = ('Quota exceeded for server_groups: project %(project)s has '
                '%(used)d of %(limit)d ([quota] server_groups).')
+
+
+class KeypairQuotaExceeded(QuotaError):
+    msg_fmt = ('Quota exceeded for key_pairs: user %(user_id)s has '
+               '%(used)d of %(limit)d ([quota] key_pairs).')
 
 
 class ServerGroupMemberQuotaExceeded(QuotaError):

@@ -97,6 +97,19 @@ def _group_for_scheduler(group, new_members):
                                  hosts=[])
 
 
+def _check_key_name(context, key_name):
+    """InvalidKeyName unless the caller has a key pair ``key_name``.
+
+    Instances keep only the name: there is no key_data field to copy the
+    public key into.
+    """
+    try:
+        objects.KeyPair.get_by_name(context, context.user_id, key_name)
+    except exception.KeypairNotFound:
+        raise exception.InvalidKeyName(user_id=context.user_id,
+                                       key_name=key_name)
+
+
 class API:
     """Servers: create, read, list and delete across the cells."""
 
@@ -134,13 +147,16 @@ class API:
         ``schedule_and_build_instances`` to the conductor. If anything
         fails before the cast went out, the records are removed again.
         An ``availability_zone`` must be the default zone or the zone of
-        a host aggregate (InvalidAvailabilityZone).
+        a host aggregate (InvalidAvailabilityZone); a ``key_name`` must
+        name a key pair of the calling user (InvalidKeyName).
         """
         max_count = max_count or min_count
         if min_count > max_count:
             raise exception.Invalid(reason='min_count (%d) must not exceed '
                                     'max_count (%d)' % (min_count, max_count))
         aggregates.check_requested_zone(context, availability_zone)
+        if key_name is not None:
+            _check_key_name(context, key_name)
         image = self._image_for_create(context, image_href,
                                        block_device_mapping)
         image_meta = objects.ImageMeta.from_image(image) if image else None

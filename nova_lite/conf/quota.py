@@ -1,4 +1,4 @@
-"""[quota]: limits per project."""
+"""[quota]: limits per project (and, for key pairs, per user)."""
 
 from oslo_config import cfg
 
@@ -15,6 +15,10 @@ quota_opts = [
                help='Servers one server group may hold. A boot (or a '
                     'multi-create) that would put more in the group is '
                     'refused with 403 and creates nothing.'),
+    cfg.IntOpt('key_pairs', default=100, min=-1,
+               help='Key pairs one user may have (counted per user, not '
+                    'per project). Creating or importing one more is '
+                    'refused with 403.'),
 ]
 
 

@@ -161,6 +161,20 @@ class AggregateMetadata(_Timestamps, Base):
     value = sa.Column(sa.String(255), nullable=False)
 
 
+class KeyPair(_Timestamps, Base):
+    """A public key a user registered to inject into the servers they
+    boot; named uniquely per user."""
+    __tablename__ = 'key_pairs'
+    __table_args__ = (sa.UniqueConstraint('user_id', 'name',
+                                          name='uniq_key_pairs0user_id0name'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    name = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    fingerprint = sa.Column(sa.String(255), nullable=False)
+    public_key = sa.Column(sa.Text, nullable=False)
+    type = sa.Column(sa.String(10), nullable=False, default='ssh')
+
+
 class Image(_Timestamps, Base):
     """The minimal image catalog the Compute API's image proxy serves."""
     __tablename__ = 'images'

@@ -14,5 +14,6 @@ def register_all():
     __import__('nova_lite.objects.image')
     __import__('nova_lite.objects.instance')
     __import__('nova_lite.objects.instance_group')
+    __import__('nova_lite.objects.keypair')
     __import__('nova_lite.objects.request_spec')
     __import__('nova_lite.objects.service')

@@ -12,6 +12,7 @@ from nova_lite.policies import base
 from nova_lite.policies import flavors
 from nova_lite.policies import hypervisors
 from nova_lite.policies import images
+from nova_lite.policies import keypairs
 from nova_lite.policies import placement
 from nova_lite.policies import server_groups
 from nova_lite.policies import servers
@@ -25,5 +26,6 @@ def list_rules():
                                 hypervisors.list_rules(),
                                 services.list_rules(),
                                 aggregates.list_rules(),
+                                keypairs.list_rules(),
                                 availability_zones.list_rules(),
                                 placement.list_rules()))

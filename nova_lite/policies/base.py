@@ -4,6 +4,7 @@ from oslo_policy import policy
 
 ADMIN_API = 'rule:admin_api'
 ADMIN_OR_OWNER = 'rule:admin_or_owner'
+ADMIN_OR_USER = 'rule:admin_or_user'
 ANY_AUTHENTICATED = '@'
 
 rules = [
@@ -16,6 +17,11 @@ rules = [
         'is_admin:True or role:admin or project_id:%(project_id)s',
         description='An administrator, or a member of the project that '
                     'owns the resource.'),
+    policy.RuleDefault(
+        'admin_or_user',
+        'is_admin:True or role:admin or user_id:%(user_id)s',
+        description='An administrator, or the user who owns the resource '
+                    '(key pairs belong to a user, not to a project).'),
 ]
 
 

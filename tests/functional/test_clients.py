@@ -123,6 +123,33 @@ class TestClients(base.ControlPlaneTestCase):
         self.assertNotIn('cli-g', self._openstack('server', 'group',
                                                   'list'))
 
+    def test_openstack_cli_keypairs(self):
+        key = os.path.join(self.plane.workdir, 'cli-key')
+        subprocess.run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '',
+                        '-C', 'cli', '-f', key], check=True, timeout=30)
+        fingerprint = subprocess.run(
+            ['ssh-keygen', '-l', '-E', 'md5', '-f', key + '.pub'],
+            check=True, capture_output=True, text=True,
+            timeout=30).stdout.split()[1][len('MD5:'):]
+        self._openstack('keypair', 'create', '--public-key', key + '.pub',
+                        'k1')
+        self.assertIn('k1 %s ssh' % fingerprint, self._openstack(
+            'keypair', 'list', '-f', 'value').splitlines())
+        with open(key + '.pub') as f:
+            public_key = f.read().strip()
+        self.assertEqual(public_key, self._openstack(
+            'keypair', 'show', '--public-key', 'k1').strip())
+        self._openstack('server', 'create', '--flavor', 'm1.small',
+                        '--image', 'cirros', '--key-name', 'k1', '--wait',
+                        'cli-keyed')
+        self.assertEqual('k1', self._openstack(
+            'server', 'show', 'cli-keyed', '-f', 'value', '-c',
+            'key_name').strip())
+        self._openstack('server', 'delete', '--wait', 'cli-keyed')
+        self._openstack('keypair', 'delete', 'k1')
+        self.assertNotIn('k1', self._openstack('keypair', 'list', '-f',
+                                               'value'))
+
 
 class TestBadInput(base.ControlPlaneTestCase):
     """Hostile input gets a 4xx with a message in the Compute API's error

@@ -9,6 +9,7 @@ from nova_lite.api.compute import availability_zones
 from nova_lite.api.compute import flavors
 from nova_lite.api.compute import hypervisors
 from nova_lite.api.compute import images
+from nova_lite.api.compute import keypairs
 from nova_lite.api.compute import server_groups
 from nova_lite.api.compute import servers
 from nova_lite.api.compute import services
@@ -45,6 +46,9 @@ ROUTE_DECLARATIONS = {
                                            'DELETE': aggregates.delete},
     '/v2.1/os-aggregates/{aggregate_id}/action': {
         'POST': aggregates.action},
+    '/v2.1/os-keypairs': {'GET': keypairs.index, 'POST': keypairs.create},
+    '/v2.1/os-keypairs/{keypair_name}': {'GET': keypairs.show,
+                                         'DELETE': keypairs.delete},
     '/v2.1/os-availability-zone': {'GET': availability_zones.index},
     '/v2.1/os-availability-zone/detail': {'GET': availability_zones.detail},
     '/v2.1/os-hypervisors': {'GET': hypervisors.index},

@@ -10,10 +10,17 @@ listed; everything else behaves as at 2.1.
          affinity and anti-affinity; list, show, delete), os-aggregates
          (admin: create, list, show, update, delete; add_host,
          remove_host and set_metadata actions), os-availability-zone
-         (list; detail for admins).
+         (list; detail for admins), os-keypairs (import or generate,
+         list, show, delete a user's own key pairs; servers take
+         ``key_name``).
+* 2.2  - key pairs have a ``type`` (ssh or x509); creating one answers
+         201, deleting one 204.
 * 2.3  - admins see more OS-EXT-SRV-ATTR:* server attributes
          (reservation_id, launch_index, hostname, user_data, ...).
 * 2.9  - servers show ``locked``.
+* 2.10 - administrators may list, show, create and delete the key pairs
+         of another user (``?user_id=``, or ``user_id`` in the create
+         body).
 * 2.13 - server groups show ``project_id`` and ``user_id``.
 * 2.15 - server groups may have the soft-affinity and soft-anti-affinity
          policies.
@@ -58,8 +65,10 @@ MAX_VERSION = '2.64'
 SPEC = microversion.MicroversionSpec(SERVICE_TYPE, MIN_VERSION, MAX_VERSION,
                                      legacy_header=LEGACY_HEADER)
 
+KEYPAIR_TYPE = '2.2'
 EXTENDED_ATTRS = '2.3'
 LOCKED = '2.9'
+KEYPAIR_USER_ID = '2.10'
 SERVER_GROUP_OWNER = '2.13'
 SOFT_POLICIES = '2.15'
 HOST_STATUS = '2.16'

@@ -44,6 +44,8 @@ OBJECT_HASHES = {
     'InstanceList': '1.0-5138c986983420d39d99459033d7c5cb',
     'InstanceMapping': '1.0-ff8bdff38cd31fc7161dc2d75a7b462f',
     'InstanceMappingList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'KeyPair': '1.0-243481d6be83d55720d153006997421a',
+    'KeyPairList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
     'RequestSpec': '1.1-b8f5904db8a348e87bb34d650521cc81',
     'SchedulerLimits': '1.0-16f09a44e72b98118a20ad179efc64df',
     'SchedulerRetries': '1.0-842099775ad19981c5dd0b1b006f2e3e',
