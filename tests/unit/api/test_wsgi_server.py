@@ -1,6 +1,7 @@
 """The HTTP server that serves a REST application."""
 
 import http.client
+import time
 
 import fixtures
 import testtools
@@ -45,6 +46,12 @@ class TestServer(testtools.TestCase):
         connection.request('GET', '/ping')
         connection.getresponse().read()
         connection.close()
+        # The handler logs once the response is out, so possibly just
+        # after the client has read it.
+        deadline = time.monotonic() + 5
+        while ('"GET /ping HTTP/1.1" status: 200' not in self.logs.output
+               and time.monotonic() < deadline):
+            time.sleep(0.01)
         server.stop()
         self.assertIn('"GET /ping HTTP/1.1" status: 200', self.logs.output)
 
