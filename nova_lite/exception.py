@@ -124,6 +124,31 @@ class HypervisorNotFound(NotFound):
     msg_fmt = 'Hypervisor %(hypervisor_id)s could not be found.'
 
 
+class InstanceActionNotFound(NotFound):
+    msg_fmt = ('Action for request_id %(request_id)s on instance '
+               '%(instance_uuid)s not found.')
+
+
+class InstanceActionEventNotFound(NotFound):
+    msg_fmt = ('Event %(event)s not found for the action of request '
+               '%(request_id)s on instance %(instance_uuid)s.')
+
+
+class InstanceTagNotFound(NotFound):
+    msg_fmt = 'Server %(instance_uuid)s has no tag \'%(tag)s\'.'
+
+
+class TooManyInstanceTags(Invalid):
+    msg_fmt = ('Server %(instance_uuid)s would have %(count)d tags; a server '
+               'has at most %(limit)d.')
+
+
+class InstanceTagsWhileScheduling(Conflict):
+    msg_fmt = ('Cannot change the tags of server %(instance_uuid)s while it '
+               'is being scheduled; try again once it has left task state '
+               '"scheduling".')
+
+
 class InstanceGroupNotFound(NotFound):
     msg_fmt = 'Server group %(group_uuid)s could not be found.'
 
@@ -247,20 +272,29 @@ class QuotaError(NovaLiteException):
     code = 403
 
 
-class ServerGroupQuotaExceeded(QuotaError):
-    msg_fmt = ('Quota exceeded for server_groups: project %(project)s has '
-               '%(used)d of %(limit)d ([quota] server_groups).')
-
-
-class KeypairQuotaExceeded(QuotaError):
-    msg_fmt = ('Quota exceeded for key_pairs: user %(user_id)s has '
-               '%(used)d of %(limit)d ([quota] key_pairs).')
+class OverQuota(QuotaError):
+    """A request would take a project (or a user's key pairs) past a
+    limit. ``nova_lite.quota`` writes the message, one clause per
+    resource; ``overs`` lists those resources."""
+    msg_fmt = 'Quota exceeded for %(overs)s.'
 
 
 class ServerGroupMemberQuotaExceeded(QuotaError):
-    msg_fmt = ('Quota exceeded, too many servers in group %(group)s: '
-               '%(used)d members + %(requested)d requested > %(limit)d '
-               '([quota] server_group_members).')
+    msg_fmt = ('Quota exceeded for server_group_members, too many servers '
+               'in group %(group)s: %(used)d members + %(requested)d '
+               'requested > %(limit)d.')
+
+
+class QuotaLimitBelowUsage(Invalid):
+    msg_fmt = ('Cannot set quota limits of project %(project)s below what '
+               'it already uses: %(details)s. Free some first, or send '
+               '"force": true to set them anyway.')
+
+
+class QuotaClassNotFound(NotFound):
+    msg_fmt = ('Quota class %(class_name)s could not be found: the only '
+               'quota class is "default", which holds the defaults of '
+               'every project.')
 
 
 # -- REST API -----------------------------------------------------------------
@@ -301,8 +335,21 @@ class InvalidServerGroupHint(Invalid):
     msg_fmt = 'Invalid scheduler hint group=%(group)s: %(reason)s'
 
 
-class UnsupportedTrustedCertificates(Invalid):
-    msg_fmt = ('trusted_image_certificates cannot be honoured: this '
-               'deployment does not verify image signatures, so a server '
-               'cannot be promised a trusted image. Boot without '
-               'trusted_image_certificates.')
+class ConductorTooOld(Conflict):
+    msg_fmt = ('The conductors cannot %(action)s yet: it needs conductor '
+               'RPC API %(version)s and they are pinned to %(pinned)s '
+               '([upgrade_levels] conductor, or the oldest running '
+               'conductor). Upgrade every nova-lite-conductor first.')
+
+
+class ComputeTooOld(Conflict):
+    msg_fmt = ('The compute on %(host)s cannot %(action)s: it needs compute '
+               'RPC API %(version)s and computes are pinned to %(pinned)s '
+               '([upgrade_levels] compute). Upgrade that compute first.')
+
+
+class PersonalityNotKept(Conflict):
+    msg_fmt = ('Server %(instance_uuid)s was created with personality '
+               'files, which are not kept, so it cannot be rebuilt from '
+               'cell0 as created. Delete it and create it again without '
+               'personality files (use user_data or a config drive).')

@@ -22,18 +22,21 @@ import oslo_messaging as messaging
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
-from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite import quota
 from nova_lite import servicegroup
 from nova_lite.compute import aggregates
+from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 
-CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 COMPUTE_BINARY = 'nova-lite-compute'
+# system_metadata key: the server was created with personality files, whose
+# content is not kept (seed 003, option 3).
+PERSONALITY_USED = 'personality_used'
 
 
 def _reservation_id():
@@ -97,14 +100,14 @@ def _group_for_scheduler(group, new_members):
                                  hosts=[])
 
 
-def _check_key_name(context, key_name):
-    """InvalidKeyName unless the caller has a key pair ``key_name``.
+def _key_pair(context, key_name):
+    """The caller's key pair ``key_name``; InvalidKeyName without one.
 
-    Instances keep only the name: there is no key_data field to copy the
-    public key into.
+    The instance copies its public key (key_data): deleting the key pair
+    later does not change what the server was given.
     """
     try:
-        objects.KeyPair.get_by_name(context, context.user_id, key_name)
+        return objects.KeyPair.get_by_name(context, context.user_id, key_name)
     except exception.KeypairNotFound:
         raise exception.InvalidKeyName(user_id=context.user_id,
                                        key_name=key_name)
@@ -139,7 +142,8 @@ class API:
                key_name=None, availability_zone=None, user_data=None,
                config_drive=None, requested_networks=None,
                block_device_mapping=None, scheduler_hints=None, tags=None,
-               forced_host=None, forced_node=None):
+               forced_host=None, forced_node=None, trusted_certs=None,
+               personality=None):
         """Accept a request to build servers; return (instances, resv_id).
 
         Writes a RequestSpec, a BuildRequest and an InstanceMapping per
@@ -148,21 +152,33 @@ class API:
         fails before the cast went out, the records are removed again.
         An ``availability_zone`` must be the default zone or the zone of
         a host aggregate (InvalidAvailabilityZone); a ``key_name`` must
-        name a key pair of the calling user (InvalidKeyName).
+        name a key pair of the calling user (InvalidKeyName). Only as
+        many servers as the project's quota allows are created, fewer
+        than ``max_count`` if need be; OverQuota (nothing created) when
+        not even ``min_count`` fit.
+
+        What a later rebuild from cell0 needs is kept with each instance:
+        key data, trusted certificates, block device mappings, and whether
+        personality files were given (their content is not kept, so such
+        a server cannot be rebuilt from cell0).
         """
         max_count = max_count or min_count
         if min_count > max_count:
             raise exception.Invalid(reason='min_count (%d) must not exceed '
                                     'max_count (%d)' % (min_count, max_count))
         aggregates.check_requested_zone(context, availability_zone)
-        if key_name is not None:
-            _check_key_name(context, key_name)
+        key_data = (_key_pair(context, key_name).public_key
+                    if key_name is not None else None)
         image = self._image_for_create(context, image_href,
                                        block_device_mapping)
         image_meta = objects.ImageMeta.from_image(image) if image else None
         if image is not None:
             self._check_flavor_fits_image(flavor, image)
         group = _requested_group(context, scheduler_hints)
+        quota.check_metadata_items(metadata)
+        # As many as the quota allows, if that is at least min_count.
+        max_count = quota.check_instances(context, flavor, min_count,
+                                          max_count)
         reservation_id = _reservation_id()
         created_at = timeutils.utcnow()
         instances, specs = [], []
@@ -173,6 +189,14 @@ class API:
                 context, flavor, image, display_name, description,
                 metadata, key_name, availability_zone, user_data,
                 config_drive, tags, reservation_id, index, created_at)
+            instance.key_data = key_data
+            instance.trusted_certs = (list(trusted_certs)
+                                      if trusted_certs else None)
+            instance.block_device_mapping = [
+                objects.BlockDeviceMapping.from_api(b)
+                for b in block_device_mapping or []]
+            if personality:
+                instance.system_metadata[PERSONALITY_USED] = 'True'
             is_bfv = not image_href and bool(block_device_mapping)
             if is_bfv:
                 # The compute's claims and audit need it; it has no spec.
@@ -301,7 +325,8 @@ class API:
         try:
             objects.InstanceGroup.add_members(
                 context, group.uuid, [i.uuid for i in instances],
-                max_members=CONF.quota.server_group_members)
+                max_members=quota.server_group_member_limit(context,
+                                                            group))
         except exception.InstanceGroupNotFound:
             # Deleted since we checked the hint.
             raise exception.InvalidServerGroupHint(
@@ -383,8 +408,13 @@ class API:
         for build_request in build_requests:
             instance = build_request.instance
             # The serialized instance keeps created_at to the second only;
-            # the BuildRequest row has the precise time.
-            if build_request.created_at is not None:
+            # the BuildRequest row has the precise time (unless the server
+            # is built again from cell0: then it was created long before).
+            if build_request.created_at is not None and (
+                    instance.created_at is None or abs(
+                        (build_request.created_at.replace(tzinfo=None) -
+                         instance.created_at.replace(tzinfo=None))
+                        .total_seconds()) < 2):
                 instance.created_at = build_request.created_at
             by_uuid[build_request.instance_uuid] = instance
         cell_filters = {'project_id': project_id,
@@ -418,11 +448,21 @@ class API:
 
     @staticmethod
     def _matches(instance, search_opts):
+        """Whether ``instance`` fits ``search_opts``; tag filters (lists)
+        as Nova's: ``tags`` has them all, ``tags-any`` has one of them,
+        ``not-tags`` lacks one of them, ``not-tags-any`` has none."""
         if search_opts.get('vm_state') and (instance.vm_state not in
                                             search_opts['vm_state']):
             return False
         if search_opts.get('host') and instance.host != search_opts['host']:
             return False
+        tags = set(instance.tags)
+        for option, wanted in (('tags', all), ('tags-any', any),
+                               ('not-tags', lambda has: not all(has)),
+                               ('not-tags-any', lambda has: not any(has))):
+            asked = search_opts.get(option)
+            if asked and not wanted([tag in tags for tag in asked]):
+                return False
         name = search_opts.get('name')
         if name:
             try:
@@ -430,6 +470,258 @@ class API:
             except re.error:
                 return name == instance.display_name
         return True
+
+    # -- rebuild, stop, start --------------------------------------------
+
+    def rebuild(self, context, instance, image_href, changes=None,
+                personality=None, from_cell0=False):
+        """Rebuild a server from ``image_href``; return the instance.
+
+        ``changes``: instance fields the rebuild also sets (display_name,
+        display_description, metadata, key_name, user_data,
+        trusted_certs). A server with a host is rebuilt there by its
+        compute, keeping its flavor and allocation. A server buried in
+        cell0 is scheduled and built again, same UUID, when ``from_cell0``
+        (the microversion allows it); otherwise that is a 409 as before.
+        """
+        changes = dict(changes or {})
+        mapping, instance = self._locate(context, instance.uuid)
+        if mapping.cell_mapping is None:
+            raise exception.InstanceInvalidState(
+                method='rebuild', instance_uuid=instance.uuid,
+                attr='vm_state', state=instance.vm_state)
+        image = self._image_for_rebuild(context, instance, image_href)
+        if image is not None:
+            self._check_flavor_fits_image(instance.flavor, image)
+        if 'key_name' in changes:
+            changes['key_data'] = (
+                _key_pair(context, changes['key_name']).public_key
+                if changes['key_name'] is not None else None)
+        if mapping.cell_mapping.is_cell0:
+            if not from_cell0:
+                raise exception.InstanceInvalidState(
+                    method='rebuild', instance_uuid=instance.uuid,
+                    attr='vm_state', state=instance.vm_state)
+            return self._rebuild_from_cell0(context, mapping, instance,
+                                            image, changes, personality)
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            instance._context = cctxt
+            return self._rebuild_on_host(cctxt, instance, image, changes,
+                                         personality)
+
+    def _image_for_rebuild(self, context, instance, image_href):
+        """The image to rebuild from (InvalidImageRef if there is no such
+        image); None for a server that boots from an existing volume: the
+        volume stays its root disk, as its block device mapping says."""
+        image = self._image_for_create(context, image_href, None)
+        if not instance.image_ref:
+            return None
+        return image
+
+    @staticmethod
+    def _apply_rebuild_changes(instance, image, changes, personality):
+        for name, value in changes.items():
+            setattr(instance, name, value)
+        instance.image_ref = image.id if image is not None else ''
+        if personality:
+            instance.system_metadata[PERSONALITY_USED] = 'True'
+
+    def _rebuild_on_host(self, context, instance, image, changes,
+                         personality):
+        if instance.vm_state not in (states.ACTIVE, states.STOPPED,
+                                     states.ERROR):
+            raise exception.InstanceInvalidState(
+                method='rebuild', instance_uuid=instance.uuid,
+                attr='vm_state', state=instance.vm_state)
+        if instance.task_state is not None:
+            raise exception.InstanceInvalidState(
+                method='rebuild', instance_uuid=instance.uuid,
+                attr='task_state', state=instance.task_state)
+        self._check_compute_for(context, instance, 'rebuild')
+        before = instance.obj_clone()
+        orig_image_ref = instance.image_ref
+        self._apply_rebuild_changes(instance, image, changes, personality)
+        instance.task_state = states.REBUILDING
+        try:
+            instance.save(expected_task_state=[None])
+        except exception.UnexpectedTaskStateError as e:
+            raise exception.InstanceInvalidState(
+                method='rebuild', instance_uuid=instance.uuid,
+                attr='task_state', state=e.kwargs.get('actual'))
+        instance_actions.record_action(context, instance.uuid,
+                                       instance_actions.REBUILD)
+        image_meta = (objects.ImageMeta.from_image(image)
+                      if image is not None else None)
+        try:
+            self.compute_rpcapi.rebuild_instance(
+                context, instance, image_meta, orig_image_ref)
+        except messaging.MessagingException as e:
+            self._undo_rebuild(instance, before)
+            raise exception.ServiceUnavailable(
+                service='nova-lite-compute on %s' % instance.host,
+                reason='the rebuild could not be sent (%s); the server is '
+                       'unchanged' % e)
+        return instance
+
+    @staticmethod
+    def _undo_rebuild(instance, before):
+        for name in instance.obj_what_changed() | set(before.fields):
+            if name in ('fault', 'updated_at', 'id'):
+                continue
+            if before.obj_attr_is_set(name) and (
+                    getattr(instance, name) != getattr(before, name)):
+                setattr(instance, name, getattr(before, name))
+        with _logged_cleanup('rebuild of %s' % instance.uuid):
+            instance.save()
+
+    def _check_compute_for(self, context, instance, action):
+        """409 unless the server's compute is up and speaks compute RPC
+        1.1: the server would otherwise wait in a task state."""
+        if not instance.host:
+            raise exception.InstanceInvalidState(
+                method=action, instance_uuid=instance.uuid,
+                attr='host', state='None')
+        if not self._compute_is_up(context, instance.host):
+            raise exception.ServiceUnavailable(
+                service='nova-lite-compute on %s' % instance.host,
+                reason='the compute is down; nothing was changed. Try '
+                       'again when it is back')
+        if not self.compute_rpcapi.can_send_version(context, instance.host,
+                                                    '1.1'):
+            raise exception.ComputeTooOld(
+                host=instance.host, action=action, version='1.1',
+                pinned=self.compute_rpcapi.version_cap)
+
+    def _rebuild_from_cell0(self, context, mapping, instance, image,
+                            changes, personality):
+        """Take the server out of cell0 and have the conductor schedule
+        and build it again (seed 003).
+
+        Order matters, so that the server is always listed exactly once
+        and a racing delete wins cleanly: a new BuildRequest first, then
+        the mapping moved off cell0 (only if no delete is queued), then
+        the cell0 record hard-deleted, then the cast. If the cast cannot
+        be sent the server is buried in cell0 again, intact.
+        """
+        if personality or instance.system_metadata.get(PERSONALITY_USED):
+            raise exception.PersonalityNotKept(instance_uuid=instance.uuid)
+        if not self.conductor_api.can_rebuild_in_cell0():
+            raise exception.ConductorTooOld(
+                action='rebuild a server from cell0', version='1.1',
+                pinned=self.conductor_api.version_cap)
+        try:
+            spec = objects.RequestSpec.get_by_instance_uuid(context,
+                                                            instance.uuid)
+        except exception.RequestSpecNotFound:
+            raise exception.InstanceNotFound(instance_id=instance.uuid)
+        cell0 = mapping.cell_mapping
+        fresh = self._instance_to_build_again(context, instance, image,
+                                              changes, personality)
+        build_request = objects.BuildRequest(
+            context, instance_uuid=fresh.uuid, project_id=fresh.project_id,
+            instance=fresh)
+        try:
+            build_request.create()
+        except exception.Conflict:
+            raise exception.InstanceInvalidState(
+                method='rebuild', instance_uuid=instance.uuid,
+                attr='task_state', state=states.SCHEDULING)
+        if not mapping.unmap_from(cell0):
+            # Deleted (or rebuilt) meanwhile: leave the winner alone.
+            with _logged_cleanup('build request of %s' % instance.uuid):
+                build_request.destroy()
+            raise exception.InstanceNotFound(instance_id=instance.uuid)
+        with nova_context.target_cell(context, cell0) as cctxt:
+            instance._context = cctxt
+            try:
+                instance.destroy(hard_delete=True)
+            except exception.InstanceNotFound:
+                pass
+        spec.image = (objects.ImageMeta.from_image(image)
+                      if image is not None else None)
+        spec.retry = None
+        spec.num_instances = 1
+        spec.save()
+        LOG.info('Rebuilding %s from cell0: it is scheduled again',
+                 instance.uuid)
+        try:
+            self.conductor_api.rebuild_instance_in_cell0(
+                context, build_request=build_request, request_spec=spec,
+                image=spec.image)
+        except messaging.MessagingException as e:
+            LOG.error('Cannot send the rebuild of %s to the conductor: %s',
+                      instance.uuid, e)
+            from nova_lite.conductor.tasks import build as build_task
+            error = exception.ServiceUnavailable(
+                service='nova-lite-conductor',
+                reason='the rebuild could not be sent (%s); the server is '
+                       'back in cell0 as it was, try again later' % e)
+            build_task.bury_in_cell0(context, build_request, spec, error)
+            raise error
+        return fresh
+
+    @staticmethod
+    def _instance_to_build_again(context, instance, image, changes,
+                                 personality):
+        """The cell0 instance as a new build: same UUID, name, key pair,
+        tags, networks (in its spec), devices and creation time."""
+        fresh = instance.obj_clone()
+        fresh._context = context
+        for name in ('id', 'fault'):
+            if fresh.obj_attr_is_set(name):
+                delattr(fresh, name)
+        API._apply_rebuild_changes(fresh, image, changes, personality)
+        fresh.vm_state = states.BUILDING
+        fresh.task_state = states.SCHEDULING
+        fresh.power_state = states.NOSTATE
+        fresh.host = fresh.node = fresh.launched_on = None
+        fresh.launched_at = fresh.terminated_at = None
+        fresh.deleted = False
+        fresh.deleted_at = None
+        fresh.updated_at = None
+        return fresh
+
+    def stop(self, context, instance):
+        self._power(context, instance, instance_actions.STOP,
+                    [states.ACTIVE, states.ERROR], states.POWERING_OFF,
+                    self.compute_rpcapi.stop_instance)
+
+    def start(self, context, instance):
+        self._power(context, instance, instance_actions.START,
+                    [states.STOPPED], states.POWERING_ON,
+                    self.compute_rpcapi.start_instance)
+
+    def _power(self, context, instance, action, vm_states, task_state,
+               cast):
+        mapping, instance = self._locate(context, instance.uuid)
+        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
+                or instance.vm_state not in vm_states:
+            raise exception.InstanceInvalidState(
+                method=action, instance_uuid=instance.uuid,
+                attr='vm_state', state=instance.vm_state)
+        if instance.task_state is not None:
+            raise exception.InstanceInvalidState(
+                method=action, instance_uuid=instance.uuid,
+                attr='task_state', state=instance.task_state)
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            instance._context = cctxt
+            self._check_compute_for(cctxt, instance, action)
+            instance.task_state = task_state
+            try:
+                instance.save(expected_task_state=[None])
+            except exception.UnexpectedTaskStateError as e:
+                raise exception.InstanceInvalidState(
+                    method=action, instance_uuid=instance.uuid,
+                    attr='task_state', state=e.kwargs.get('actual'))
+            instance_actions.record_action(cctxt, instance.uuid, action)
+            try:
+                cast(cctxt, instance)
+            except messaging.MessagingException as e:
+                instance.task_state = None
+                instance.save()
+                raise exception.ServiceUnavailable(
+                    service='nova-lite-compute on %s' % instance.host,
+                    reason='the %s could not be sent (%s)' % (action, e))
 
     # -- delete ----------------------------------------------------------
 
@@ -444,13 +736,28 @@ class API:
                 # The conductor mapped it to a cell in the meantime.
                 mapping, instance = self._locate(context, uuid)
                 if mapping.cell_mapping is not None:
+                    instance_actions.record_action(
+                        context, uuid, instance_actions.DELETE,
+                        cell_mapping=mapping.cell_mapping)
                     self._delete_in_cell(context, mapping, instance)
             # Otherwise the conductor notices the missing BuildRequest and
-            # cleans up whatever it has started.
+            # cleans up whatever it has started; a server that never left
+            # the API database has no action history.
         else:
+            # Before the compute is asked: its event joins this action.
+            instance_actions.record_action(
+                context, uuid, instance_actions.DELETE,
+                cell_mapping=mapping.cell_mapping)
             self._delete_in_cell(context, mapping, instance)
         mapping.queued_for_delete = True
         mapping.save()
+        if mapping.cell_mapping is not None:
+            # A rebuild from cell0 may have just put up a BuildRequest;
+            # without it the conductor will not build the server.
+            try:
+                objects.BuildRequest(context, instance_uuid=uuid).destroy()
+            except exception.BuildRequestNotFound:
+                pass
         objects.RequestSpec(context, instance_uuid=uuid).destroy()
         self._leave_group(context, uuid)
 

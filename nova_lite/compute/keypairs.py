@@ -1,5 +1,5 @@
 """The business layer behind /os-keypairs: importing, generating and
-deleting a user's key pairs, and the ``[quota] key_pairs`` limit.
+deleting a user's key pairs, within the key_pairs quota.
 
 An imported OpenSSH public key is checked for shape only: its base64 must
 decode and name the same key type as the line does; the fingerprint is
@@ -15,12 +15,10 @@ import datetime
 import hashlib
 import struct
 
-from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import keypair as keypair_obj
-
-CONF = nova_conf.CONF
+from nova_lite import quota
 
 SSH_KEY_TYPES = frozenset((
     'ssh-rsa', 'ssh-dss', 'ssh-ed25519',
@@ -136,17 +134,11 @@ def _self_signed_certificate(private, user_id):
 
 
 def _check_quota(context, user_id, created=False):
-    """KeypairQuotaExceeded if one more key pair (or, once ``created``,
-    the one just made) takes ``user_id`` past ``[quota] key_pairs``."""
-    limit = CONF.quota.key_pairs
-    if limit < 0:
-        return
-    others = objects.KeyPairList.count(context, user_id)
-    if created:
-        others -= 1
-    if others + 1 > limit:
-        raise exception.KeypairQuotaExceeded(user_id=user_id, used=others,
-                                              limit=limit)
+    """OverQuota if one more key pair (or, once ``created``, the one just
+    made) takes ``user_id`` past the key_pairs limit of the caller's
+    project."""
+    quota.check_deltas(context, context.project_id,
+                       {'key_pairs': 0 if created else 1}, user_id=user_id)
 
 
 def create(context, user_id, name, key_type=keypair_obj.TYPE_SSH,
@@ -154,7 +146,7 @@ def create(context, user_id, name, key_type=keypair_obj.TYPE_SSH,
     """Import ``public_key``, or generate a key pair when it is None.
 
     Returns (keypair, private key PEM or None). InvalidKeypair,
-    KeyPairExists, KeypairQuotaExceeded, KeypairGenerationUnsupported.
+    KeyPairExists, OverQuota, KeypairGenerationUnsupported.
     """
     _check_quota(context, user_id)
     private_key = None
@@ -170,7 +162,7 @@ def create(context, user_id, name, key_type=keypair_obj.TYPE_SSH,
     try:
         # Counted again: two creates may both have passed the first check.
         _check_quota(context, user_id, created=True)
-    except exception.KeypairQuotaExceeded:
+    except exception.OverQuota:
         keypair.destroy()
         raise
     return keypair, private_key
@@ -180,8 +172,11 @@ def get(context, user_id, name):
     return objects.KeyPair.get_by_name(context, user_id, name)
 
 
-def get_all(context, user_id):
-    return objects.KeyPairList.get_by_user(context, user_id)
+def get_all(context, user_id, limit=None, marker=None):
+    """``user_id``'s key pairs by name, paged by ``limit`` and ``marker``
+    (a key pair name; MarkerNotFound if the user has none of that name)."""
+    return objects.KeyPairList.get_by_user(context, user_id, limit=limit,
+                                           marker=marker)
 
 
 def delete(context, user_id, name):

@@ -13,6 +13,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_utils import timeutils
 
+from nova_lite.compute import instance_actions
 from nova_lite.compute import resource_tracker
 from nova_lite.compute import states
 from nova_lite.conductor import rpcapi as conductor_rpcapi
@@ -30,7 +31,7 @@ LOG = logging.getLogger(__name__)
 
 
 class ComputeManager(manager.Manager):
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self, host=None, driver=None):
         self.host = host or CONF.host
@@ -100,17 +101,35 @@ class ComputeManager(manager.Manager):
 
     def _build_and_run(self, context, instance, selection, request_spec,
                        host_list, limits, image):
-        with self._instance_lock(instance.uuid):
+        with self._instance_lock(instance.uuid), instance_actions.event(
+                context, instance.uuid, 'compute_build_and_run_instance',
+                host=self.host, action=instance_actions.CREATE) as build:
             try:
                 self._do_build(context, instance, selection, request_spec,
                                host_list, limits, image)
-            except Exception:
+            except Exception as error:
                 LOG.exception('Unexpected error building %s', instance.uuid)
+                build.fail('Unexpected error building on %s: %s' % (
+                    self.host, instance_actions.error_details(error)), error)
                 self._set_error(context, instance, exception.
                                 BuildAbortException(
                                     instance_uuid=instance.uuid,
                                     reason='unexpected error on %s' %
                                     self.host))
+                return
+            # _do_build handles its failures itself; what it left on the
+            # instance tells whether the server runs here.
+            if instance.vm_state == states.ERROR:
+                build.fail('The build failed on %s; the server is in ERROR '
+                           '(see its fault).' % self.host)
+            elif (instance.host is None and
+                  instance.task_state == states.SCHEDULING):
+                build.fail('The build failed on %s; the server was sent '
+                           'to an alternate host.' % self.host)
+            elif (instance.vm_state != states.ACTIVE or
+                  instance.obj_what_changed()):
+                build.fail('The server was deleted while it was built on '
+                           '%s.' % self.host)
 
     def _do_build(self, context, instance, selection, request_spec,
                   host_list, limits, image):
@@ -191,10 +210,104 @@ class ComputeManager(manager.Manager):
         except exception.InstanceNotFound:
             pass
 
+    # -- rebuild, stop, start ----------------------------------------------
+
+    def rebuild_instance(self, context, instance, image, orig_image_ref,
+                         preserve_ephemeral=False):
+        """Destroy and re-create ``instance`` here from ``image``.
+
+        Same host, same node, same flavor: the allocation in placement
+        stays as it is. A stopped server is stopped again afterwards; a
+        failed spawn leaves it in ERROR with a fault, still on this host
+        and still holding its allocation, so it can be rebuilt again.
+        """
+        self._builds.submit(self._rebuild, context, instance, image,
+                            orig_image_ref)
+
+    def _rebuild(self, context, instance, image, orig_image_ref):
+        with self._instance_lock(instance.uuid), instance_actions.event(
+                context, instance.uuid, 'compute_rebuild_instance',
+                host=self.host, action=instance_actions.REBUILD) as step:
+            try:
+                self._do_rebuild(context, instance, image, orig_image_ref)
+            except Exception as error:
+                LOG.exception('Rebuild of %s failed on %s', instance.uuid,
+                              self.host)
+                step.fail('The rebuild failed on %s: %s' % (
+                    self.host, instance_actions.error_details(error)), error)
+                self._set_error(context, instance, error)
+
+    def _do_rebuild(self, context, instance, image, orig_image_ref):
+        was_stopped = instance.power_state == states.SHUTDOWN
+        LOG.info('Rebuilding %s on %s from image %s (was %s)',
+                 instance.uuid, self.host, instance.image_ref or 'a volume',
+                 orig_image_ref or 'a volume')
+        self.driver.destroy(context, instance)
+        instance.power_state = states.NOSTATE
+        instance.task_state = states.REBUILD_SPAWNING
+        try:
+            instance.save(expected_task_state=[states.REBUILDING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError) as e:
+            LOG.info('Not rebuilding %s: %s', instance.uuid, e)
+            return
+        self.driver.spawn(context, instance, image)
+        if was_stopped:
+            self.driver.power_off(instance)
+        instance.vm_state = states.STOPPED if was_stopped else states.ACTIVE
+        instance.power_state = (states.SHUTDOWN if was_stopped
+                                else states.RUNNING)
+        instance.task_state = None
+        instance.launched_at = timeutils.utcnow()
+        try:
+            instance.save(expected_task_state=[states.REBUILD_SPAWNING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError) as e:
+            LOG.info('%s changed while it was rebuilt (%s)', instance.uuid, e)
+            return
+        LOG.info('Instance %s rebuilt on %s', instance.uuid, self.host)
+
+    def stop_instance(self, context, instance):
+        self._power(context, instance, instance_actions.STOP,
+                    states.POWERING_OFF, self.driver.power_off,
+                    states.STOPPED, states.SHUTDOWN)
+
+    def start_instance(self, context, instance):
+        self._power(context, instance, instance_actions.START,
+                    states.POWERING_ON, self.driver.power_on, states.ACTIVE,
+                    states.RUNNING)
+
+    def _power(self, context, instance, action, task_state, operation,
+               vm_state, power_state):
+        with self._instance_lock(instance.uuid), instance_actions.event(
+                context, instance.uuid, 'compute_%s_instance' % action,
+                host=self.host, action=action) as step:
+            try:
+                operation(instance)
+            except Exception as error:
+                LOG.exception('%s of %s failed', task_state, instance.uuid)
+                step.fail(instance_actions.error_details(error), error)
+                build_task.record_fault(context, instance, error,
+                                        host=self.host)
+                instance.task_state = None
+                instance.save()
+                return
+            instance.vm_state = vm_state
+            instance.power_state = power_state
+            instance.task_state = None
+            try:
+                instance.save(expected_task_state=[task_state])
+            except (exception.InstanceNotFound,
+                    exception.UnexpectedTaskStateError) as e:
+                LOG.info('%s of %s overtaken: %s', task_state,
+                         instance.uuid, e)
+
     # -- delete --------------------------------------------------------------
 
     def terminate_instance(self, context, instance):
-        with self._instance_lock(instance.uuid):
+        with self._instance_lock(instance.uuid), instance_actions.event(
+                context, instance.uuid, 'compute_terminate_instance',
+                host=self.host, action=instance_actions.DELETE):
             self.driver.destroy(context, instance)
             self.rt.drop_instance(context, instance, instance.node)
             try:

@@ -3,17 +3,21 @@
 API version history:
 
     1.0 - Initial version: build_and_run_instance, terminate_instance.
+    1.1 - rebuild_instance, stop_instance, start_instance; instances may
+          be Instance 1.1 (key_data, trusted_certs, block_device_mapping;
+          an older compute has them backported through the conductor).
 """
 
 import oslo_messaging as messaging
 
 from nova_lite import conf as nova_conf
+from nova_lite import exception
 from nova_lite import rpc
 
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'compute'
-LATEST_VERSION = '1.0'
+LATEST_VERSION = '1.1'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -45,6 +49,32 @@ class ComputeAPI:
             context, 'build_and_run_instance', instance=instance,
             selection=host, request_spec=request_spec, host_list=host_list,
             limits=limits, image=image)
+
+    def can_send_version(self, context, host, version):
+        return self._client(context, host).can_send_version(version)
+
+    def _cast_1_1(self, context, instance, method, **kwargs):
+        client = self._client(context, instance.host)
+        if not client.can_send_version('1.1'):
+            raise exception.ComputeTooOld(
+                host=instance.host, action=method, version='1.1',
+                pinned=self.version_cap)
+        client.prepare(version='1.1', retry=CAST_RETRIES).cast(
+            context, method, instance=instance, **kwargs)
+
+    def rebuild_instance(self, context, instance, image, orig_image_ref,
+                         preserve_ephemeral=False):
+        """Destroy and re-create ``instance`` on its host from ``image``
+        (an ImageMeta, or None when it boots from a volume)."""
+        self._cast_1_1(context, instance, 'rebuild_instance', image=image,
+                       orig_image_ref=orig_image_ref,
+                       preserve_ephemeral=preserve_ephemeral)
+
+    def stop_instance(self, context, instance):
+        self._cast_1_1(context, instance, 'stop_instance')
+
+    def start_instance(self, context, instance):
+        self._cast_1_1(context, instance, 'start_instance')
 
     def terminate_instance(self, context, instance):
         self._client(context, instance.host).prepare(

@@ -13,6 +13,10 @@ BLOCK_DEVICE_MAPPING = 'block_device_mapping'
 NETWORKING = 'networking'
 SPAWNING = 'spawning'
 DELETING = 'deleting'
+REBUILDING = 'rebuilding'
+REBUILD_SPAWNING = 'rebuild_spawning'
+POWERING_OFF = 'powering-off'
+POWERING_ON = 'powering-on'
 
 # power_state
 NOSTATE = 0

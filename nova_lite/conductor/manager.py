@@ -10,8 +10,10 @@ import oslo_messaging as messaging
 
 from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import rebuild_from_cell0
 from nova_lite import exception
 from nova_lite import manager
+from nova_lite import objects
 from nova_lite.objects import base as objects_base
 from nova_lite.scheduler.client import report
 from nova_lite.scheduler import rpcapi as scheduler_rpcapi
@@ -20,7 +22,7 @@ LOG = logging.getLogger(__name__)
 
 
 class ConductorManager(manager.Manager):
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self):
         self.scheduler_rpcapi = scheduler_rpcapi.SchedulerAPI()
@@ -74,8 +76,15 @@ class ConductorManager(manager.Manager):
                                      block_device_mapping=None, tags=None):
         build.ScheduleAndBuildTask(
             context, self.scheduler_rpcapi, self.compute_rpcapi,
-            build_requests, request_specs, image,
-            self.reportclient).execute()
+            build_requests, request_specs, image, self.reportclient,
+            requested_networks=objects.NetworkRequestList.from_api(
+                requested_networks)).execute()
+
+    def rebuild_instance_in_cell0(self, context, build_request, request_spec,
+                                  image):
+        rebuild_from_cell0.RebuildFromCell0Task(
+            context, self.scheduler_rpcapi, self.compute_rpcapi,
+            build_request, request_spec, image, self.reportclient).execute()
 
     def build_instances(self, context, instances, request_spec, host_lists,
                         image=None):

@@ -5,17 +5,20 @@ API version history:
     1.0 - Initial version: object indirection (object_class_action_versions,
           object_action, object_backport_versions), ping,
           schedule_and_build_instances, build_instances (reschedule).
+    1.1 - rebuild_instance_in_cell0: build again, with the same UUID, a
+          server that was buried in cell0 (seed 003).
 """
 
 import oslo_messaging as messaging
 
 from nova_lite import conf as nova_conf
+from nova_lite import exception
 from nova_lite import rpc
 
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'conductor'
-LATEST_VERSION = '1.0'
+LATEST_VERSION = '1.1'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -70,6 +73,24 @@ class ConductorAPI:
                    request_specs=request_specs, image=image,
                    requested_networks=requested_networks,
                    block_device_mapping=block_device_mapping, tags=tags)
+
+    def can_rebuild_in_cell0(self):
+        return self.client.can_send_version('1.1')
+
+    def rebuild_instance_in_cell0(self, context, build_request, request_spec,
+                                  image):
+        """Schedule and build again the server ``build_request`` holds;
+        the API has taken it out of cell0. ConductorTooOld if the
+        conductors are pinned below 1.1: check can_rebuild_in_cell0()
+        before changing anything."""
+        if not self.can_rebuild_in_cell0():
+            raise exception.ConductorTooOld(
+                action='rebuild_instance_in_cell0', version='1.1',
+                pinned=self.version_cap)
+        cctxt = self.client.prepare(version='1.1', retry=CAST_RETRIES)
+        cctxt.cast(context, 'rebuild_instance_in_cell0',
+                   build_request=build_request, request_spec=request_spec,
+                   image=image)
 
     def build_instances(self, context, instances, request_spec, host_lists,
                         image=None):

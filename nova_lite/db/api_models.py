@@ -175,6 +175,31 @@ class KeyPair(_Timestamps, Base):
     type = sa.Column(sa.String(10), nullable=False, default='ssh')
 
 
+class Quota(_Timestamps, Base):
+    """A limit an administrator set for one project (os-quota-sets); it
+    wins over the default quota class and the [quota] options."""
+    __tablename__ = 'quotas'
+    __table_args__ = (sa.UniqueConstraint(
+        'project_id', 'resource', name='uniq_quotas0project_id0resource'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    resource = sa.Column(sa.String(255), nullable=False)
+    hard_limit = sa.Column(sa.Integer, nullable=False)
+
+
+class QuotaClass(_Timestamps, Base):
+    """A limit of a quota class (os-quota-class-sets); the class
+    ``default`` holds every project's defaults."""
+    __tablename__ = 'quota_classes'
+    __table_args__ = (sa.UniqueConstraint(
+        'class_name', 'resource',
+        name='uniq_quota_classes0class_name0resource'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    class_name = sa.Column(sa.String(255), nullable=False)
+    resource = sa.Column(sa.String(255), nullable=False)
+    hard_limit = sa.Column(sa.Integer, nullable=False)
+
+
 class Image(_Timestamps, Base):
     """The minimal image catalog the Compute API's image proxy serves."""
     __tablename__ = 'images'

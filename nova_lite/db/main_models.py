@@ -105,6 +105,9 @@ class Instance(_SoftDelete, Base):
     progress = sa.Column(sa.Integer, nullable=True)
     launched_at = sa.Column(DateTime, nullable=True)
     terminated_at = sa.Column(DateTime, nullable=True)
+    key_data = sa.Column(sa.Text, nullable=True)
+    trusted_certs = sa.Column(sa.Text, nullable=True)
+    block_device_mapping = sa.Column(LongText, nullable=True)
 
 
 class InstanceFault(Base):
@@ -118,3 +121,40 @@ class InstanceFault(Base):
     details = sa.Column(LongText, nullable=True)
     host = sa.Column(sa.String(255), nullable=True)
     created_at = sa.Column(DateTime, nullable=True)
+
+
+class InstanceAction(Base):
+    """What a request did to an instance (create, delete, rebuild...)."""
+    __tablename__ = 'instance_actions'
+    __table_args__ = (sa.Index('instance_actions_instance_uuid_idx',
+                               'instance_uuid'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    action = sa.Column(sa.String(255), nullable=True)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)
+    request_id = sa.Column(sa.String(255), nullable=True)
+    user_id = sa.Column(sa.String(255), nullable=True)
+    project_id = sa.Column(sa.String(255), nullable=True)
+    start_time = sa.Column(DateTime, nullable=True)
+    finish_time = sa.Column(DateTime, nullable=True)
+    message = sa.Column(sa.String(255), nullable=True)
+    created_at = sa.Column(DateTime, nullable=True)
+    updated_at = sa.Column(DateTime, nullable=True)
+
+
+class InstanceActionEvent(Base):
+    """One step of an action, as a service ran it (compute_..., ...)."""
+    __tablename__ = 'instance_actions_events'
+    __table_args__ = (sa.Index('instance_actions_events_action_id_idx',
+                               'action_id'),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    action_id = sa.Column(sa.Integer, sa.ForeignKey('instance_actions.id'),
+                          nullable=False)
+    event = sa.Column(sa.String(255), nullable=True)
+    start_time = sa.Column(DateTime, nullable=True)
+    finish_time = sa.Column(DateTime, nullable=True)
+    result = sa.Column(sa.String(255), nullable=True)
+    traceback = sa.Column(LongText, nullable=True)
+    host = sa.Column(sa.String(255), nullable=True)
+    details = sa.Column(LongText, nullable=True)
+    created_at = sa.Column(DateTime, nullable=True)
+    updated_at = sa.Column(DateTime, nullable=True)

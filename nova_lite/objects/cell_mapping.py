@@ -240,6 +240,28 @@ class InstanceMapping(base.NovaLiteObject):
             session.execute(sa.delete(models.InstanceMapping).where(
                 models.InstanceMapping.instance_uuid == self.instance_uuid))
 
+    def unmap_from(self, cell_mapping):
+        """Point the mapping at no cell, if it still points at
+        ``cell_mapping`` and no delete is queued; False otherwise.
+
+        The compare-and-swap lets a rebuild from cell0 and a delete race
+        without both winning.
+        """
+        with db.api_session() as session:
+            result = session.execute(
+                sa.update(models.InstanceMapping).where(
+                    models.InstanceMapping.instance_uuid ==
+                    self.instance_uuid,
+                    models.InstanceMapping.cell_id == cell_mapping.id,
+                    models.InstanceMapping.queued_for_delete ==
+                    sa.false()).values(cell_id=None,
+                                       updated_at=base.utcnow()))
+        if not result.rowcount:
+            return False
+        self.cell_mapping = None
+        self.obj_reset_changes(['cell_mapping'])
+        return True
+
 
 @base.NovaLiteObjectRegistry.register
 class InstanceMappingList(base.ObjectListBase, base.NovaLiteObject):

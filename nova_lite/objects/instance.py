@@ -4,7 +4,10 @@ Every method a compute uses is ``@remotable``: on a compute it runs in the
 conductor, which holds the cell database credentials.
 """
 
+import copy
+
 from oslo_serialization import jsonutils
+from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
@@ -13,6 +16,7 @@ from nova_lite.db import api as db
 from nova_lite.db import main_models as models
 from nova_lite import exception
 from nova_lite.objects import base
+from nova_lite.objects import boot_details
 from nova_lite.objects import flavor as flavor_obj
 
 _PLAIN_COLUMNS = (
@@ -25,6 +29,10 @@ _PLAIN_COLUMNS = (
     'deleted_at', 'deleted')
 _JSON_COLUMNS = ('metadata', 'system_metadata', 'tags')
 _JSON_DEFAULTS = {'metadata': {}, 'system_metadata': {}, 'tags': []}
+# Added in 1.1; an instance serialized by 1.0 (in a BuildRequest, or from
+# an older sender) reads them as "not asked for".
+_BOOT_DETAIL_DEFAULTS = {'key_data': None, 'trusted_certs': None,
+                         'block_device_mapping': []}
 _COLUMN_OF = {'metadata': 'metadata_'}
 # Optional attributes a query can load up front instead of lazily.
 INSTANCE_OPTIONAL_ATTRS = ('fault',)
@@ -33,7 +41,8 @@ INSTANCE_OPTIONAL_ATTRS = ('fault',)
 @base.NovaLiteObjectRegistry.register
 class Instance(base.NovaLiteObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: Added key_data, trusted_certs, block_device_mapping
+    VERSION = '1.1'
 
     fields = dict(base.NovaLitePersistentObject.fields, **{
         'id': fields.IntegerField(),
@@ -69,7 +78,21 @@ class Instance(base.NovaLiteObject):
         'launched_at': fields.DateTimeField(nullable=True),
         'terminated_at': fields.DateTimeField(nullable=True),
         'fault': fields.ObjectField('InstanceFault', nullable=True),
+        # The public key of ``key_name`` when the server was created or
+        # rebuilt: it stays even if the key pair is deleted.
+        'key_data': fields.StringField(nullable=True),
+        'trusted_certs': fields.ListOfStringsField(nullable=True),
+        'block_device_mapping': fields.ListOfObjectsField(
+            'BlockDeviceMapping', default=[]),
     })
+
+    obj_relationships = {'block_device_mapping': [('1.1', '1.0')]}
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+            for name in _BOOT_DETAIL_DEFAULTS:
+                primitive.pop(name, None)
 
     @staticmethod
     def _from_db(context, instance, row, expected_attrs=(), faults=None):
@@ -81,6 +104,12 @@ class Instance(base.NovaLiteObject):
                     type(_JSON_DEFAULTS[name])())
         instance.flavor = flavor_obj.Flavor.obj_from_primitive(
             jsonutils.loads(row.flavor))
+        instance.key_data = row.key_data
+        instance.trusted_certs = (jsonutils.loads(row.trusted_certs)
+                                  if row.trusted_certs else None)
+        instance.block_device_mapping = [
+            boot_details.BlockDeviceMapping.obj_from_primitive(p)
+            for p in jsonutils.loads(row.block_device_mapping or '[]')]
         if 'fault' in expected_attrs:
             instance.fault = (faults or {}).get(row.uuid)
         instance._context = context
@@ -93,6 +122,11 @@ class Instance(base.NovaLiteObject):
             value = getattr(self, name)
             if name == 'flavor':
                 value = jsonutils.dumps(value.obj_to_primitive())
+            elif name == 'block_device_mapping':
+                value = jsonutils.dumps([b.obj_to_primitive()
+                                         for b in value])
+            elif name == 'trusted_certs':
+                value = jsonutils.dumps(value) if value is not None else None
             elif name in _JSON_COLUMNS:
                 value = jsonutils.dumps(value)
             elif name in ('launched_at', 'terminated_at', 'created_at',
@@ -195,8 +229,16 @@ class Instance(base.NovaLiteObject):
         now = base.utcnow()
         with db.cell_session(self._context) as session:
             if hard_delete:
+                # Nothing of it may stay behind: its faults and history go
+                # with it (a rebuild from cell0 records its own).
                 session.execute(sa.delete(models.InstanceFault).where(
                     models.InstanceFault.instance_uuid == self.uuid))
+                actions = sa.select(models.InstanceAction.id).where(
+                    models.InstanceAction.instance_uuid == self.uuid)
+                session.execute(sa.delete(models.InstanceActionEvent).where(
+                    models.InstanceActionEvent.action_id.in_(actions)))
+                session.execute(sa.delete(models.InstanceAction).where(
+                    models.InstanceAction.instance_uuid == self.uuid))
                 result = session.execute(sa.delete(models.Instance).where(
                     models.Instance.uuid == self.uuid))
             else:
@@ -226,6 +268,10 @@ class Instance(base.NovaLiteObject):
         self.obj_reset_changes()
 
     def obj_load_attr(self, attrname):
+        if attrname in _BOOT_DETAIL_DEFAULTS:
+            setattr(self, attrname,
+                    copy.copy(_BOOT_DETAIL_DEFAULTS[attrname]))
+            return
         if attrname != 'fault':
             raise exception.ObjectActionError(
                 action='obj_load_attr',
@@ -233,6 +279,31 @@ class Instance(base.NovaLiteObject):
         self.fault = InstanceFault.get_latest_for_instance(self._context,
                                                            self.uuid)
         self.obj_reset_changes(['fault'])
+
+    @classmethod
+    def update_tags(cls, context, uuid, change):
+        """Set the tags of live instance ``uuid`` to ``change(tags)`` and
+        return them.
+
+        The row is locked from read to write, so of two requests changing
+        tags at once the second sees the first's result. ``change`` may
+        raise to leave the tags as they were. Not remotable: only the API
+        changes tags.
+        """
+        table = models.Instance
+        live = sa.and_(table.uuid == uuid, table.deleted == 0)
+        with db.cell_session(context) as session:
+            found = session.execute(
+                sa.select(table.tags).where(live).with_for_update()).first()
+            if found is None:
+                raise exception.InstanceNotFound(instance_id=uuid)
+            tags = jsonutils.loads(found.tags) if found.tags else []
+            new_tags = list(change(list(tags)))
+            if new_tags != tags:
+                session.execute(sa.update(table).where(live).values(
+                    tags=jsonutils.dumps(new_tags),
+                    updated_at=base.utcnow()))
+        return new_tags
 
 
 def _in_or_null(column, values):

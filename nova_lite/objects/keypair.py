@@ -95,13 +95,24 @@ class KeyPairList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('KeyPair')}
 
     @classmethod
-    def get_by_user(cls, context, user_id):
-        """The key pairs of ``user_id``, by name."""
+    def get_by_user(cls, context, user_id, limit=None, marker=None):
+        """The key pairs of ``user_id``, by name: at most ``limit``, those
+        after the one named ``marker``; MarkerNotFound if ``user_id`` has
+        no key pair of that name."""
+        query = (sa.select(models.KeyPair)
+                 .where(models.KeyPair.user_id == user_id)
+                 .order_by(models.KeyPair.name))
+        if marker is not None:
+            query = query.where(models.KeyPair.name > marker)
+        if limit is not None:
+            query = query.limit(limit)
         with db.api_session() as session:
-            rows = list(session.execute(
-                sa.select(models.KeyPair)
-                .where(models.KeyPair.user_id == user_id)
-                .order_by(models.KeyPair.name)).scalars())
+            if marker is not None and session.execute(
+                    sa.select(models.KeyPair.id).where(
+                        models.KeyPair.user_id == user_id,
+                        models.KeyPair.name == marker)).first() is None:
+                raise exception.MarkerNotFound(marker=marker)
+            rows = list(session.execute(query).scalars())
         return cls(context, objects=[
             KeyPair._from_db(context, KeyPair(), row) for row in rows])
 

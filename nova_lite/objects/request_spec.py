@@ -107,7 +107,8 @@ class Selection(base.NovaLiteObject):
 class RequestSpec(base.NovaLiteObject):
     # Version 1.0: Initial version
     # Version 1.1: Added instance_group
-    VERSION = '1.1'
+    # Version 1.2: Added requested_networks
+    VERSION = '1.2'
 
     fields = {
         'id': fields.IntegerField(),
@@ -125,12 +126,19 @@ class RequestSpec(base.NovaLiteObject):
         'retry': fields.ObjectField('SchedulerRetries', nullable=True),
         'is_bfv': fields.BooleanField(default=False),
         'instance_group': fields.ObjectField('InstanceGroup', nullable=True),
+        # Set only while the instance is buried in cell0: the networks the
+        # create asked for, which a rebuild from cell0 asks for again.
+        'requested_networks': fields.ObjectField('NetworkRequestList',
+                                                 nullable=True),
     }
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
-        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+        target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 1):
             primitive.pop('instance_group', None)
+        if target < (1, 2):
+            primitive.pop('requested_networks', None)
 
     # Optional parts of a spec default to "not asked for".
     lazy_defaults = {'image': None, 'availability_zone': None,
@@ -138,7 +146,7 @@ class RequestSpec(base.NovaLiteObject):
                      'force_hosts': None, 'force_nodes': None,
                      'retry': None, 'is_bfv': False, 'num_instances': 1,
                      'project_id': None, 'user_id': None,
-                     'instance_group': None}
+                     'instance_group': None, 'requested_networks': None}
 
     def get_scheduler_hint(self, name, default=None):
         values = self.scheduler_hints.get(name)

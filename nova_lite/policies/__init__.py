@@ -12,9 +12,12 @@ from nova_lite.policies import base
 from nova_lite.policies import flavors
 from nova_lite.policies import hypervisors
 from nova_lite.policies import images
+from nova_lite.policies import instance_actions
 from nova_lite.policies import keypairs
 from nova_lite.policies import placement
+from nova_lite.policies import quota_sets
 from nova_lite.policies import server_groups
+from nova_lite.policies import server_tags
 from nova_lite.policies import servers
 from nova_lite.policies import services
 
@@ -28,4 +31,7 @@ def list_rules():
                                 aggregates.list_rules(),
                                 keypairs.list_rules(),
                                 availability_zones.list_rules(),
+                                quota_sets.list_rules(),
+                                instance_actions.list_rules(),
+                                server_tags.list_rules(),
                                 placement.list_rules()))

@@ -33,6 +33,22 @@ rules = [
         PREFIX + 'delete', base.ADMIN_OR_OWNER, 'Delete a server.',
         [{'method': 'DELETE', 'path': '/servers/{server_id}'}]),
     policy.DocumentedRuleDefault(
+        PREFIX + 'rebuild', base.ADMIN_OR_OWNER,
+        'Rebuild a server from an image; from microversion 2.65 also a '
+        'server that never got a host (in cell0).',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (rebuild)'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'rebuild:trusted_certs', base.ADMIN_OR_OWNER,
+        'Rebuild a server with trusted_image_certificates.',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (rebuild)'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'stop', base.ADMIN_OR_OWNER, 'Stop (power off) a server.',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (os-stop)'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'start', base.ADMIN_OR_OWNER, 'Start a stopped server.',
+        [{'method': 'POST',
+          'path': '/servers/{server_id}/action (os-start)'}]),
+    policy.DocumentedRuleDefault(
         'os_compute_api:os-extended-server-attributes', base.ADMIN_API,
         'See the OS-EXT-SRV-ATTR:* attributes (host, hypervisor, '
         'reservation id, user data) and the details of a fault.',

@@ -9,6 +9,8 @@ API version history:
     1.2 - select_destinations' spec_obj may be a RequestSpec 1.1 (with the
           instance_group of the server group policies). An older scheduler
           is sent the spec as RequestSpec 1.0, without the group.
+    1.3 - spec_obj may be a RequestSpec 1.2 (requested_networks). An older
+          scheduler is sent it as RequestSpec 1.1.
 """
 
 import oslo_messaging as messaging
@@ -20,7 +22,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'scheduler'
-LATEST_VERSION = '1.2'
+LATEST_VERSION = '1.3'
 
 
 class SchedulerAPI:
@@ -40,17 +42,20 @@ class SchedulerAPI:
         (with the reason per filter) when an instance cannot be placed, and
         MessagingTimeout when no scheduler answers.
         """
-        version = '1.2'
+        version = '1.3'
         kwargs = {'spec_obj': spec_obj, 'instance_uuids': instance_uuids,
                   'return_alternates': return_alternates}
-        if not self.client.can_send_version(version):
-            # An object primitive is deserialized into the receiver's
-            # class like the object itself would have been.
+        # (RPC version, the RequestSpec version its scheduler knows); an
+        # object primitive is deserialized into the receiver's class like
+        # the object itself would have been.
+        for older, spec_version in (('1.2', '1.1'), ('1.1', '1.0')):
+            if self.client.can_send_version(version):
+                break
             manifest = dict(objects_base.obj_tree_get_versions(
-                'RequestSpec'), RequestSpec='1.0')
+                'RequestSpec'), RequestSpec=spec_version)
             kwargs['spec_obj'] = spec_obj.obj_to_primitive(
-                target_version='1.0', version_manifest=manifest)
-            version = '1.1'
+                target_version=spec_version, version_manifest=manifest)
+            version = older
         if not self.client.can_send_version(version):
             version = '1.0'
             del kwargs['return_alternates']

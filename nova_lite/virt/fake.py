@@ -59,6 +59,16 @@ class FakeDriver:
         with self._lock:
             self._instances[instance.uuid] = {'state': 'running'}
 
+    # A compute restarted since the spawn has forgotten its guests; power
+    # operations bring them back rather than fail.
+    def power_off(self, instance):
+        with self._lock:
+            self._instances[instance.uuid] = {'state': 'shutdown'}
+
+    def power_on(self, instance):
+        with self._lock:
+            self._instances[instance.uuid] = {'state': 'running'}
+
     def destroy(self, context, instance):
         with self._lock:
             self._instances.pop(instance.uuid, None)

@@ -47,6 +47,20 @@ def _rabbitmqctl(*args):
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
+def query(database, statement, args=None):
+    """Rows (as dicts) of ``statement`` run directly on ``database``."""
+    import pymysql
+    connection = pymysql.connect(host='127.0.0.1', user='root', password='',
+                                 database=database,
+                                 cursorclass=pymysql.cursors.DictCursor)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(statement, args)
+            return cursor.fetchall()
+    finally:
+        connection.close()
+
+
 class Timeout(AssertionError):
     pass
 
@@ -61,6 +75,25 @@ def wait_for(predicate, timeout=60, interval=0.2, what='condition'):
         time.sleep(interval)
     raise Timeout('%s not reached within %ss (last: %r)' %
                   (what, timeout, last))
+
+
+def stop_together(daemons, timeout=20):
+    """SIGTERM ``daemons`` at once, then wait for each (killing it after
+    ``timeout`` seconds): stopping them one after the other would add up
+    their shutdown times."""
+    running = []
+    for daemon in daemons:
+        daemon.stopped_on_purpose = True
+        if daemon.running:
+            daemon.process.send_signal(signal.SIGTERM)
+            running.append(daemon)
+    deadline = time.monotonic() + timeout
+    for daemon in running:
+        try:
+            daemon.process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            daemon.process.kill()
+            daemon.process.wait()
 
 
 class Daemon:
@@ -126,6 +159,10 @@ class ControlPlane:
         self.api_port = free_port()
         self.placement_port = free_port()
         self.daemons = {}
+        # Further real cells (add_cell): name -> Cell; their vhosts are
+        # removed by stop() like the first one.
+        self.cells = {}
+        self.extra_vhosts = []
         self.env = dict(os.environ, NOVA_LITE_CONCURRENCY_BACKEND=backend,
                         PYTHONPATH=ROOT)
         self.env.pop('NOTIFY_SOCKET', None)
@@ -188,26 +225,30 @@ class ControlPlane:
         # Computes get their own file with no database credentials at all.
         self.compute_confs = {}
         for index in range(1, self.num_computes + 1):
-            self.compute_confs[index] = self._write(
-                'compute%d.conf' % index, """
-                [DEFAULT]
-                host = compute%(index)d
-                transport_url = %(transport)s
-                report_interval = 1
-                service_down_time = 5
-                concurrency_backend = %(backend)s
-                [placement]
-                endpoint = %(placement)s
-                timeout = 5
-                [compute]
-                update_resources_interval = 2
-                fake_vcpus = 8
-                fake_memory_mb = 8192
-                fake_local_gb = 100
-                """ % {'index': index, 'transport': self.transport_url,
-                       'backend': self.backend,
-                       'placement': self.placement_url},
-                self.compute_conf.get(index, ''))
+            self._write_compute_conf(index)
+
+    def _write_compute_conf(self, index):
+        self.compute_confs[index] = self._write(
+            'compute%d.conf' % index, """
+            [DEFAULT]
+            host = compute%(index)d
+            transport_url = %(transport)s
+            report_interval = 1
+            service_down_time = 5
+            concurrency_backend = %(backend)s
+            [placement]
+            endpoint = %(placement)s
+            timeout = 5
+            [compute]
+            update_resources_interval = 2
+            fake_vcpus = 8
+            fake_memory_mb = 8192
+            fake_local_gb = 100
+            """ % {'index': index, 'transport': self.transport_url,
+                   'backend': self.backend,
+                   'placement': self.placement_url},
+            self.compute_conf.get(index, ''))
+        return self.compute_confs[index]
 
     def _config_files(self):
         return [self.conf] + ([self.extra] if self.extra else [])
@@ -236,7 +277,7 @@ class ControlPlane:
         self.manage('flavor', 'create', 'm1.small', '--id', '2', '--ram',
                     '2048', '--vcpus', '1', '--disk', '10')
         self.manage('flavor', 'create', 'm1.huge', '--id', '99', '--ram',
-                    '65536', '--vcpus', '1', '--disk', '10')
+                    '16384', '--vcpus', '1', '--disk', '10')
         self.image_id = self.manage(
             'image', 'create', 'cirros').stdout.strip().splitlines()[-1]
         for name in ('placement', 'conductor', 'scheduler', 'api'):
@@ -260,6 +301,17 @@ class ControlPlane:
         self.daemons[name] = daemon
         return daemon
 
+    def add_compute(self, index):
+        """Capacity added: a new compute ``compute<index>`` in cell1,
+        started and discovered like the first ones."""
+        self._write_compute_conf(index)
+        self.num_computes = max(self.num_computes, index)
+        daemon = self.start_compute(index)
+        self.wait_for_compute_up('compute%d' % index)
+        self.manage('cell_v2', 'discover_hosts')
+        self.wait_for_hypervisors(self.num_computes)
+        return daemon
+
     def start_compute(self, index):
         name = 'compute%d' % index
         daemon = Daemon(name, 'compute', [self.compute_confs[index]],
@@ -267,6 +319,103 @@ class ControlPlane:
         daemon.start()
         self.daemons[name] = daemon
         return daemon
+
+    def add_cell(self, name, hosts, compute_conf=None, timeout=60):
+        """Set up one more real cell the way an operator would, and return
+        its ``Cell``.
+
+        The cell gets its own MariaDB database and RabbitMQ vhost;
+        ``nova-lite-manage cell_v2 create_cell`` maps it (and syncs its
+        schema). Its cell conductor is a nova-lite-conductor holding that
+        cell's database and transport only -- no API database: it serves
+        the object calls and reschedules of the cell's computes. A compute
+        is started per index in ``hosts`` (host ``compute<index>``, so
+        numbered after the first cell's), on the cell's vhost and with no
+        database credentials; ``compute_conf`` is {index: "ini text"}.
+        ``cell_v2 discover_hosts`` then maps them to the cell.
+        """
+        cell = Cell(name, 'nl_ft_%s_%s' % (self.suffix, name),
+                    'nl_ft_%s_%s' % (self.suffix, name), hosts)
+        # Recorded first, so that stop() removes them even if this fails.
+        self.databases.append(cell.database)
+        self.extra_vhosts.append(cell.vhost)
+        _rabbitmqctl('add_vhost', cell.vhost)
+        _rabbitmqctl('set_permissions', '-p', cell.vhost, 'guest', '.*',
+                     '.*', '.*')
+        cell.uuid = self.manage(
+            'cell_v2', 'create_cell', '--name', name, '--transport-url',
+            cell.transport_url, '--database_connection',
+            cell.database_url).stdout.strip().splitlines()[-1]
+        cell.conductor = 'conductor-%s' % name
+        conf = self._write(cell.conductor + '.conf', """
+            [DEFAULT]
+            host = %(name)s-conductor
+            transport_url = %(transport)s
+            report_interval = 1
+            service_down_time = 5
+            graceful_shutdown_timeout = 10
+            concurrency_backend = %(backend)s
+            [database]
+            connection = %(database)s
+            max_retries = 3
+            [placement]
+            endpoint = %(placement)s
+            [conductor]
+            scheduler_call_timeout = 10
+            """ % {'name': name, 'transport': cell.transport_url,
+                   'backend': self.backend, 'database': cell.database_url,
+                   'placement': self.placement_url})
+        daemon = Daemon(cell.conductor, 'conductor', [conf],
+                        os.path.join(self.workdir, cell.conductor + '.log'),
+                        self.env)
+        daemon.start()
+        self.daemons[cell.conductor] = daemon
+        for index in hosts:
+            self.compute_confs[index] = self._write(
+                'compute%d.conf' % index, """
+                [DEFAULT]
+                host = compute%(index)d
+                transport_url = %(transport)s
+                report_interval = 1
+                service_down_time = 5
+                concurrency_backend = %(backend)s
+                [placement]
+                endpoint = %(placement)s
+                timeout = 5
+                [compute]
+                update_resources_interval = 2
+                fake_vcpus = 8
+                fake_memory_mb = 8192
+                fake_local_gb = 100
+                """ % {'index': index, 'transport': cell.transport_url,
+                       'backend': self.backend,
+                       'placement': self.placement_url},
+                (compute_conf or {}).get(index, ''))
+            self.start_compute(index)
+        self.cells[name] = cell
+        admin = self.client()
+        wanted = {'compute%d' % index for index in hosts}
+        wait_for(lambda: self.assert_daemons_running() or wanted <= {
+            h['hypervisor_hostname'] for h in admin.get(
+                '/os-hypervisors/detail').json()['hypervisors']
+            if h['state'] == 'up'}, timeout,
+            what='hypervisors of %s up' % name)
+        # The scheduler's periodic discovery may map them first; either
+        # way they are mapped once the command is done.
+        self.manage('cell_v2', 'discover_hosts', '--cell_uuid', cell.uuid)
+        mapped = {row['host'] for row in query(
+            self.databases[0], 'SELECT h.host FROM host_mappings h JOIN '
+            'cell_mappings c ON h.cell_id = c.id WHERE c.uuid = %s',
+            (cell.uuid,))}
+        if not wanted <= mapped:
+            raise AssertionError('hosts %s are not mapped to %s' % (
+                ', '.join(sorted(wanted - mapped)), name))
+        return cell
+
+    def query(self, database, statement, args=None):
+        """Rows of ``statement`` run on ``database`` (a name from
+        ``databases``), read directly in MariaDB."""
+        return query(database, statement, args)
 
     def wait_for_compute_up(self, host, timeout=60):
         admin = self.client()
@@ -276,17 +425,22 @@ class ControlPlane:
             s['state'] == 'up'], timeout, what='%s up' % host)
 
     def stop(self):
-        for daemon in self.daemons.values():
-            daemon.stop()
+        # Computes first, all at once, while the conductors still answer:
+        # a compute whose heartbeat waits on a stopped conductor only
+        # exits when Daemon.stop kills it, 20 s later. Then the others.
+        daemons = list(self.daemons.values())
+        stop_together([d for d in daemons if d.module == 'compute'])
+        stop_together([d for d in daemons if d.module != 'compute'])
         for name in self.databases:
             try:
                 _mysql('DROP DATABASE IF EXISTS `%s`' % name)
             except Exception:
                 pass
-        try:
-            _rabbitmqctl('delete_vhost', self.vhost)
-        except Exception:
-            pass
+        for vhost in [self.vhost] + self.extra_vhosts:
+            try:
+                _rabbitmqctl('delete_vhost', vhost)
+            except Exception:
+                pass
 
     def logs(self):
         return '\n'.join('==== %s ====\n%s' % (name, daemon.log()[-6000:])
@@ -322,6 +476,21 @@ class ControlPlane:
         # The scheduler maps hosts on its own period; give it one turn.
         wait_for(lambda: self.manage('cell_v2', 'list_hosts').stdout
                  .count(' compute') >= count, timeout, what='hosts mapped')
+
+
+class Cell:
+    """A real cell added by ``ControlPlane.add_cell``: its database, vhost,
+    cell conductor (a daemon name) and compute hosts."""
+
+    def __init__(self, name, database, vhost, hosts):
+        self.name = name
+        self.database = database
+        self.database_url = MYSQL % database
+        self.vhost = vhost
+        self.transport_url = RABBIT + vhost
+        self.hosts = ['compute%d' % index for index in hosts]
+        self.uuid = None
+        self.conductor = None
 
 
 class APIClient:

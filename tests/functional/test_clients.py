@@ -2,6 +2,7 @@
 CLI with no Keystone (admin_token auth and endpoint overrides), and hostile
 input through the REST API."""
 
+import functools
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import sys
 import openstack
 
 from tests.functional import base
+from tests.functional import fixtures
 
 
 class TestClients(base.ControlPlaneTestCase):
@@ -91,8 +93,38 @@ class TestClients(base.ControlPlaneTestCase):
                                 '-c', 'status')
         self.assertEqual('ACTIVE', shown.strip())
         self.assertIn('cli-vm', self._openstack('server', 'list'))
+        status = functools.partial(self._openstack, 'server', 'show',
+                                   'cli-vm', '-f', 'value', '-c', 'status')
+        self._openstack('server', 'stop', 'cli-vm')
+        fixtures.wait_for(lambda: status().strip() == 'SHUTOFF', 60,
+                          what='cli-vm SHUTOFF')
+        self._openstack('server', 'start', 'cli-vm')
+        fixtures.wait_for(lambda: status().strip() == 'ACTIVE', 60,
+                          what='cli-vm ACTIVE')
+        self._openstack('server', 'rebuild', '--image', 'cirros', '--wait',
+                        'cli-vm')
+        self.assertEqual('ACTIVE', status().strip())
+        self.assertIn('rebuild', self._openstack(
+            'server', 'event', 'list', 'cli-vm', '-f', 'value',
+            '-c', 'Action'))
         self._openstack('server', 'delete', '--wait', 'cli-vm')
         self.assertNotIn('cli-vm', self._openstack('server', 'list'))
+
+    def test_openstack_cli_rebuilds_a_server_from_cell0(self):
+        self._openstack('server', 'create', '--flavor', 'm1.huge',
+                        '--image', 'cirros', 'cli-buried')
+        self.addCleanup(self._openstack, 'server', 'delete', '--wait',
+                        'cli-buried')
+        server_id = self._openstack('server', 'show', 'cli-buried', '-f',
+                                    'value', '-c', 'id').strip()
+        self.admin.wait_for_status(server_id, 'ERROR')
+        self._openstack('--os-compute-api-version', '2.65', 'server',
+                        'rebuild', '--image', 'cirros', 'cli-buried')
+        # Still no host for it: back in cell0, same id, a fresh fault.
+        self.admin.wait_for_status(server_id, 'ERROR')
+        self.assertEqual(server_id, self._openstack(
+            'server', 'show', 'cli-buried', '-f', 'value', '-c',
+            'id').strip())
 
     def test_openstack_cli_server_groups(self):
         self._openstack('server', 'group', 'create', '--policy',

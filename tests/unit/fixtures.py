@@ -83,12 +83,14 @@ class Databases(fixtures.Fixture):
 
 
 class ConductorRecorder(fixtures.Fixture):
-    """An RPC server on the conductor topic that records the builds cast."""
+    """An RPC server on the conductor topic that records the builds cast
+    (and the rebuilds from cell0, in ``rebuilds``)."""
 
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def _setUp(self):
         self.builds = []
+        self.rebuilds = []
         self._arrived = threading.Condition()
         server = rpc.get_server(
             messaging.Target(topic='conductor', server='recorder'), [self],
@@ -101,6 +103,17 @@ class ConductorRecorder(fixtures.Fixture):
         with self._arrived:
             self.builds.append((context, kwargs))
             self._arrived.notify_all()
+
+    def rebuild_instance_in_cell0(self, context, **kwargs):
+        with self._arrived:
+            self.rebuilds.append((context, kwargs))
+            self._arrived.notify_all()
+
+    def wait_for_rebuilds(self, count=1, timeout=10):
+        with self._arrived:
+            self._arrived.wait_for(lambda: len(self.rebuilds) >= count,
+                                   timeout=timeout)
+        return self.rebuilds
 
     def wait_for_builds(self, count=1, timeout=10):
         with self._arrived:

@@ -87,9 +87,9 @@ class SchedulerServer:
 
 
 class RecordingScheduler:
-    """A 1.2 scheduler that answers one fixed host per instance."""
+    """A 1.3 scheduler that answers one fixed host per instance."""
 
-    target = messaging.Target(version='1.2')
+    target = messaging.Target(version='1.3')
 
     def __init__(self):
         self.calls = []
@@ -130,9 +130,9 @@ class TestSelectDestinationsVersions(RPCTestCase):
         return scheduler_rpcapi.SchedulerAPI().select_destinations(
             self.context, make_spec(), [uuid], **kwargs)
 
-    def test_unpinned_client_sends_1_2_with_return_alternates(self):
+    def test_unpinned_client_sends_1_3_with_return_alternates(self):
         self.select()
-        self.assertEqual(['1.2'], self.server.versions)
+        self.assertEqual(['1.3'], self.server.versions)
         self.assertIs(True, self.scheduler.calls[0]['return_alternates'])
 
     def test_unpinned_client_sends_the_server_group(self):
@@ -142,7 +142,29 @@ class TestSelectDestinationsVersions(RPCTestCase):
         scheduler_rpcapi.SchedulerAPI().select_destinations(
             self.context, spec, [uuidutils.generate_uuid()])
         received = self.scheduler.calls[0]['spec_obj']
-        self.assertEqual('1.1', received.VERSION)
+        self.assertEqual('anti-affinity', received.instance_group.policy)
+
+    def test_unpinned_client_sends_the_requested_networks(self):
+        spec = make_spec()
+        spec.requested_networks = objects.NetworkRequestList.from_api(
+            [{'uuid': uuidutils.generate_uuid()}])
+        scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, spec, [uuidutils.generate_uuid()])
+        received = self.scheduler.calls[0]['spec_obj']
+        self.assertEqual(spec.requested_networks.to_api(),
+                         received.requested_networks.to_api())
+
+    def test_client_pinned_to_1_2_sends_a_1_1_spec_without_networks(self):
+        self.pin_scheduler('1.2')
+        spec = make_spec()
+        spec.instance_group = objects.InstanceGroup(
+            uuid=uuidutils.generate_uuid(), policy='anti-affinity')
+        spec.requested_networks = objects.NetworkRequestList.from_api('auto')
+        scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, spec, [uuidutils.generate_uuid()])
+        self.assertEqual(['1.2'], self.server.versions)
+        received = self.scheduler.calls[0]['spec_obj']
+        self.assertFalse(received.obj_attr_is_set('requested_networks'))
         self.assertEqual('anti-affinity', received.instance_group.policy)
 
     def test_client_pinned_to_1_1_sends_a_1_0_spec_without_the_group(self):
@@ -247,6 +269,10 @@ class TestVersionCap(RPCTestCase):
         self.add_scheduler('s1', 3)
         self.add_scheduler('s2', 3)
         self.assertEqual('1.2', self.cap())
+
+    def test_auto_with_only_version_4_schedulers_caps_at_1_3(self):
+        self.add_scheduler('s1', 4)
+        self.assertEqual('1.3', self.cap())
 
     def test_auto_ignores_a_forced_down_old_scheduler(self):
         self.add_scheduler('s1', 3)

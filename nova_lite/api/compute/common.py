@@ -1,5 +1,7 @@
 """Helpers shared by the Compute API handlers: links, paging, time."""
 
+import urllib.parse
+
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 
@@ -27,7 +29,8 @@ def next_link(request, collection, items, limit, last_id):
     params = dict(request.GET.items())
     params['marker'] = last_id
     params['limit'] = str(limit)
-    query = '&'.join('%s=%s' % (k, v) for k, v in sorted(params.items()))
+    # Quoted: a key pair name, the marker of its list, may hold spaces.
+    query = urllib.parse.urlencode(sorted(params.items()))
     base = request.endpoint()
     if not base.endswith('/' + API_PREFIX):
         base = '%s/%s' % (base, API_PREFIX)

@@ -9,8 +9,14 @@ from nova_lite.api.compute import availability_zones
 from nova_lite.api.compute import flavors
 from nova_lite.api.compute import hypervisors
 from nova_lite.api.compute import images
+from nova_lite.api.compute import instance_actions
 from nova_lite.api.compute import keypairs
+from nova_lite.api.compute import limits
+from nova_lite.api.compute import quota_class_sets
+from nova_lite.api.compute import quota_sets
+from nova_lite.api.compute import server_actions
 from nova_lite.api.compute import server_groups
+from nova_lite.api.compute import server_tags
 from nova_lite.api.compute import servers
 from nova_lite.api.compute import services
 from nova_lite.api.compute import versions
@@ -35,6 +41,17 @@ ROUTE_DECLARATIONS = {
     '/v2.1/servers/detail': {'GET': servers.detail},
     '/v2.1/servers/{server_id}': {'GET': servers.show,
                                   'DELETE': servers.delete},
+    '/v2.1/servers/{server_id}/action': {'POST': server_actions.action},
+    '/v2.1/servers/{server_id}/os-instance-actions': {
+        'GET': instance_actions.index},
+    '/v2.1/servers/{server_id}/os-instance-actions/{request_id}': {
+        'GET': instance_actions.show},
+    '/v2.1/servers/{server_id}/tags': {'GET': server_tags.index,
+                                       'PUT': server_tags.update_all,
+                                       'DELETE': server_tags.delete_all},
+    '/v2.1/servers/{server_id}/tags/{tag}': {'GET': server_tags.show,
+                                             'PUT': server_tags.update,
+                                             'DELETE': server_tags.delete},
     '/v2.1/os-server-groups': {'GET': server_groups.index,
                                'POST': server_groups.create},
     '/v2.1/os-server-groups/{group_id}': {'GET': server_groups.show,
@@ -55,6 +72,15 @@ ROUTE_DECLARATIONS = {
     '/v2.1/os-hypervisors/detail': {'GET': hypervisors.detail},
     '/v2.1/os-hypervisors/statistics': {'GET': hypervisors.statistics},
     '/v2.1/os-hypervisors/{hypervisor_id}': {'GET': hypervisors.show},
+    '/v2.1/os-quota-sets/{project_id}': {'GET': quota_sets.show,
+                                         'PUT': quota_sets.update,
+                                         'DELETE': quota_sets.delete},
+    '/v2.1/os-quota-sets/{project_id}/detail': {'GET': quota_sets.detail},
+    '/v2.1/os-quota-sets/{project_id}/defaults': {
+        'GET': quota_sets.defaults},
+    '/v2.1/os-quota-class-sets/{class_name}': {
+        'GET': quota_class_sets.show, 'PUT': quota_class_sets.update},
+    '/v2.1/limits': {'GET': limits.index},
     '/v2.1/os-services': {'GET': services.index},
     '/v2.1/os-services/{service_id}': {'PUT': services.update,
                                        'DELETE': services.delete},

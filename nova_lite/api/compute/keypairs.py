@@ -8,7 +8,9 @@ or without one generates a key pair and returns its ``private_key`` once
 it only at 2.92).
 
 Microversions: 2.2 shows and takes ``type`` and answers 201 to create and
-204 to delete; 2.10 lets administrators act for another user.
+204 to delete; 2.10 lets administrators act for another user; 2.35 lists
+in pages of ``limit`` (at most ``[api] max_limit``) after ``marker``, a
+key pair name, with a ``keypairs_links`` next link when a page is full.
 """
 
 from nova_lite.api import validation
@@ -53,9 +55,20 @@ def _authorized_user(request, rule, user_id=None):
 
 def index(request):
     user_id = _authorized_user(request, 'index', request.GET.get('user_id'))
-    keypairs = keypair_api.get_all(request.context, user_id)
-    return wsgi.json_response({'keypairs': [
-        {'keypair': _brief(request, k)} for k in keypairs]})
+    if not request.is_version(mv.KEYPAIR_PAGING):
+        # Before 2.35 limit and marker are ignored, as they always were.
+        keypairs = keypair_api.get_all(request.context, user_id)
+        return wsgi.json_response({'keypairs': [
+            {'keypair': _brief(request, k)} for k in keypairs]})
+    limit, marker = common.paging(request)
+    keypairs = keypair_api.get_all(request.context, user_id, limit=limit,
+                                   marker=marker)
+    body = {'keypairs': [{'keypair': _brief(request, k)} for k in keypairs]}
+    next_links = common.next_link(request, 'os-keypairs', keypairs, limit,
+                                  keypairs[-1].name if keypairs else None)
+    if next_links:
+        body['keypairs_links'] = next_links
+    return wsgi.json_response(body)
 
 
 @validation.schema(schema.create, '2.1', '2.1')

@@ -13,9 +13,9 @@ soft policies; 2.64 replaces the one-item ``policies`` list with
 import functools
 import re
 
-from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite import quota
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.api.compute import common
@@ -23,7 +23,6 @@ from nova_lite.api.compute import microversion as mv
 from nova_lite.api.compute.schemas import server_groups as schema
 from nova_lite.objects import instance_group as group_obj
 
-CONF = nova_conf.CONF
 POLICY = 'os_compute_api:os-server-groups:'
 _SOFT_POLICIES = (group_obj.SOFT_AFFINITY, group_obj.SOFT_ANTI_AFFINITY)
 # Rules whose values are integers on the wire (stored as strings).
@@ -192,21 +191,14 @@ def create(request):
     try:
         # Counted again: two creates may both have passed the first check.
         _check_group_quota(context, created=True)
-    except exception.ServerGroupQuotaExceeded:
+    except exception.OverQuota:
         group.destroy()
         raise
     return wsgi.json_response({'server_group': view(request, group)})
 
 
 def _check_group_quota(context, created=False):
-    """ServerGroupQuotaExceeded if one more group (or, once ``created``,
-    the one just made) takes the project past ``[quota] server_groups``."""
-    limit = CONF.quota.server_groups
-    if limit < 0:
-        return
-    others = objects.InstanceGroupList.count(context, context.project_id)
-    if created:
-        others -= 1
-    if others + 1 > limit:
-        raise exception.ServerGroupQuotaExceeded(
-            project=context.project_id, used=others, limit=limit)
+    """OverQuota if one more group (or, once ``created``, the one just
+    made) takes the project past its server_groups limit."""
+    quota.check_deltas(context, context.project_id,
+                       {'server_groups': 0 if created else 1})

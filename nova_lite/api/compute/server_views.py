@@ -26,9 +26,15 @@ def status_of(instance):
 
 def host_id(instance):
     """An opaque per-project id of the host: equal ids, same host."""
-    if not instance.host:
+    return hashed_host(instance.project_id, instance.host)
+
+
+def hashed_host(project_id, host):
+    """The ``hostId`` of ``host`` as the project ``project_id`` sees it
+    ('' without a host); instance action events show it too."""
+    if not host:
         return ''
-    return hashlib.sha224(('%s%s' % (instance.project_id, instance.host))
+    return hashlib.sha224(('%s%s' % (project_id, host))
                           .encode('utf-8')).hexdigest()
 
 
@@ -69,6 +75,17 @@ def _fault(request, instance, is_admin):
     return body
 
 
+def _volumes(request, instance):
+    volumes = []
+    for bdm in instance.block_device_mapping:
+        if bdm.is_volume and bdm.uuid:
+            volume = {'id': bdm.uuid}
+            if request.is_version(mv.EXTENDED_ATTRS):
+                volume['delete_on_termination'] = bdm.delete_on_termination
+            volumes.append(volume)
+    return volumes
+
+
 def _usage_time(value):
     return value.replace(tzinfo=None).isoformat() if value else None
 
@@ -103,7 +120,8 @@ def detail(request, instance, host_status=None):
         'OS-EXT-STS:power_state': instance.power_state or 0,
         'OS-SRV-USG:launched_at': _usage_time(instance.launched_at),
         'OS-SRV-USG:terminated_at': _usage_time(instance.terminated_at),
-        'os-extended-volumes:volumes_attached': [],
+        'os-extended-volumes:volumes_attached': _volumes(request,
+                                                         instance),
     })
     is_admin = context.can(EXTENDED_ATTRS_POLICY, fatal=False)
     if is_admin:
@@ -121,8 +139,9 @@ def detail(request, instance, host_status=None):
     if request.is_version(mv.TAGS_SHOWN):
         body['tags'] = list(instance.tags)
     if request.is_version(mv.TRUSTED_CERTS):
-        # Never set: create refuses certificates (nothing verifies them).
-        body['trusted_image_certificates'] = None
+        body['trusted_image_certificates'] = (
+            list(instance.trusted_certs) if instance.trusted_certs
+            else None)
     return body
 
 

@@ -74,6 +74,13 @@ def _search_options(request):
     if request.GET.get('host') and context.can(
             server_views.EXTENDED_ATTRS_POLICY, fatal=False):
         options['host'] = request.GET['host']
+    if request.is_version(mv.TAGS_SHOWN):
+        for name in ('tags', 'tags-any', 'not-tags', 'not-tags-any'):
+            # Comma-separated, and the parameter may be repeated.
+            asked = [tag for value in request.GET.getall(name)
+                     for tag in value.split(',') if tag]
+            if asked:
+                options[name] = asked
     return options
 
 
@@ -184,8 +191,6 @@ def create(request):
     context.can(POLICY + 'create')
     document = request.json_body_or_fail()
     server = document['server']
-    if server.get('trusted_image_certificates'):
-        raise exception.UnsupportedTrustedCertificates()
     hints = (document.get('os:scheduler_hints') or
              document.get('OS-SCH-HNT:scheduler_hints') or {})
     min_count = int(server.get('min_count', 1))
@@ -206,7 +211,9 @@ def create(request):
         config_drive=_truthy(server.get('config_drive')),
         requested_networks=server.get('networks'),
         block_device_mapping=bdms, scheduler_hints=hints,
-        tags=server.get('tags'), forced_host=host, forced_node=node)
+        tags=server.get('tags'), forced_host=host, forced_node=node,
+        trusted_certs=server.get('trusted_image_certificates'),
+        personality=server.get('personality'))
     if _truthy(server.get('return_reservation_id', False)):
         return wsgi.json_response({'reservation_id': reservation_id}, 202)
     first = instances[0]

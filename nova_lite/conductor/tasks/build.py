@@ -16,11 +16,13 @@ import traceback
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import cell_mapping as cell_mapping_obj
+from nova_lite import quota
 from nova_lite.scheduler.client import report
 
 LOG = logging.getLogger(__name__)
@@ -56,8 +58,15 @@ def record_fault(context, instance, error, host=None, details=None):
 class ScheduleAndBuildTask:
 
     def __init__(self, context, scheduler_rpcapi, compute_rpcapi,
-                 build_requests, request_specs, image, reportclient):
+                 build_requests, request_specs, image, reportclient,
+                 requested_networks=None, action=instance_actions.CREATE):
         self.context = context
+        # What the servers' action history calls this build: create, or
+        # rebuild for a server built again from cell0.
+        self.action = action
+        # A NetworkRequestList or None: kept in the spec of a server that
+        # is buried in cell0, for its rebuild.
+        self.requested_networks = requested_networks
         self.scheduler_rpcapi = scheduler_rpcapi
         self.compute_rpcapi = compute_rpcapi
         self.reportclient = reportclient
@@ -68,6 +77,8 @@ class ScheduleAndBuildTask:
 
     def execute(self):
         uuids = [br.instance_uuid for br in self.build_requests]
+        if not self._quota_holds(uuids):
+            return
         try:
             host_lists = self.scheduler_rpcapi.select_destinations(
                 self.context, self.request_specs[0], uuids)
@@ -80,7 +91,8 @@ class ScheduleAndBuildTask:
                             _fault_message(error))
             for build_request, spec in zip(self.build_requests,
                                            self.request_specs):
-                bury_in_cell0(self.context, build_request, spec, error)
+                bury_in_cell0(self.context, build_request, spec, error,
+                              self.requested_networks, self.action)
             return
         for build_request, spec, host_list in zip(
                 self.build_requests, self.request_specs, host_lists):
@@ -91,7 +103,23 @@ class ScheduleAndBuildTask:
                               build_request.instance_uuid,
                               host_list[0].service_host)
                 give_back(self.reportclient, build_request.instance_uuid)
-                bury_in_cell0(self.context, build_request, spec, error)
+                bury_in_cell0(self.context, build_request, spec, error,
+                              self.requested_networks, self.action)
+
+    def _quota_holds(self, uuids):
+        """Re-check the project's quota now that these servers count:
+        another request may have used it up since the API checked. Over
+        quota, every server of the request is buried in cell0."""
+        try:
+            quota.recheck(self.context, self.build_requests[0].project_id)
+        except exception.OverQuota as error:
+            LOG.warning('Not building %s: %s', uuids, error.format_message())
+            for build_request, spec in zip(self.build_requests,
+                                           self.request_specs):
+                bury_in_cell0(self.context, build_request, spec, error,
+                              self.requested_networks, self.action)
+            return False
+        return True
 
     def _cell(self, cell_uuid):
         if cell_uuid not in self._cells:
@@ -108,6 +136,7 @@ class ScheduleAndBuildTask:
             instance = build_request.instance.obj_clone()
             instance._context = cctxt
             instance.create()
+            instance_actions.record_action(cctxt, instance.uuid, self.action)
             mapping = None
             try:
                 mapping = objects.InstanceMapping.get_by_instance_uuid(
@@ -155,8 +184,14 @@ class ScheduleAndBuildTask:
                           instance.uuid)
 
 
-def bury_in_cell0(context, build_request, spec, error):
-    """Create the instance in cell0 in ERROR with ``error`` as its fault."""
+def bury_in_cell0(context, build_request, spec, error,
+                  requested_networks=None, action=instance_actions.CREATE):
+    """Create the instance in cell0 in ERROR with ``error`` as its fault;
+    its spec keeps ``requested_networks`` for a rebuild from cell0. Its
+    history there shows ``action`` with the failed scheduling step."""
+    if requested_networks is not None:
+        spec.requested_networks = requested_networks
+        spec.save()
     cell0 = objects.CellMapping.get_by_uuid(context,
                                             cell_mapping_obj.CELL0_UUID)
     with nova_context.target_cell(context, cell0) as cctxt:
@@ -169,6 +204,11 @@ def bury_in_cell0(context, build_request, spec, error):
         except exception.Conflict:
             instance = objects.Instance.get_by_uuid(cctxt, instance.uuid)
         record_fault(cctxt, instance, error)
+        instance_actions.record_action(cctxt, instance.uuid, action)
+        with instance_actions.event(cctxt, instance.uuid,
+                                    'conductor_schedule_and_build_instances',
+                                    action=action) as step:
+            step.fail(_fault_message(error))
         mapping = objects.InstanceMapping.get_by_instance_uuid(
             context, instance.uuid)
         mapping.cell_mapping = cell0

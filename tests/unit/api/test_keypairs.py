@@ -192,6 +192,108 @@ class TestList(KeypairsTestCase):
         self.assertEqual({'keypairs': []}, self.call('GET').json)
 
 
+class TestListPaging(KeypairsTestCase):
+    """From 2.35 the list is paged by ``limit`` and ``marker``, a key pair
+    name, in name order."""
+
+    NAMES = ['a key', 'b', 'c', 'd', 'e']
+
+    def setUp(self):
+        super().setUp()
+        for name in reversed(self.NAMES):
+            self.make_keypair(name)
+        self.make_keypair('theirs', token=OTHER)
+
+    def page(self, query='', version='2.35', token=base.DEMO):
+        response = self.call('GET', query, token=token, version=version)
+        self.assertEqual(200, response.status_int, response.body)
+        return response.json
+
+    @staticmethod
+    def names(page):
+        return [k['keypair']['name'] for k in page['keypairs']]
+
+    def test_limit_gives_a_full_page_and_a_next_link(self):
+        page = self.page('?limit=2')
+        self.assertEqual(['a key', 'b'], self.names(page))
+        [link] = page['keypairs_links']
+        self.assertEqual('next', link['rel'])
+        self.assertEqual(
+            'http://localhost/v2.1/os-keypairs?limit=2&marker=b',
+            link['href'])
+
+    def test_marker_starts_after_the_named_key_pair(self):
+        page = self.page('?marker=b')
+        self.assertEqual(['c', 'd', 'e'], self.names(page))
+        self.assertNotIn('keypairs_links', page)
+
+    def test_following_the_next_links_walks_every_key_pair_once(self):
+        walked, query = [], '?limit=2'
+        for _ in range(len(self.NAMES)):
+            page = self.page(query)
+            walked += self.names(page)
+            links = page.get('keypairs_links')
+            if not links:
+                break
+            query = '?' + links[0]['href'].split('?', 1)[1]
+        self.assertEqual(self.NAMES, walked)
+
+    def test_a_marker_with_a_space_is_quoted_in_the_next_link(self):
+        page = self.page('?limit=1')
+        self.assertIn('marker=a+key', page['keypairs_links'][0]['href'])
+        self.assertEqual(['b'], self.names(self.page(
+            '?limit=1&marker=a+key')))
+
+    def test_a_short_last_page_has_no_next_link(self):
+        page = self.page('?limit=4&marker=b')
+        self.assertEqual(['c', 'd', 'e'], self.names(page))
+        self.assertNotIn('keypairs_links', page)
+
+    def test_a_full_last_page_links_to_an_empty_one(self):
+        page = self.page('?limit=3&marker=b')
+        self.assertEqual(['c', 'd', 'e'], self.names(page))
+        self.assertIn('marker=e', page['keypairs_links'][0]['href'])
+        self.assertEqual({'keypairs': []}, self.page('?limit=3&marker=e'))
+
+    def test_limit_zero_is_an_empty_page(self):
+        self.assertEqual({'keypairs': []}, self.page('?limit=0'))
+
+    def test_limit_is_capped_by_max_limit(self):
+        self.plane.config.config(max_limit=2, group='api')
+        page = self.page('?limit=10')
+        self.assertEqual(['a key', 'b'], self.names(page))
+        self.assertIn('limit=2', page['keypairs_links'][0]['href'])
+
+    def test_without_limit_a_page_holds_at_most_max_limit(self):
+        self.plane.config.config(max_limit=4, group='api')
+        self.assertEqual(self.NAMES[:4], self.names(self.page()))
+
+    def test_an_unknown_marker_is_400(self):
+        response = self.call('GET', '?marker=nope', version='2.35')
+        self.assertError(response, 400, 'badRequest',
+                         'Marker nope could not be found.')
+
+    def test_another_users_key_pair_is_no_marker(self):
+        response = self.call('GET', '?marker=theirs', version='2.35')
+        self.assertError(response, 400, 'badRequest', 'theirs')
+
+    def test_a_bad_limit_is_400(self):
+        for limit in ('-1', 'two'):
+            response = self.call('GET', '?limit=' + limit, version='2.35')
+            self.assertError(response, 400, 'badRequest', 'limit')
+
+    def test_before_235_limit_and_marker_are_ignored(self):
+        page = self.page('?limit=1&marker=nope', version='2.34')
+        self.assertEqual({'keypairs'}, set(page))
+        self.assertEqual(self.NAMES, self.names(page))
+
+    def test_admin_pages_another_users_key_pairs(self):
+        page = self.page('?user_id=%s&limit=1' % OTHER, token=base.ADMIN)
+        self.assertEqual(['theirs'], self.names(page))
+        self.assertIn('user_id=%s' % OTHER,
+                      page['keypairs_links'][0]['href'])
+
+
 class TestShow(KeypairsTestCase):
 
     def test_shows_every_attribute(self):
@@ -299,7 +401,9 @@ class TestQuota(KeypairsTestCase):
         self.make_keypair('k1')
         self.make_keypair('k2', RSA_KEY)
         response = self.create('k3')
-        self.assertError(response, 403, 'forbidden', '[quota] key_pairs')
+        self.assertError(response, 403, 'forbidden',
+                         'Quota exceeded for key_pairs: requested 1, but '
+                         'already used 2 of 2 key pairs.')
         self.assertEqual(2, len(self.call('GET').json['keypairs']))
 
     def test_the_quota_is_per_user(self):

@@ -155,16 +155,22 @@ class TestCreate(ServersTestCase):
             version='2.57')
         self.assertError(response, 400, 'badRequest', 'personality')
 
-    def test_trusted_image_certificates_are_refused_from_263(self):
-        response = self.request(
-            'POST', '/v2.1/servers',
-            server_body(networks='none',
-                        trusted_image_certificates=['cert-1']),
-            version='2.63')
-        self.assertError(response, 400, 'badRequest',
-                         'does not verify image signatures')
-        self.assertEqual([], list(objects.BuildRequestList.get_all(
-            self.admin_context)))
+    def test_trusted_image_certificates_are_kept_and_shown_from_263(self):
+        server = self.boot(version='2.63', networks='none',
+                           trusted_image_certificates=['cert-1', 'cert-2']
+                           ).json['server']
+        shown = self.request('GET', '/v2.1/servers/%s' % server['id'],
+                             version='2.63').json['server']
+        self.assertEqual(['cert-1', 'cert-2'],
+                         shown['trusted_image_certificates'])
+
+    def test_personality_is_recorded_but_not_kept(self):
+        server = self.boot(version='2.56', networks='none', personality=[
+            {'path': '/etc/motd', 'contents': 'aGk='}]).json['server']
+        build_request = objects.BuildRequest.get_by_instance_uuid(
+            self.admin_context, server['id'])
+        self.assertEqual('True', build_request.instance.system_metadata[
+            'personality_used'])
 
     def test_null_trusted_image_certificates_boot(self):
         self.boot(version='2.63', networks='none',

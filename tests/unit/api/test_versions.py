@@ -10,7 +10,7 @@ class TestVersionDocuments(base.APITestCase):
         self.assertEqual(200, response.status_int)
         [version] = response.json['versions']
         self.assertEqual('v2.1', version['id'])
-        self.assertEqual('2.64', version['version'])
+        self.assertEqual('2.65', version['version'])
 
     def test_v21_without_slash_is_one_version_object(self):
         response = self.request('GET', '/v2.1', token=None)
@@ -18,7 +18,7 @@ class TestVersionDocuments(base.APITestCase):
         version = response.json['version']
         self.assertEqual('CURRENT', version['status'])
         self.assertEqual('2.1', version['min_version'])
-        self.assertEqual('2.64', version['version'])
+        self.assertEqual('2.65', version['version'])
         self.assertIn('links', version)
         self.assertIn('media-types', version)
 
@@ -65,11 +65,11 @@ class TestMicroversionHeaders(base.APITestCase):
 
     def test_latest_means_the_maximum(self):
         response = self.request('GET', '/v2.1/flavors', version='latest')
-        self.assertEqual(('compute 2.64', '2.64'), self._versions(response))
+        self.assertEqual(('compute 2.65', '2.65'), self._versions(response))
 
     def test_version_above_the_maximum_is_406(self):
-        response = self.request('GET', '/v2.1/flavors', version='2.65')
-        self.assertError(response, 406, 'notAcceptable', '2.65')
+        response = self.request('GET', '/v2.1/flavors', version='2.66')
+        self.assertError(response, 406, 'notAcceptable', '2.66')
 
     def test_version_below_the_minimum_is_406(self):
         response = self.request('GET', '/v2.1/flavors', version='2.0')

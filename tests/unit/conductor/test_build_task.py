@@ -267,3 +267,62 @@ class TestReschedule(BuildTaskTestCase):
         instance.refresh()
         self.assertEqual(states.ERROR, instance.vm_state)
         self.assertEqual({}, self._allocations(instance.uuid))
+
+
+class TestRebuildFromCell0(BuildTaskTestCase):
+    """The conductor's half of a rebuild from cell0: the API has already
+    turned the cell0 record into a BuildRequest (as ``_accepted`` writes)
+    whose spec carries the requested networks."""
+
+    def _taken_out_of_cell0(self):
+        request, spec = self._accepted()
+        spec.requested_networks = objects.NetworkRequestList.from_api(
+            [{'uuid': 'net-1'}])
+        spec.save()
+        return request, spec
+
+    def _rebuild(self, request, spec, answer, compute):
+        from nova_lite.conductor.tasks import rebuild_from_cell0
+        rebuild_from_cell0.RebuildFromCell0Task(
+            self.context, FakeScheduler(answer, self.reportclient), compute,
+            request, spec, None, self.reportclient).execute()
+
+    def _stored_networks(self, uuid):
+        spec = objects.RequestSpec.get_by_instance_uuid(self.admin, uuid)
+        return (spec.requested_networks.to_api()
+                if spec.requested_networks is not None else None)
+
+    def test_builds_with_the_same_uuid_and_clears_the_networks(self):
+        request, spec = self._taken_out_of_cell0()
+        compute = RecordingCompute()
+        self._rebuild(request, spec, [[self._selection()]], compute)
+        self.assertEqual([(request.instance_uuid, 'h1')], compute.builds)
+        self.assertEqual('cell1',
+                         self._mapped_cell(request.instance_uuid).name)
+        self.assertIsNone(self._stored_networks(request.instance_uuid))
+
+    def test_no_valid_host_again_buries_it_with_its_networks(self):
+        request, spec = self._taken_out_of_cell0()
+        self._rebuild(request, spec, exception.NoValidHost(reason='full'),
+                      RecordingCompute())
+        [buried] = self._instances_in(self.plane.databases.cell0)
+        self.assertEqual((request.instance_uuid, states.ERROR),
+                         (buried.uuid, buried.vm_state))
+        self.assertTrue(self._mapped_cell(request.instance_uuid).is_cell0)
+        self.assertEqual([{'uuid': 'net-1'}],
+                         self._stored_networks(request.instance_uuid))
+        self.assertRaises(exception.BuildRequestNotFound,
+                          objects.BuildRequest.get_by_instance_uuid,
+                          self.admin, request.instance_uuid)
+
+    def test_over_quota_is_refused_and_buried_holding_nothing(self):
+        request, spec = self._taken_out_of_cell0()
+        self.plane.config.config(instances=0, group='quota')
+        compute = RecordingCompute()
+        self._rebuild(request, spec, [[self._selection()]], compute)
+        self.assertEqual([], compute.builds)
+        [buried] = self._instances_in(self.plane.databases.cell0)
+        self.assertIn('Quota exceeded', buried.fault.message)
+        self.assertEqual({}, self._allocations(request.instance_uuid))
+        self.assertEqual([{'uuid': 'net-1'}],
+                         self._stored_networks(request.instance_uuid))

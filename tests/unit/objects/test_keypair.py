@@ -63,3 +63,24 @@ class TestKeyPairList(KeyPairTestCase):
                                                       'demo'))
         self.assertEqual(0, objects.KeyPairList.count(self.admin_context,
                                                       'nobody'))
+
+    def test_get_by_user_pages_by_name_after_the_marker(self):
+        for name in ('c', 'a', 'd', 'b'):
+            self.make_keypair(name)
+        self.make_keypair('bb', user_id='other')
+
+        def names(**kwargs):
+            return [k.name for k in objects.KeyPairList.get_by_user(
+                self.admin_context, 'demo', **kwargs)]
+        self.assertEqual(['a', 'b'], names(limit=2))
+        self.assertEqual(['c', 'd'], names(marker='b'))
+        self.assertEqual(['c'], names(marker='b', limit=1))
+        self.assertEqual([], names(marker='d'))
+
+    def test_a_marker_the_user_does_not_have_is_marker_not_found(self):
+        self.make_keypair('a')
+        self.make_keypair('theirs', user_id='other')
+        for marker in ('nope', 'theirs'):
+            self.assertRaises(exception.MarkerNotFound,
+                              objects.KeyPairList.get_by_user,
+                              self.admin_context, 'demo', marker=marker)

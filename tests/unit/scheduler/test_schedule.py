@@ -1,13 +1,11 @@
 """The pipeline: host states -> filters -> weighers -> choice, instance by
 instance, and the FilterScheduler that runs it for select_destinations."""
 
-import fixtures
 from oslo_utils import uuidutils
 import testtools
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
-from nova_lite import objects
 from nova_lite.objects import instance_group as group_obj
 from nova_lite.scheduler import filter_scheduler
 from nova_lite.scheduler import filters

@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-import unittest
 
 import fixtures
 import testtools

@@ -1,0 +1,64 @@
+"""Schemas of POST /servers/{id}/action, per action and microversion.
+
+Rebuild: 2.19 adds ``description``, 2.54 ``key_name``, 2.57 ``user_data``
+and removes ``personality``, 2.63 adds ``trusted_image_certificates``.
+"""
+
+import copy
+
+from nova_lite.api.compute.schemas import servers as servers_schema
+
+_PROPERTIES = servers_schema._SERVER_PROPERTIES
+
+_REBUILD_PROPERTIES = {
+    'imageRef': {'type': 'string', 'minLength': 1, 'maxLength': 2048},
+    'name': _PROPERTIES['name'],
+    'metadata': _PROPERTIES['metadata'],
+    'adminPass': _PROPERTIES['adminPass'],
+    'preserve_ephemeral': {'type': 'boolean'},
+    'OS-DCF:diskConfig': _PROPERTIES['OS-DCF:diskConfig'],
+    'accessIPv4': _PROPERTIES['accessIPv4'],
+    'accessIPv6': _PROPERTIES['accessIPv6'],
+    'personality': _PROPERTIES['personality'],
+}
+
+
+def _action(name, properties, required=()):
+    return {
+        'type': 'object',
+        'properties': {name: {'type': 'object', 'properties': properties,
+                              'required': list(required),
+                              'additionalProperties': False}},
+        'required': [name],
+        'additionalProperties': False,
+    }
+
+
+rebuild = _action('rebuild', _REBUILD_PROPERTIES, ['imageRef'])
+
+rebuild_v219 = copy.deepcopy(rebuild)
+rebuild_v219['properties']['rebuild']['properties']['description'] = (
+    copy.deepcopy(servers_schema.create_v219['properties']['server']
+                  ['properties']['description']))
+
+rebuild_v254 = copy.deepcopy(rebuild_v219)
+rebuild_v254['properties']['rebuild']['properties']['key_name'] = {
+    'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255}
+
+rebuild_v257 = copy.deepcopy(rebuild_v254)
+del rebuild_v257['properties']['rebuild']['properties']['personality']
+rebuild_v257['properties']['rebuild']['properties']['user_data'] = {
+    'type': ['string', 'null'], 'maxLength': 65535}
+
+rebuild_v263 = copy.deepcopy(rebuild_v257)
+rebuild_v263['properties']['rebuild']['properties'][
+    'trusted_image_certificates'] = copy.deepcopy(
+        servers_schema.create_v263['properties']['server']['properties']
+        ['trusted_image_certificates'])
+
+stop = {'type': 'object',
+        'properties': {'os-stop': {'type': 'null'}},
+        'required': ['os-stop'], 'additionalProperties': False}
+start = {'type': 'object',
+         'properties': {'os-start': {'type': 'null'}},
+         'required': ['os-start'], 'additionalProperties': False}

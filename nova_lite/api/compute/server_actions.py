@@ -1,0 +1,99 @@
+"""POST /servers/{server_id}/action: rebuild, os-stop and os-start.
+
+The body names exactly one action; each has its schema per microversion
+and its policy rule. Rebuild of a server that never got a host (buried in
+cell0) is honoured from microversion 2.65; before, it answers 409 as it
+always did.
+"""
+
+from nova_lite import exception
+from nova_lite.api import validation
+from nova_lite.api import wsgi
+from nova_lite.api.compute import microversion as mv
+from nova_lite.api.compute import server_views
+from nova_lite.api.compute import servers
+from nova_lite.api.compute.schemas import server_actions as schema
+
+POLICY = 'os_compute_api:servers:'
+
+# Rebuild arguments -> Instance fields they set.
+_REBUILD_FIELDS = {'name': 'display_name',
+                   'description': 'display_description',
+                   'metadata': 'metadata', 'key_name': 'key_name',
+                   'user_data': 'user_data',
+                   'trusted_image_certificates': 'trusted_certs'}
+
+
+def _rebuild_schema(request):
+    for version, body_schema in ((mv.TRUSTED_CERTS, schema.rebuild_v263),
+                                 (mv.NO_PERSONALITY, schema.rebuild_v257),
+                                 (mv.REBUILD_KEY_NAME, schema.rebuild_v254),
+                                 (mv.DESCRIPTION, schema.rebuild_v219)):
+        if request.is_version(version):
+            return body_schema
+    return schema.rebuild
+
+
+def _instance(request, server_id, rule):
+    instance = servers._compute_api().get(request.context, server_id)
+    request.context.can(POLICY + rule, {'project_id': instance.project_id,
+                                        'user_id': instance.user_id})
+    return instance
+
+
+def rebuild(request, server_id, document):
+    validation.validate(_rebuild_schema(request), document)
+    arguments = document['rebuild']
+    instance = _instance(request, server_id, 'rebuild')
+    if arguments.get('trusted_image_certificates'):
+        request.context.can(POLICY + 'rebuild:trusted_certs',
+                            {'project_id': instance.project_id,
+                             'user_id': instance.user_id})
+    changes = {field: arguments[name]
+               for name, field in _REBUILD_FIELDS.items()
+               if name in arguments}
+    if 'user_data' in changes:
+        changes['user_data'] = servers._user_data(changes['user_data'])
+    if 'trusted_certs' in changes:
+        changes['trusted_certs'] = changes['trusted_certs'] or None
+    rebuilt = servers._compute_api().rebuild(
+        request.context, instance, arguments['imageRef'], changes,
+        personality=arguments.get('personality'),
+        from_cell0=request.is_version(mv.REBUILD_FROM_CELL0))
+    body = server_views.detail(request, rebuilt, servers._HostStatus())
+    if arguments.get('adminPass'):
+        body['adminPass'] = arguments['adminPass']
+    return wsgi.json_response({'server': body}, 202)
+
+
+def stop(request, server_id, document):
+    validation.validate(schema.stop, document)
+    instance = _instance(request, server_id, 'stop')
+    servers._compute_api().stop(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def start(request, server_id, document):
+    validation.validate(schema.start, document)
+    instance = _instance(request, server_id, 'start')
+    servers._compute_api().start(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+ACTIONS = {'rebuild': rebuild, 'os-stop': stop, 'os-start': start}
+
+
+def action(request, server_id):
+    document = request.json_body_or_fail()
+    if not isinstance(document, dict) or len(document) != 1:
+        raise exception.ValidationError(
+            attribute='request body',
+            reason='A server action is exactly one of %s.' %
+                   ', '.join(sorted(ACTIONS)))
+    (name, _argument), = document.items()
+    if name not in ACTIONS:
+        raise exception.ValidationError(
+            attribute=name,
+            reason='There is no such server action; this deployment '
+                   'serves %s.' % ', '.join(sorted(ACTIONS)))
+    return ACTIONS[name](request, server_id, document)

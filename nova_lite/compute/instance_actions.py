@@ -1,0 +1,129 @@
+"""Recording what is done to a server: the action names and event steps.
+
+The names below are what ``os-instance-actions`` shows as ``action``; they
+are part of the Compute API, so they are spelled as clients know them.
+A request records its action where it starts (``record_action``: the API
+for delete, the conductor for create), and each service step it runs is
+an event of that action::
+
+    with instance_actions.event(context, instance.uuid,
+                                'compute_terminate_instance',
+                                host=self.host):
+        ...
+
+Recording is bookkeeping: a failure to record is logged, never raised, so
+it cannot fail the operation it describes.
+"""
+
+import traceback
+
+from oslo_log import log as logging
+
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import instance_action as instance_action_obj
+
+LOG = logging.getLogger(__name__)
+
+CREATE = 'create'
+DELETE = 'delete'
+REBUILD = 'rebuild'
+EVACUATE = 'evacuate'
+MIGRATE = 'migrate'
+LIVE_MIGRATION = 'live-migration'
+RESIZE = 'resize'
+CONFIRM_RESIZE = 'confirmResize'
+REVERT_RESIZE = 'revertResize'
+STOP = 'stop'
+START = 'start'
+REBOOT = 'reboot'
+LOCK = 'lock'
+UNLOCK = 'unlock'
+
+
+def record_action(context, instance_uuid, action, cell_mapping=None):
+    """Start ``action`` of the calling request on an instance, in the cell
+    database of ``cell_mapping`` (default: the one ``context`` is aimed
+    at); the InstanceAction, or None (logged) if it could not be
+    recorded."""
+    try:
+        with nova_context.target_cell(context, cell_mapping) as cctxt:
+            return objects.InstanceAction.action_start(cctxt, instance_uuid,
+                                                       action)
+    except Exception as error:
+        LOG.warning('Could not record action %s of request %s on instance '
+                    '%s: %s', action, context.request_id, instance_uuid,
+                    error)
+        return None
+
+
+def error_details(error):
+    """What an event's ``details`` say about ``error``: the message."""
+    if isinstance(error, exception.NovaLiteException):
+        return error.format_message()
+    return '%s: %s' % (type(error).__name__, error)
+
+
+class event:
+    """Context manager recording one step of the request's action.
+
+    ``event(context, instance_uuid, name, host=None, action=None)`` records
+    the start of event ``name`` (on ``host``); on leaving, its finish:
+    Error with the traceback and the error's message (``details``) if an
+    exception escapes (it still propagates), else Success -- unless the
+    block called ``fail()``, for an outcome that is a failure without an
+    exception (a build that ends in a reschedule). If the request has no
+    action on the instance yet, one named ``action`` (default ``name``) is
+    created.
+    """
+
+    def __init__(self, context, instance_uuid, name, host=None,
+                 action=None):
+        self.context = context
+        self.instance_uuid = instance_uuid
+        self.name = name
+        self.host = host
+        self.action = action
+        self._failure = None
+
+    def fail(self, details, error=None):
+        """End the event as an Error without raising: ``details`` say why,
+        ``error`` (an exception, optional) gives the traceback."""
+        trace = None
+        if error is not None:
+            trace = ''.join(traceback.format_exception(
+                type(error), error, error.__traceback__))
+        self._failure = (details, trace)
+
+    def __enter__(self):
+        self._record(objects.InstanceActionEvent.event_start, 'start',
+                     host=self.host, action=self.action)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is not None:
+            self._finish(instance_action_obj.RESULT_ERROR,
+                         ''.join(traceback.format_exception(exc_type, exc,
+                                                            tb)),
+                         error_details(exc))
+        elif self._failure is not None:
+            details, trace = self._failure
+            self._finish(instance_action_obj.RESULT_ERROR, trace, details)
+        else:
+            self._finish(instance_action_obj.RESULT_SUCCESS)
+        return False
+
+    def _finish(self, result, trace=None, details=None):
+        self._record(objects.InstanceActionEvent.event_finish, 'finish',
+                     result, traceback=trace, details=details,
+                     host=self.host)
+
+    def _record(self, method, what, *args, **kwargs):
+        try:
+            method(self.context, self.instance_uuid, self.name, *args,
+                   **kwargs)
+        except Exception as error:
+            LOG.warning('Could not record the %s of event %s (request %s) '
+                        'on instance %s: %s', what, self.name,
+                        self.context.request_id, self.instance_uuid, error)

@@ -1,0 +1,304 @@
+"""InstanceAction and InstanceActionEvent: what was done to an instance.
+
+An action is one request against a server (create, delete, rebuild...),
+identified by the request id of the context that started it; its events
+are the steps services ran for it (``compute_build_and_run_instance``...),
+each with a result and, on failure, a traceback. Both live in the cell
+database next to the instance and outlive it, so the history of a deleted
+server can still be read (``os-instance-actions``, microversion 2.21).
+
+Every method a compute calls is ``@remotable``: on a compute it runs in the
+conductor, which holds the cell database credentials. Records are made with
+the caller's context: its request id ties an event to its action.
+"""
+
+import datetime
+
+from oslo_utils import timeutils
+from oslo_versionedobjects import fields
+import sqlalchemy as sa
+
+from nova_lite.db import api as db
+from nova_lite.db import main_models as models
+from nova_lite import exception
+from nova_lite.objects import base
+
+RESULT_SUCCESS = 'Success'
+RESULT_ERROR = 'Error'
+# An action's message once one of its events failed.
+MESSAGE_ERROR = 'Error'
+
+_ACTION_COLUMNS = ('id', 'action', 'instance_uuid', 'request_id', 'user_id',
+                   'project_id', 'start_time', 'finish_time', 'message',
+                   'created_at', 'updated_at')
+_EVENT_COLUMNS = ('id', 'action_id', 'event', 'start_time', 'finish_time',
+                  'result', 'traceback', 'host', 'details', 'created_at',
+                  'updated_at')
+
+
+def _naive_utc(value):
+    """A time filter (aware or naive datetime, or ISO 8601 text, as it
+    arrives over RPC) as the naive UTC the columns hold."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = timeutils.parse_isotime(value)
+    if not isinstance(value, datetime.datetime):
+        raise exception.Invalid(reason='%r is not a time.' % (value,))
+    return timeutils.normalize_time(value)
+
+
+def _action_row(session, instance_uuid, request_id):
+    if request_id is None:
+        return None
+    return session.execute(
+        sa.select(models.InstanceAction)
+        .where(models.InstanceAction.instance_uuid == instance_uuid,
+               models.InstanceAction.request_id == request_id)
+        .order_by(models.InstanceAction.id.desc())
+        .limit(1)).scalar_one_or_none()
+
+
+def _new_action_row(session, context, instance_uuid, action, now):
+    row = models.InstanceAction(
+        action=action, instance_uuid=instance_uuid,
+        request_id=context.request_id, user_id=context.user_id,
+        project_id=context.project_id, start_time=now, created_at=now,
+        # Listing with changes-since (2.58) filters on updated_at: a new
+        # action has changed now.
+        updated_at=now)
+    session.add(row)
+    session.flush()
+    return row
+
+
+@base.NovaLiteObjectRegistry.register
+class InstanceAction(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = dict(base.NovaLiteTimestampObject.fields, **{
+        'id': fields.IntegerField(),
+        'action': fields.StringField(nullable=True),
+        'instance_uuid': fields.UUIDField(nullable=True),
+        'request_id': fields.StringField(nullable=True),
+        'user_id': fields.StringField(nullable=True),
+        'project_id': fields.StringField(nullable=True),
+        'start_time': fields.DateTimeField(nullable=True),
+        'finish_time': fields.DateTimeField(nullable=True),
+        'message': fields.StringField(nullable=True),
+    })
+
+    @classmethod
+    def _from_db(cls, context, row):
+        action = base.copy_from_row(cls(), row, _ACTION_COLUMNS)
+        action._context = context
+        return action
+
+    @classmethod
+    @base.remotable
+    def action_start(cls, context, instance_uuid, action):
+        """Record that the calling request started ``action`` (a name of
+        ``nova_lite.compute.instance_actions``) on an instance.
+
+        One action per request and instance: if the request has one
+        already (an event of it was recorded first), that one is returned.
+        """
+        now = base.utcnow()
+        with db.cell_session(context) as session:
+            row = _action_row(session, instance_uuid, context.request_id)
+            if row is None:
+                row = _new_action_row(session, context, instance_uuid,
+                                      action, now)
+        return cls._from_db(context, row)
+
+    @classmethod
+    @base.remotable
+    def action_finish(cls, context, instance_uuid):
+        """Record that the calling request's action is over."""
+        now = base.utcnow()
+        with db.cell_session(context) as session:
+            row = _action_row(session, instance_uuid, context.request_id)
+            if row is None:
+                raise exception.InstanceActionNotFound(
+                    request_id=context.request_id,
+                    instance_uuid=instance_uuid)
+            row.finish_time = now
+            row.updated_at = now
+        return cls._from_db(context, row)
+
+    @classmethod
+    @base.remotable
+    def get_by_request_id(cls, context, instance_uuid, request_id):
+        """The action of request ``request_id`` on an instance;
+        InstanceActionNotFound without one."""
+        with db.cell_session(context) as session:
+            row = _action_row(session, instance_uuid, request_id)
+        if row is None:
+            raise exception.InstanceActionNotFound(
+                request_id=request_id, instance_uuid=instance_uuid)
+        return cls._from_db(context, row)
+
+
+@base.NovaLiteObjectRegistry.register
+class InstanceActionList(base.ObjectListBase, base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {'objects': fields.ListOfObjectsField('InstanceAction')}
+
+    @classmethod
+    @base.remotable
+    def get_by_instance_uuid(cls, context, instance_uuid, limit=None,
+                             marker=None, changes_since=None,
+                             changes_before=None):
+        """The actions on an instance, newest first.
+
+        ``marker`` is the request id of an action: the page starts after
+        it (MarkerNotFound if the instance has no such action).
+        ``changes_since``/``changes_before`` keep the actions whose
+        ``updated_at`` (start, or latest event) is at or after / at or
+        before a time.
+        """
+        table = models.InstanceAction
+        query = sa.select(table).where(table.instance_uuid == instance_uuid)
+        since, before = _naive_utc(changes_since), _naive_utc(changes_before)
+        if since is not None:
+            query = query.where(table.updated_at >= since)
+        if before is not None:
+            query = query.where(table.updated_at <= before)
+        with db.cell_session(context) as session:
+            if marker is not None:
+                after = _action_row(session, instance_uuid, marker)
+                if after is None:
+                    raise exception.MarkerNotFound(marker=marker)
+                query = query.where(sa.or_(
+                    table.created_at < after.created_at,
+                    sa.and_(table.created_at == after.created_at,
+                            table.id < after.id)))
+            query = query.order_by(table.created_at.desc(), table.id.desc())
+            if limit is not None:
+                query = query.limit(limit)
+            rows = list(session.execute(query).scalars())
+        return cls(context, objects=[InstanceAction._from_db(context, row)
+                                     for row in rows])
+
+
+@base.NovaLiteObjectRegistry.register
+class InstanceActionEvent(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = dict(base.NovaLiteTimestampObject.fields, **{
+        'id': fields.IntegerField(),
+        'action_id': fields.IntegerField(nullable=True),
+        'event': fields.StringField(nullable=True),
+        'start_time': fields.DateTimeField(nullable=True),
+        'finish_time': fields.DateTimeField(nullable=True),
+        'result': fields.StringField(nullable=True),
+        'traceback': fields.StringField(nullable=True),
+        'host': fields.StringField(nullable=True),
+        'details': fields.StringField(nullable=True),
+    })
+
+    @classmethod
+    def _from_db(cls, context, row):
+        event = base.copy_from_row(cls(), row, _EVENT_COLUMNS)
+        event._context = context
+        return event
+
+    @classmethod
+    @base.remotable
+    def event_start(cls, context, instance_uuid, event, host=None,
+                    action=None):
+        """Record that ``event`` of the calling request's action started
+        (on ``host``).
+
+        If the request has no action on the instance yet, one is created,
+        named ``action`` (default: the event's name), so that no event is
+        ever lost for want of its action.
+        """
+        now = base.utcnow()
+        with db.cell_session(context) as session:
+            action_row = _action_row(session, instance_uuid,
+                                     context.request_id)
+            if action_row is None:
+                action_row = _new_action_row(session, context,
+                                             instance_uuid,
+                                             action or event, now)
+            else:
+                action_row.updated_at = now
+            row = models.InstanceActionEvent(
+                action_id=action_row.id, event=event, start_time=now,
+                host=host, created_at=now, updated_at=now)
+            session.add(row)
+            session.flush()
+        return cls._from_db(context, row)
+
+    @classmethod
+    @base.remotable
+    def event_finish(cls, context, instance_uuid, event, result,
+                     traceback=None, details=None, host=None):
+        """Record that ``event`` of the calling request's action ended
+        with ``result`` (RESULT_SUCCESS or RESULT_ERROR).
+
+        The latest unfinished event of that name (and of ``host``, if
+        given: a build rescheduled to another host has one such event per
+        host, which may overlap) is finished; an Error also marks the
+        action's message "Error". InstanceActionNotFound or
+        InstanceActionEventNotFound if the event was never started.
+        """
+        now = base.utcnow()
+        with db.cell_session(context) as session:
+            action_row = _action_row(session, instance_uuid,
+                                     context.request_id)
+            if action_row is None:
+                raise exception.InstanceActionNotFound(
+                    request_id=context.request_id,
+                    instance_uuid=instance_uuid)
+            table = models.InstanceActionEvent
+            query = sa.select(table).where(table.action_id == action_row.id,
+                                           table.event == event)
+            if host is not None:
+                query = query.where(table.host == host)
+            row = session.execute(
+                query
+                # Unfinished first (false sorts before true), then the
+                # newest.
+                .order_by(table.finish_time.is_not(None), table.id.desc())
+                .limit(1)).scalar_one_or_none()
+            if row is None:
+                raise exception.InstanceActionEventNotFound(
+                    event=event, request_id=context.request_id,
+                    instance_uuid=instance_uuid)
+            row.finish_time = now
+            row.updated_at = now
+            row.result = result
+            row.traceback = traceback
+            row.details = details
+            action_row.updated_at = now
+            if result == RESULT_ERROR:
+                action_row.message = MESSAGE_ERROR
+        return cls._from_db(context, row)
+
+
+@base.NovaLiteObjectRegistry.register
+class InstanceActionEventList(base.ObjectListBase, base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {'objects': fields.ListOfObjectsField('InstanceActionEvent')}
+
+    @classmethod
+    @base.remotable
+    def get_by_action(cls, context, action_id):
+        """The events of an action, newest first."""
+        table = models.InstanceActionEvent
+        with db.cell_session(context) as session:
+            rows = list(session.execute(
+                sa.select(table).where(table.action_id == action_id)
+                .order_by(table.created_at.desc(), table.id.desc()))
+                .scalars())
+        return cls(context, objects=[InstanceActionEvent._from_db(context,
+                                                                  row)
+                                     for row in rows])
