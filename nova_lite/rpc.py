@@ -112,11 +112,9 @@ def version_cap(service, history_key, latest):
                 reason='[upgrade_levels] %s = %r is not "auto" or X.Y' %
                 (service, level))
         return level
-    from nova_lite import objects
     from nova_lite.objects import service as service_obj
     try:
-        minimum = objects.Service.get_minimum_version(
-            nova_context.get_admin_context(), 'nova-lite-' + service)
+        minimum = _minimum_service_version(service)
     except Exception as e:
         LOG.warning('Cannot read %s service versions for [upgrade_levels] '
                     'auto (%s); not capping', service, e)
@@ -125,3 +123,31 @@ def version_cap(service, history_key, latest):
     if not minimum:
         return latest
     return history[min(minimum, len(history) - 1)][history_key]
+
+
+def _minimum_service_version(service):
+    """The oldest version among running ``nova-lite-<service>`` daemons.
+
+    Computes run in every cell, and the API and the superconductor cast to
+    all of them: for ``compute`` a daemon that reads the API database takes
+    the oldest over its own cell and every mapped one. Otherwise (a cell
+    conductor's computes, the conductors and schedulers the API talks to)
+    the services are in this daemon's own cell database.
+    """
+    from nova_lite import objects
+    context = nova_context.get_admin_context()
+    binary = 'nova-lite-' + service
+    minimum = objects.Service.get_minimum_version(context, binary)
+    if service != 'compute' or not CONF.api_database.connection:
+        return minimum
+    versions = [minimum]
+    for cell in objects.CellMappingList.get_all(context):
+        if cell.is_cell0 or \
+                cell.database_connection == CONF.database.connection:
+            continue
+        with nova_context.target_cell(context, cell) as cctxt:
+            versions.append(objects.Service.get_minimum_version(cctxt,
+                                                                binary))
+    # 0 is a cell without such services, not an old one.
+    versions = [v for v in versions if v]
+    return min(versions) if versions else 0

@@ -128,7 +128,7 @@ def _create_cell(context, name, transport_url, database_connection):
 
 def create_cell():
     command = CONF.command
-    cell = _create_cell(_admin(), command.name,
+    cell = _create_cell(_admin(), command.cell_name,
                         command.cell_transport_url or CONF.transport_url,
                         command.database_connection or
                         CONF.database.connection)
@@ -418,7 +418,8 @@ def _add_commands(subparsers):
                         'connection with "_cell0" added to the name)')
     p.set_defaults(func=map_cell0)
     p = cells.add_parser('create_cell', help='map another cell')
-    p.add_argument('--name', required=True)
+    # Not dest "name": oslo.config keeps the chosen command's name there.
+    p.add_argument('--name', dest='cell_name', required=True)
     p.add_argument('--transport-url', dest='cell_transport_url')
     p.add_argument('--database_connection')
     p.set_defaults(func=create_cell)

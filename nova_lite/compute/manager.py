@@ -111,6 +111,7 @@ class ComputeManager(manager.Manager):
                 LOG.exception('Unexpected error building %s', instance.uuid)
                 build.fail('Unexpected error building on %s: %s' % (
                     self.host, instance_actions.error_details(error)), error)
+                self._abandon_build(context, instance)
                 self._set_error(context, instance, exception.
                                 BuildAbortException(
                                     instance_uuid=instance.uuid,
@@ -175,6 +176,7 @@ class ComputeManager(manager.Manager):
     def _reschedule_or_fail(self, context, instance, request_spec,
                             host_list, image, error):
         if not host_list:
+            self._abandon_build(context, instance)
             self._set_error(context, instance, exception.MaxRetriesExceeded(
                 reason='no alternate host is left after the build failed '
                        'on %s ([scheduler] max_attempts = %d).' %
@@ -198,6 +200,15 @@ class ComputeManager(manager.Manager):
         request_spec.retry = retry
         self.conductor_api.build_instances(context, [instance], request_spec,
                                            [host_list], image=image)
+
+    def _abandon_build(self, context, instance):
+        """A build that ends here in ERROR holds nothing here: no
+        allocation, and no host that the audit would heal one for."""
+        nodename = instance.node or self.driver.nodename
+        self.driver.destroy(context, instance)
+        self.rt.drop_instance(context, instance, nodename)
+        instance.host = None
+        instance.node = None
 
     def _set_error(self, context, instance, error, details=None):
         # The fault first: whoever sees ERROR must see why.

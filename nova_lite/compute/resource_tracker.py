@@ -212,8 +212,12 @@ class ResourceTracker:
                 node.uuid)
             here = {i.uuid for i in instances}
             for instance in instances:
+                # Only a server at rest is healed: one in a task (a build
+                # that just failed and is being rescheduled, a delete) is
+                # its operation's to claim or give back.
                 if instance.uuid not in on_provider and \
-                        instance.uuid not in self._claiming:
+                        instance.uuid not in self._claiming and \
+                        instance.task_state is None:
                     LOG.info('Writing missing allocation of %s',
                              instance.uuid)
                     self._write_allocations(instance, node)

@@ -227,7 +227,9 @@ class ControlPlane:
         for index in range(1, self.num_computes + 1):
             self._write_compute_conf(index)
 
-    def _write_compute_conf(self, index):
+    def _write_compute_conf(self, index, transport_url=None, extra=None):
+        """compute<index>'s config: on ``transport_url`` (default the
+        first cell's), with ``extra`` ini text (default compute_conf's)."""
         self.compute_confs[index] = self._write(
             'compute%d.conf' % index, """
             [DEFAULT]
@@ -244,10 +246,11 @@ class ControlPlane:
             fake_vcpus = 8
             fake_memory_mb = 8192
             fake_local_gb = 100
-            """ % {'index': index, 'transport': self.transport_url,
+            """ % {'index': index,
+                   'transport': transport_url or self.transport_url,
                    'backend': self.backend,
                    'placement': self.placement_url},
-            self.compute_conf.get(index, ''))
+            self.compute_conf.get(index, '') if extra is None else extra)
         return self.compute_confs[index]
 
     def _config_files(self):
@@ -371,26 +374,8 @@ class ControlPlane:
         daemon.start()
         self.daemons[cell.conductor] = daemon
         for index in hosts:
-            self.compute_confs[index] = self._write(
-                'compute%d.conf' % index, """
-                [DEFAULT]
-                host = compute%(index)d
-                transport_url = %(transport)s
-                report_interval = 1
-                service_down_time = 5
-                concurrency_backend = %(backend)s
-                [placement]
-                endpoint = %(placement)s
-                timeout = 5
-                [compute]
-                update_resources_interval = 2
-                fake_vcpus = 8
-                fake_memory_mb = 8192
-                fake_local_gb = 100
-                """ % {'index': index, 'transport': cell.transport_url,
-                       'backend': self.backend,
-                       'placement': self.placement_url},
-                (compute_conf or {}).get(index, ''))
+            self._write_compute_conf(index, cell.transport_url,
+                                     (compute_conf or {}).get(index, ''))
             self.start_compute(index)
         self.cells[name] = cell
         admin = self.client()

@@ -1,5 +1,7 @@
 """The build flow through the real daemons, RabbitMQ and MariaDB."""
 
+import time
+
 import requests
 
 from tests.functional import base
@@ -125,3 +127,11 @@ class TestAllHostsFail(base.ControlPlaneTestCase):
         server = self.admin.wait_for_status(created['server']['id'], 'ERROR')
         self.assertIn('no alternate host is left',
                       server['fault']['message'])
+        # It holds nothing anywhere, and the computes' audits (every 2 s)
+        # do not give it an allocation back.
+        self.assertIsNone(server['OS-EXT-SRV-ATTR:host'])
+        time.sleep(5)
+        self.assertEqual({}, requests.get(
+            '%s/allocations/%s' % (self.plane.placement_url, server['id']),
+            headers={'X-Auth-Token': 'admin'}, timeout=10).json()[
+                'allocations'])

@@ -6,15 +6,20 @@ conductor sends to the schedulers; a 1.0 scheduler does not know
 messages are captured by a real RPC server on the in-memory transport.
 """
 
+import os
 import threading
 
+import fixtures
 import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher as rpc_dispatcher
 from oslo_messaging.rpc import server as rpc_server
 from oslo_utils import uuidutils
 import testtools
 
+from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite import context as nova_context
+from nova_lite.db import migration
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import service as service_obj
@@ -299,6 +304,55 @@ class TestVersionCap(RPCTestCase):
         error = self.assertRaises(exception.ConfigurationError,
                                   scheduler_rpcapi.SchedulerAPI)
         self.assertIn('[upgrade_levels] scheduler', str(error))
+
+
+class TestVersionCapAcrossCells(RPCTestCase):
+    """Computes run in every cell, so "auto" for computes takes the oldest
+    of all cells; conductors and schedulers are read in this daemon's own
+    cell (a cell conductor only ever hears from its own cell's computes)."""
+
+    def setUp(self):
+        super().setUp()
+        self.databases = self.useFixture(nova_fixtures.Databases())
+        cell2_url = 'sqlite:///' + os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'cell2.sqlite')
+        migration.db_sync(cell2_url, migration.MAIN)
+        self.cell2 = objects.CellMapping(
+            self.context, name='cell2', transport_url='fake:/',
+            database_connection=cell2_url)
+        self.cell2.create()
+        self.config.config(compute='auto', conductor='auto',
+                           group='upgrade_levels')
+
+    def add_service(self, binary, host, version, cell=None):
+        with nova_context.target_cell(self.context, cell) as cctxt:
+            objects.Service(cctxt, host=host, binary=binary, topic=binary,
+                            version=version).create()
+
+    def test_an_old_compute_in_another_cell_caps_the_computes(self):
+        self.add_service('nova-lite-compute', 'compute1', 4)
+        self.add_service('nova-lite-compute', 'compute2', 3, self.cell2)
+        self.assertEqual('1.0', compute_rpcapi.ComputeAPI().version_cap)
+
+    def test_an_old_compute_in_this_cell_caps_them_too(self):
+        self.add_service('nova-lite-compute', 'compute1', 3)
+        self.add_service('nova-lite-compute', 'compute2', 4, self.cell2)
+        self.assertEqual('1.0', compute_rpcapi.ComputeAPI().version_cap)
+
+    def test_new_computes_in_every_cell_are_not_capped(self):
+        self.add_service('nova-lite-compute', 'compute1', 4)
+        self.add_service('nova-lite-compute', 'compute2', 4, self.cell2)
+        self.assertEqual('1.1', compute_rpcapi.ComputeAPI().version_cap)
+
+    def test_a_cell_without_computes_does_not_count_as_old(self):
+        self.add_service('nova-lite-compute', 'compute2', 4, self.cell2)
+        self.assertEqual('1.1', compute_rpcapi.ComputeAPI().version_cap)
+
+    def test_an_old_cell_conductor_does_not_cap_the_superconductor(self):
+        self.add_service('nova-lite-conductor', 'super', 4)
+        self.add_service('nova-lite-conductor', 'cell2-conductor', 3,
+                         self.cell2)
+        self.assertEqual('1.1', conductor_rpcapi.ConductorAPI().version_cap)
 
 
 class TestScheduleForA10Caller(testtools.TestCase):

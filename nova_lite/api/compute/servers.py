@@ -92,9 +92,10 @@ def _list(request):
     return limit, instances
 
 
-def _list_response(request, documents, instances, limit):
+def _list_response(request, documents, instances, limit,
+                   collection='servers'):
     body = {'servers': documents}
-    next_links = common.next_link(request, 'servers', instances, limit,
+    next_links = common.next_link(request, collection, instances, limit,
                                   instances[-1].uuid if instances else None)
     if next_links:
         body['servers_links'] = next_links
@@ -110,9 +111,11 @@ def index(request):
 def detail(request):
     limit, instances = _list(request)
     host_status = _HostStatus()
+    # The next page of the details is more details.
     return _list_response(request,
                           [server_views.detail(request, i, host_status)
-                           for i in instances], instances, limit)
+                           for i in instances], instances, limit,
+                          'servers/detail')
 
 
 def _get(request, server_id):

@@ -404,6 +404,14 @@ class TestReads(ServersTestCase):
         rest = self.request('GET', '/v2.1/servers?marker=' + second).json
         self.assertEqual([first], [s['id'] for s in rest['servers']])
 
+    def test_the_next_link_of_the_details_pages_the_details(self):
+        self.boot()
+        second = self.boot().json['server']['id']
+        page = self.request('GET', '/v2.1/servers/detail?limit=1').json
+        self.assertEqual(
+            'http://localhost/v2.1/servers/detail?limit=1&marker=' + second,
+            page['servers_links'][0]['href'])
+
     def test_unknown_marker_is_400(self):
         response = self.request(
             'GET', '/v2.1/servers?marker=0c3b1a1e-1111-4222-8333-944445555666')

@@ -357,6 +357,17 @@ class TestPlacementReports(ResourceTrackerTestCase):
         self.assertIn(node.uuid, self.client().get_allocations(
             instance.uuid)['allocations'])
 
+    def test_audit_leaves_a_server_in_a_task_to_its_operation(self):
+        # A build that just failed here holds no allocation while it waits
+        # for its reschedule: healing it would take the alternate's room.
+        self.audit()
+        instance = self.make_instance(memory_mb=256)
+        instance.task_state = states.SPAWNING
+        instance.save()
+        self.audit()
+        self.assertEqual({}, self.client().get_allocations(
+            instance.uuid)['allocations'])
+
     def test_claim_fails_when_placement_is_unreachable(self):
         self.audit()
         from nova_lite.scheduler.client import report
