@@ -229,16 +229,11 @@ class Instance(base.NovaLiteObject):
         now = base.utcnow()
         with db.cell_session(self._context) as session:
             if hard_delete:
-                # Nothing of it may stay behind: its faults and history go
-                # with it (a rebuild from cell0 records its own).
+                # Its faults go with it; its history (instance actions)
+                # stays, like that of any deleted server: a server rebuilt
+                # from cell0 takes it along (move_history).
                 session.execute(sa.delete(models.InstanceFault).where(
                     models.InstanceFault.instance_uuid == self.uuid))
-                actions = sa.select(models.InstanceAction.id).where(
-                    models.InstanceAction.instance_uuid == self.uuid)
-                session.execute(sa.delete(models.InstanceActionEvent).where(
-                    models.InstanceActionEvent.action_id.in_(actions)))
-                session.execute(sa.delete(models.InstanceAction).where(
-                    models.InstanceAction.instance_uuid == self.uuid))
                 result = session.execute(sa.delete(models.Instance).where(
                     models.Instance.uuid == self.uuid))
             else:

@@ -302,3 +302,47 @@ class InstanceActionEventList(base.ObjectListBase, base.NovaLiteObject):
         return cls(context, objects=[InstanceActionEvent._from_db(context,
                                                                   row)
                                      for row in rows])
+
+
+def move_history(source_context, target_context, instance_uuid):
+    """Move the actions and events of ``instance_uuid`` from the cell
+    database ``source_context`` is aimed at to ``target_context``'s, as
+    they were (times, results, request ids); the number of actions moved.
+
+    For a server rebuilt from cell0: its history, the create whose
+    scheduling failed included, follows it to its real cell. Not
+    remotable: only the conductor, which holds both cells' credentials,
+    moves a server between cells.
+    """
+    with db.cell_session(source_context) as session:
+        actions = list(session.execute(
+            sa.select(models.InstanceAction)
+            .where(models.InstanceAction.instance_uuid == instance_uuid)
+            .order_by(models.InstanceAction.id)).scalars())
+        events = list(session.execute(
+            sa.select(models.InstanceActionEvent)
+            .where(models.InstanceActionEvent.action_id.in_(
+                [a.id for a in actions]))
+            .order_by(models.InstanceActionEvent.id)).scalars())
+    if not actions:
+        return 0
+    with db.cell_session(target_context) as session:
+        new_ids = {}
+        for action in actions:
+            copied = models.InstanceAction(**{
+                name: getattr(action, name) for name in _ACTION_COLUMNS
+                if name != 'id'})
+            session.add(copied)
+            session.flush()
+            new_ids[action.id] = copied.id
+        for event in events:
+            values = {name: getattr(event, name) for name in _EVENT_COLUMNS
+                      if name != 'id'}
+            values['action_id'] = new_ids[event.action_id]
+            session.add(models.InstanceActionEvent(**values))
+    with db.cell_session(source_context) as session:
+        session.execute(sa.delete(models.InstanceActionEvent).where(
+            models.InstanceActionEvent.action_id.in_(list(new_ids))))
+        session.execute(sa.delete(models.InstanceAction).where(
+            models.InstanceAction.id.in_(list(new_ids))))
+    return len(actions)

@@ -251,9 +251,13 @@ class TestRebuildFromCell0(RebuildTestCase):
         self.assertIsNone(self._spec(server_id).get('requested_networks'))
         self.assertEqual(1, len(self.allocations(server_id)))
         self.assertEqual(1, self.listed_ids().count(server_id))
-        # The cell0 record went with its history; the cell has the rebuild
-        # that put the server there.
-        self.assertEqual(['rebuild'], self.actions(server_id))
+        # Its history came along from cell0: the create that found no
+        # host, each rebuild (refused over quota, buried again, built).
+        self.assertEqual(['rebuild', 'rebuild', 'rebuild', 'create'],
+                         self.actions(server_id))
+        self.assertEqual(
+            (), _query(self.cell0_db, 'SELECT id FROM instance_actions WHERE '
+                                      'instance_uuid = %s', server_id))
 
     def test_personality_server_is_refused_and_stays_buried(self):
         server_id = self._bury('with-files', flavor='99', personality=[

@@ -22,6 +22,7 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import cell_mapping as cell_mapping_obj
+from nova_lite.objects import instance_action as instance_action_obj
 from nova_lite import quota
 from nova_lite.scheduler.client import report
 
@@ -136,6 +137,8 @@ class ScheduleAndBuildTask:
             instance = build_request.instance.obj_clone()
             instance._context = cctxt
             instance.create()
+            if self.action == instance_actions.REBUILD:
+                self._bring_history_from_cell0(cctxt, instance.uuid)
             instance_actions.record_action(cctxt, instance.uuid, self.action)
             mapping = None
             try:
@@ -171,6 +174,19 @@ class ScheduleAndBuildTask:
                 instance.vm_state = states.ERROR
                 instance.task_state = None
                 instance.save()
+
+    def _bring_history_from_cell0(self, cctxt, instance_uuid):
+        """A server rebuilt from cell0 keeps its history: the actions it
+        gathered there (its create, earlier rebuilds) move with it."""
+        cell0 = objects.CellMapping.get_by_uuid(self.context,
+                                                cell_mapping_obj.CELL0_UUID)
+        try:
+            with nova_context.target_cell(self.context, cell0) as c0ctxt:
+                instance_action_obj.move_history(c0ctxt, cctxt,
+                                                 instance_uuid)
+        except Exception:
+            LOG.exception('Could not move the action history of %s from '
+                          'cell0; it stays there', instance_uuid)
 
     @staticmethod
     def _undo_placement(instance, mapping):

@@ -13,6 +13,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import testtools
 
+from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
@@ -300,6 +301,35 @@ class TestRebuildFromCell0(BuildTaskTestCase):
         self.assertEqual('cell1',
                          self._mapped_cell(request.instance_uuid).name)
         self.assertIsNone(self._stored_networks(request.instance_uuid))
+
+    def test_its_history_moves_from_cell0_to_its_cell(self):
+        request, spec = self._taken_out_of_cell0()
+        cell0 = self.plane.databases.cell0
+        # The create was another request than this rebuild.
+        create_request = nova_context.RequestContext(user_id='u',
+                                                     project_id='p')
+        with nova_context.target_cell(create_request, cell0) as c0ctxt:
+            with instance_actions.event(c0ctxt, request.instance_uuid,
+                                        'conductor_schedule_and_build_'
+                                        'instances',
+                                        action='create') as step:
+                step.fail('No valid host was found.')
+        self._rebuild(request, spec, [[self._selection()]],
+                      RecordingCompute())
+        cell1 = self.plane.databases.cell1
+        with nova_context.target_cell(self.admin, cell1) as cctxt:
+            moved = objects.InstanceActionList.get_by_instance_uuid(
+                cctxt, request.instance_uuid)
+            [create] = [a for a in moved if a.action == 'create']
+            [failed] = objects.InstanceActionEventList.get_by_action(
+                cctxt, create.id)
+        self.assertEqual(['create', 'rebuild'],
+                         sorted(a.action for a in moved))
+        self.assertEqual('Error', failed.result)
+        with nova_context.target_cell(self.admin, cell0) as c0ctxt:
+            self.assertEqual([], list(
+                objects.InstanceActionList.get_by_instance_uuid(
+                    c0ctxt, request.instance_uuid)))
 
     def test_no_valid_host_again_buries_it_with_its_networks(self):
         request, spec = self._taken_out_of_cell0()
