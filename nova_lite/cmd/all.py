@@ -65,7 +65,18 @@ def main():
         from nova_lite import service
         CONF.set_override('discover_hosts_in_cells_interval', 2,
                           'scheduler')
+        # The REST services first: a compute reports to placement as soon
+        # as it starts, and a report that finds no placement waits a whole
+        # period (the demo boot would find no host).
         services = [
+            service.WSGIService('nova-lite-placement', placement.make_app(),
+                                CONF.placement.bind_host,
+                                CONF.placement.bind_port,
+                                CONF.api.wsgi_threads),
+            service.WSGIService('nova-lite-network', network.make_app(),
+                                CONF.network.bind_host,
+                                CONF.network.bind_port,
+                                CONF.api.wsgi_threads),
             service.Service('nova-lite-conductor', 'conductor',
                             conductor_manager.ConductorManager()),
             service.Service('nova-lite-scheduler', 'scheduler',
@@ -76,19 +87,10 @@ def main():
             services.append(service.Service(
                 'nova-lite-compute', compute_rpcapi.topic_for(host),
                 compute_manager.ComputeManager(host), host=host))
-        services += [
-            service.WSGIService('nova-lite-api', compute_api.make_app(),
-                                CONF.api.bind_host, CONF.api.bind_port,
-                                CONF.api.wsgi_threads),
-            service.WSGIService('nova-lite-placement', placement.make_app(),
-                                CONF.placement.bind_host,
-                                CONF.placement.bind_port,
-                                CONF.api.wsgi_threads),
-            service.WSGIService('nova-lite-network', network.make_app(),
-                                CONF.network.bind_host,
-                                CONF.network.bind_port,
-                                CONF.api.wsgi_threads),
-        ]
+        # The Compute API last: when it answers, everything behind it runs.
+        services.append(service.WSGIService(
+            'nova-lite-api', compute_api.make_app(), CONF.api.bind_host,
+            CONF.api.bind_port, CONF.api.wsgi_threads))
         service.serve(*services)
     common.run(body)
 
