@@ -556,7 +556,8 @@ class API:
             self.compute_rpcapi.rebuild_instance(
                 context, instance, image_meta, orig_image_ref)
         except messaging.MessagingException as e:
-            self._undo_rebuild(instance, before)
+            self._undo_rebuild(instance, before, list(changes) + [
+                'image_ref', 'system_metadata', 'task_state'])
             raise exception.ServiceUnavailable(
                 service='nova-lite-compute on %s' % instance.host,
                 reason='the rebuild could not be sent (%s); the server is '
@@ -564,13 +565,9 @@ class API:
         return instance
 
     @staticmethod
-    def _undo_rebuild(instance, before):
-        for name in instance.obj_what_changed() | set(before.fields):
-            if name in ('fault', 'updated_at', 'id'):
-                continue
-            if before.obj_attr_is_set(name) and (
-                    getattr(instance, name) != getattr(before, name)):
-                setattr(instance, name, getattr(before, name))
+    def _undo_rebuild(instance, before, names):
+        for name in names:
+            setattr(instance, name, getattr(before, name))
         with _logged_cleanup('rebuild of %s' % instance.uuid):
             instance.save()
 
@@ -631,31 +628,36 @@ class API:
             with _logged_cleanup('build request of %s' % instance.uuid):
                 build_request.destroy()
             raise exception.InstanceNotFound(instance_id=instance.uuid)
-        with nova_context.target_cell(context, cell0) as cctxt:
-            instance._context = cctxt
-            try:
-                instance.destroy(hard_delete=True)
-            except exception.InstanceNotFound:
-                pass
-        spec.image = (objects.ImageMeta.from_image(image)
-                      if image is not None else None)
-        spec.retry = None
-        spec.num_instances = 1
-        spec.save()
-        LOG.info('Rebuilding %s from cell0: it is scheduled again',
-                 instance.uuid)
+        # From here the server exists only as the BuildRequest: if a step
+        # fails it goes back to cell0, never left in BUILD.
         try:
+            with nova_context.target_cell(context, cell0) as cctxt:
+                instance._context = cctxt
+                try:
+                    instance.destroy(hard_delete=True)
+                except exception.InstanceNotFound:
+                    pass
+            spec.image = (objects.ImageMeta.from_image(image)
+                          if image is not None else None)
+            spec.retry = None
+            spec.num_instances = 1
+            spec.save()
+            LOG.info('Rebuilding %s from cell0: it is scheduled again',
+                     instance.uuid)
             self.conductor_api.rebuild_instance_in_cell0(
                 context, build_request=build_request, request_spec=spec,
                 image=spec.image)
-        except messaging.MessagingException as e:
-            LOG.error('Cannot send the rebuild of %s to the conductor: %s',
-                      instance.uuid, e)
+        except Exception as e:
+            LOG.error('The rebuild of %s from cell0 failed before the '
+                      'conductor had it (%s); burying it again', instance.uuid,
+                      e)
+            error = e
+            if isinstance(e, messaging.MessagingException):
+                error = exception.ServiceUnavailable(
+                    service='nova-lite-conductor',
+                    reason='the rebuild could not be sent (%s); the server '
+                           'is back in cell0 as it was, try again later' % e)
             from nova_lite.conductor.tasks import build as build_task
-            error = exception.ServiceUnavailable(
-                service='nova-lite-conductor',
-                reason='the rebuild could not be sent (%s); the server is '
-                       'back in cell0 as it was, try again later' % e)
             build_task.bury_in_cell0(context, build_request, spec, error)
             raise error
         return fresh

@@ -312,6 +312,23 @@ class TestRebuildFromCell0(ActionsTestCase):
                           self.admin_context, uuid)
         self.assertEqual([], self.conductor.rebuilds)
 
+    def test_a_failure_after_leaving_cell0_buries_the_server_again(self):
+        uuid = self.bury()
+        self.useFixture(fixtures.MockPatchObject(
+            objects.RequestSpec, 'save',
+            side_effect=exception.DatabaseUnavailable(url='mysql://api',
+                                                      reason='gone')))
+        response = self.action(uuid, {'rebuild': {'imageRef': NEW_IMAGE}},
+                               version='2.65')
+        self.assertError(response, 503, 'serviceUnavailable')
+        [record] = self.cell0_record(uuid)
+        self.assertEqual(states.ERROR, record.vm_state)
+        self.assertRaises(exception.BuildRequestNotFound,
+                          objects.BuildRequest.get_by_instance_uuid,
+                          self.admin_context, uuid)
+        self.assertEqual([uuid], [s['id'] for s in self.request(
+            'GET', '/v2.1/servers').json['servers']])
+
     def test_unsent_cast_buries_the_server_again(self):
         uuid = self.bury()
         self.useFixture(fixtures.MockPatchObject(
