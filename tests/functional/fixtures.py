@@ -461,6 +461,19 @@ class ControlPlane:
         # The scheduler maps hosts on its own period; give it one turn.
         wait_for(lambda: self.manage('cell_v2', 'list_hosts').stdout
                  .count(' compute') >= count, timeout, what='hosts mapped')
+        # A compute whose first report found placement not listening yet
+        # reports again a period later; until then it is no candidate.
+        wait_for(lambda: len(self.placement_providers_with_room()) >= count,
+                 timeout, what='%d computes in placement' % count)
+
+    def placement_providers_with_room(self):
+        response = requests.get(
+            self.placement_url + '/resource_providers',
+            params={'resources': 'VCPU:1,MEMORY_MB:1'},
+            headers={'X-Auth-Token': 'admin',
+                     'OpenStack-API-Version': 'placement 1.4'}, timeout=10)
+        response.raise_for_status()
+        return response.json()['resource_providers']
 
 
 class Cell:
