@@ -10,7 +10,6 @@ from oslo_utils import uuidutils
 
 from nova_lite import context as nova_context
 from nova_lite import objects
-from nova_lite import rpc
 from tests.unit.api import base
 from tests.unit.api import test_servers
 
@@ -98,17 +97,7 @@ class TestDeleteIsRecorded(InstanceActionsTestCase):
 
     def test_the_compute_gets_the_request_of_the_recorded_action(self):
         instance = self.instance_in_cell(self.cell1, host='host1')
-        with nova_context.target_cell(self.admin_context,
-                                      self.cell1) as cctxt:
-            objects.Service(cctxt, host='host1', binary='nova-lite-compute',
-                            topic='compute').create()
-        compute = _ComputeRecorder()
-        server = rpc.get_server(messaging.Target(topic='compute.host1',
-                                                 server='host1'),
-                                [compute], executor='threading')
-        server.start()
-        self.addCleanup(server.wait)
-        self.addCleanup(server.stop)
+        compute = self.compute_up('host1', _ComputeRecorder())
         request_id = self.delete_server(instance.uuid)
         self.assertTrue(compute.terminated.wait(10))
         self.assertEqual(request_id, compute.request_id)

@@ -12,7 +12,6 @@ from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
-from nova_lite import rpc
 from nova_lite.api.compute import servers
 from tests.unit.api import base
 from tests.unit.api import test_servers
@@ -61,19 +60,8 @@ class ActionsTestCase(test_servers.ServersTestCase):
             self.addCleanup(setattr, api, name, getattr(api, name))
             setattr(api, name, None)
 
-    def compute_up(self, host='host1'):
-        with nova_context.target_cell(self.admin_context,
-                                      self.cell1) as cctxt:
-            objects.Service(cctxt, host=host, binary='nova-lite-compute',
-                            topic='compute').create()
-        compute = _Compute()
-        server = rpc.get_server(messaging.Target(topic='compute.' + host,
-                                                 server=host),
-                                [compute], executor='threading')
-        server.start()
-        self.addCleanup(server.wait)
-        self.addCleanup(server.stop)
-        return compute
+    def compute_up(self, host='host1', recorder=None):
+        return super().compute_up(host, recorder or _Compute())
 
     def in_cell1(self, uuid):
         with nova_context.target_cell(self.admin_context,

@@ -35,6 +35,21 @@ class ServersTestCase(base.APITestCase):
         self.assertEqual(202, response.status_int, response.body)
         return response
 
+    def compute_up(self, host, recorder):
+        """A compute service record for ``host`` in cell1 and ``recorder``
+        serving its RPC topic (it records what the API casts there)."""
+        with nova_context.target_cell(self.admin_context,
+                                      self.cell1) as cctxt:
+            objects.Service(cctxt, host=host, binary='nova-lite-compute',
+                            topic='compute').create()
+        server = rpc.get_server(messaging.Target(topic='compute.' + host,
+                                                 server=host),
+                                [recorder], executor='threading')
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        return recorder
+
     def instance_in_cell(self, cell, vm_state=states.ACTIVE, host=None,
                          project_id=base.DEMO, fault=None):
         """An instance the conductor would have created in ``cell``."""
@@ -468,17 +483,7 @@ class TestDelete(ServersTestCase):
 
     def test_delete_with_compute_up_casts_terminate(self):
         instance = self.instance_in_cell(self.cell1, host='host1')
-        with nova_context.target_cell(self.admin_context,
-                                      self.cell1) as cctxt:
-            objects.Service(cctxt, host='host1', binary='nova-lite-compute',
-                            topic='compute').create()
-        compute = _ComputeRecorder()
-        server = rpc.get_server(messaging.Target(topic='compute.host1',
-                                                 server='host1'),
-                                [compute], executor='threading')
-        server.start()
-        self.addCleanup(server.wait)
-        self.addCleanup(server.stop)
+        compute = self.compute_up('host1', _ComputeRecorder())
         response = self.request('DELETE', '/v2.1/servers/' + instance.uuid)
         self.assertEqual(204, response.status_int)
         self.assertTrue(compute.terminated.wait(10))
