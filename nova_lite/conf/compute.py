@@ -34,6 +34,12 @@ compute_opts = [
     cfg.IntOpt('update_resources_interval', default=60, min=1,
                help='Seconds between two runs of the resource tracker '
                     'audit (update_available_resource).'),
+    cfg.IntOpt('shelved_offload_time', default=0, min=-1,
+               help='Seconds a shelved server keeps its host (and its '
+                    'resources there) before it is offloaded; 0 offloads '
+                    'at once, -1 never (only shelveOffload does). '
+                    'Offloading frees the host\'s allocation and unbinds '
+                    'the ports.'),
     cfg.IntOpt('conductor_wait_seconds', default=60, min=0,
                help='At start, seconds the compute waits for a conductor to '
                     'answer before giving up (0: forever).'),

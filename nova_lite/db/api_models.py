@@ -338,3 +338,130 @@ class ResourceProviderAggregate(_Timestamps, Base):
     aggregate_id = sa.Column(sa.Integer,
                              sa.ForeignKey('placement_aggregates.id'),
                              primary_key=True)
+
+
+# -- network ---------------------------------------------------------------------
+# The port service's tables (nova-lite-network). Ids are the uuids clients
+# see, as in the Networking API. JSON documents (binding profiles, agent
+# configurations, tags) are stored as text.
+
+
+class QosPolicy(_Timestamps, Base):
+    __tablename__ = 'qos_policies'
+    __table_args__ = (sa.Index('qos_policies_project_id_idx', 'project_id'),)
+    id = sa.Column(sa.String(36), primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    name = sa.Column(sa.String(255), nullable=False, default='')
+    description = sa.Column(sa.Text, nullable=True)
+    shared = sa.Column(sa.Boolean, nullable=False, default=False)
+    revision_number = sa.Column(sa.BigInteger, nullable=False, default=0)
+
+
+class QosMinimumBandwidthRule(_Timestamps, Base):
+    """A guaranteed bandwidth of one direction; a policy has at most one
+    per direction."""
+    __tablename__ = 'qos_minimum_bandwidth_rules'
+    __table_args__ = (sa.UniqueConstraint(
+        'qos_policy_id', 'direction',
+        name='uniq_qos_minimum_bandwidth_rules0qos_policy_id0direction'),)
+    id = sa.Column(sa.String(36), primary_key=True)
+    qos_policy_id = sa.Column(sa.String(36), sa.ForeignKey('qos_policies.id'),
+                              nullable=False)
+    min_kbps = sa.Column(sa.Integer, nullable=False)
+    direction = sa.Column(sa.String(16), nullable=False)
+
+
+class Network(_Timestamps, Base):
+    """A network and its one segment. ``physical_network`` is '' (not
+    NULL) for tunnelled and local networks, so that the unique segment
+    constraint also holds for them."""
+    __tablename__ = 'networks'
+    __table_args__ = (
+        sa.Index('networks_project_id_idx', 'project_id'),
+        sa.UniqueConstraint(
+            'network_type', 'physical_network', 'segmentation_id',
+            name='uniq_networks0network_type0physical_network0'
+                 'segmentation_id'),
+    )
+    id = sa.Column(sa.String(36), primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    name = sa.Column(sa.String(255), nullable=False, default='')
+    description = sa.Column(sa.Text, nullable=True)
+    status = sa.Column(sa.String(16), nullable=False)
+    admin_state_up = sa.Column(sa.Boolean, nullable=False, default=True)
+    shared = sa.Column(sa.Boolean, nullable=False, default=False)
+    mtu = sa.Column(sa.Integer, nullable=False)
+    network_type = sa.Column(sa.String(32), nullable=False)
+    physical_network = sa.Column(sa.String(64), nullable=False, default='')
+    segmentation_id = sa.Column(sa.Integer, nullable=True)
+    qos_policy_id = sa.Column(sa.String(36), sa.ForeignKey('qos_policies.id'),
+                              nullable=True)
+    revision_number = sa.Column(sa.BigInteger, nullable=False, default=0)
+    tags = sa.Column(sa.Text, nullable=True)
+
+
+class Port(_Timestamps, Base):
+    __tablename__ = 'ports'
+    __table_args__ = (
+        sa.UniqueConstraint('network_id', 'mac_address',
+                            name='uniq_ports0network_id0mac_address'),
+        sa.Index('ports_project_id_idx', 'project_id'),
+        sa.Index('ports_device_id_idx', 'device_id'),
+    )
+    id = sa.Column(sa.String(36), primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    name = sa.Column(sa.String(255), nullable=False, default='')
+    description = sa.Column(sa.Text, nullable=True)
+    network_id = sa.Column(sa.String(36), sa.ForeignKey('networks.id'),
+                           nullable=False)
+    mac_address = sa.Column(sa.String(32), nullable=False)
+    admin_state_up = sa.Column(sa.Boolean, nullable=False, default=True)
+    status = sa.Column(sa.String(16), nullable=False)
+    device_id = sa.Column(sa.String(255), nullable=False, default='')
+    device_owner = sa.Column(sa.String(255), nullable=False, default='')
+    security_groups = sa.Column(sa.Text, nullable=True)
+    qos_policy_id = sa.Column(sa.String(36), sa.ForeignKey('qos_policies.id'),
+                              nullable=True)
+    revision_number = sa.Column(sa.BigInteger, nullable=False, default=0)
+    tags = sa.Column(sa.Text, nullable=True)
+
+
+class PortBinding(_Timestamps, Base):
+    """A binding of a port to a host. Each port has exactly one ACTIVE
+    binding (host '' while unbound) and, during a move, INACTIVE ones on
+    other hosts."""
+    __tablename__ = 'port_bindings'
+    __table_args__ = (
+        sa.UniqueConstraint('port_id', 'host',
+                            name='uniq_port_bindings0port_id0host'),
+        sa.Index('port_bindings_host_idx', 'host'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    port_id = sa.Column(sa.String(36), sa.ForeignKey('ports.id'),
+                        nullable=False)
+    host = sa.Column(sa.String(255), nullable=False, default='')
+    vif_type = sa.Column(sa.String(64), nullable=False)
+    vnic_type = sa.Column(sa.String(64), nullable=False)
+    profile = sa.Column(sa.Text, nullable=True)
+    vif_details = sa.Column(sa.Text, nullable=True)
+    status = sa.Column(sa.String(16), nullable=False)
+
+
+class NetworkAgent(_Timestamps, Base):
+    """An L2 agent as it last reported itself (each compute is its host's
+    Open vSwitch agent)."""
+    __tablename__ = 'network_agents'
+    __table_args__ = (sa.UniqueConstraint(
+        'agent_type', 'host', name='uniq_network_agents0agent_type0host'),)
+    id = sa.Column(sa.String(36), primary_key=True)
+    agent_type = sa.Column(sa.String(255), nullable=False)
+    binary = sa.Column(sa.String(255), nullable=False)
+    topic = sa.Column(sa.String(255), nullable=False)
+    host = sa.Column(sa.String(255), nullable=False)
+    admin_state_up = sa.Column(sa.Boolean, nullable=False, default=True)
+    availability_zone = sa.Column(sa.String(255), nullable=True)
+    description = sa.Column(sa.Text, nullable=True)
+    configurations = sa.Column(sa.Text, nullable=False)
+    resources_synced = sa.Column(sa.Boolean, nullable=True)
+    started_at = sa.Column(DateTime, nullable=False)
+    heartbeat_timestamp = sa.Column(DateTime, nullable=False)

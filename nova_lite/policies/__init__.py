@@ -14,6 +14,7 @@ from nova_lite.policies import hypervisors
 from nova_lite.policies import images
 from nova_lite.policies import instance_actions
 from nova_lite.policies import keypairs
+from nova_lite.policies import network
 from nova_lite.policies import placement
 from nova_lite.policies import quota_sets
 from nova_lite.policies import server_groups
@@ -34,4 +35,5 @@ def list_rules():
                                 quota_sets.list_rules(),
                                 instance_actions.list_rules(),
                                 server_tags.list_rules(),
-                                placement.list_rules()))
+                                placement.list_rules(),
+                                network.list_rules()))

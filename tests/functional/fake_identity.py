@@ -6,8 +6,8 @@ service: ``openstack quota show <project>`` looks the project up, and
 commands that cover several services (``limits show``) ask the service
 catalog which of them exist. This one issues every password login the
 token ``admin`` (an administrator to noauth2), with a catalog that holds
-only itself and the Compute API (and its image proxy), and knows every
-project by its id (its name is its id).
+only itself, the Compute API (and its image proxy) and, when given, the
+port service, and knows every project by its id (its name is its id).
 """
 
 import datetime
@@ -23,8 +23,9 @@ class FakeIdentity:
 
     token = 'admin'
 
-    def __init__(self, compute_url):
+    def __init__(self, compute_url, network_url=None):
         self.compute_url = compute_url.rstrip('/')
+        self.network_url = network_url.rstrip('/') if network_url else None
         identity = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -115,6 +116,15 @@ class FakeIdentity:
                         'id': service_type + '-public',
                         'interface': 'public', 'region': 'RegionOne',
                         'region_id': 'RegionOne', 'url': url}]}
+        catalog = [endpoint('identity', self.url),
+                   endpoint('compute', self.compute_url + '/v2.1'),
+                   # nova_lite's image proxy, as the CLI's image commands
+                   # find it.
+                   endpoint('image', self.compute_url + '/v2.1')]
+        if self.network_url:
+            # Unversioned, as the Networking service is registered: the
+            # clients discover v2.0 from its version document.
+            catalog.append(endpoint('network', self.network_url))
         self._reply(request, 201, {'token': {
             'methods': ['password'],
             'issued_at': now.strftime('%Y-%m-%dT%H:%M:%S.000000Z'),
@@ -124,9 +134,5 @@ class FakeIdentity:
             'project': {'id': 'admin', 'name': 'admin',
                         'domain': _DOMAIN},
             'roles': [{'id': 'admin', 'name': 'admin'}],
-            'catalog': [endpoint('identity', self.url),
-                        endpoint('compute', self.compute_url + '/v2.1'),
-                        # nova_lite's image proxy, as the CLI's image
-                        # commands find it.
-                        endpoint('image', self.compute_url + '/v2.1')],
+            'catalog': catalog,
         }}, headers={'X-Subject-Token': self.token})

@@ -1,0 +1,1 @@
+"""Handlers of the port API, one module per resource."""
