@@ -353,3 +353,44 @@ class PersonalityNotKept(Conflict):
                'files, which are not kept, so it cannot be rebuilt from '
                'cell0 as created. Delete it and create it again without '
                'personality files (use user_data or a config drive).')
+
+
+class NetworkUnavailable(ServiceUnavailable):
+    msg_fmt = 'The port service is unavailable: %(reason)s'
+
+
+class PortNotFound(Invalid):
+    # 400, as the Compute API answers a server create naming an unknown
+    # port: the request is wrong, not the server.
+    msg_fmt = 'Port %(port_id)s could not be found.'
+
+
+class NetworkNotFound(Invalid):
+    msg_fmt = 'Network %(network_id)s could not be found.'
+
+
+class PortInUse(Conflict):
+    msg_fmt = 'Port %(port_id)s is still in use by %(device_id)s.'
+
+
+class DuplicatePortRequest(Invalid):
+    msg_fmt = 'Port %(port_id)s is requested more than once.'
+
+
+class PortBindingFailed(NovaLiteException):
+    msg_fmt = ('Binding port %(port_id)s to %(host)s failed (vif_type '
+               '%(vif_type)s); check the host\'s network agent and its '
+               'physical networks.')
+
+
+class PortUpdateFailed(NovaLiteException):
+    msg_fmt = 'Updating port %(port_id)s failed: %(reason)s'
+
+
+class ComputeTooOldForPortResources(Conflict):
+    msg_fmt = ('Cannot %(action)s server %(instance_uuid)s: it has ports '
+               'with resource requests (minimum bandwidth), and the compute '
+               'on %(host)s speaks compute RPC API %(have)s, which cannot '
+               'update their port bindings\' allocation (needs %(need)s). '
+               'Upgrade that compute first, or check [upgrade_levels] '
+               'compute.')

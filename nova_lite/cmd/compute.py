@@ -23,6 +23,10 @@ def main():
                         'them so the host holds no database credentials.')
             common.CONF.set_override('connection', None, 'database')
             common.CONF.set_override('connection', None, 'api_database')
+        from nova_lite.network import agent
+        # A malformed [network] bandwidths or bridge_mappings stops the
+        # compute here, with one clear line, not at its first report.
+        agent.validate_config()
         from nova_lite.compute import manager
         from nova_lite.compute import rpcapi as compute_rpcapi
         from nova_lite.conductor import rpcapi as conductor_rpcapi

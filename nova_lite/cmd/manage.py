@@ -356,6 +356,19 @@ def placement_audit():
     return 3 if orphans and not CONF.command.delete else 0
 
 
+def audit():
+    """Check the invariant across cells, placement and the port service
+    (see nova_lite.audit); print each violation, exit status 3 if any."""
+    from nova_lite import audit as audit_mod
+    checker = audit_mod.Audit(_admin())
+    violations = checker.run()
+    for violation in violations:
+        print('VIOLATION: %s' % violation)
+    print('%d server(s) checked, %d skipped (in a task), %d violation(s).'
+          % (checker.checked, checker.skipped, len(violations)))
+    return 3 if violations else 0
+
+
 # -- command line ------------------------------------------------------------------
 
 def scheduler_simulate():
@@ -461,6 +474,12 @@ def _add_commands(subparsers):
     p.add_argument('--delete', action='store_true',
                    help='delete the orphaned allocations found')
     p.set_defaults(func=placement_audit)
+
+    p = subparsers.add_parser(
+        'audit', help='check that every server\'s allocations and port '
+                      'bindings are on the host that holds it (exit status '
+                      '3 if anything is not)')
+    p.set_defaults(func=audit)
 
     scheduler = group('scheduler', 'the scheduling pipeline, offline')
     p = scheduler.add_parser(

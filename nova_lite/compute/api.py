@@ -117,10 +117,36 @@ class API:
     """Servers: create, read, list and delete across the cells."""
 
     def __init__(self):
+        self._ports = None
         self._conductor = None
         self._compute_rpc = None
 
     # RPC clients are created on first use: rpc.init() must have run.
+    @property
+    def port_client(self):
+        if self._ports is None:
+            from nova_lite.network import api as network_api
+            self._ports = network_api.PortClient()
+        return self._ports
+
+    def _requested_ports(self, context, networks, max_count):
+        """The ports a create names, checked against the port service, and
+        their request groups (resource requests) for the scheduler."""
+        if networks is None or not any(
+                n.port_id or n.network_id not in (None, 'auto', 'none')
+                for n in networks):
+            return []
+        from nova_lite.network import api as network_api
+        if max_count > 1 and any(n.port_id for n in networks):
+            raise exception.Invalid(
+                reason='Unable to launch multiple instances with a single '
+                       'configured port ID. Please launch your instance '
+                       'one by one with different ports.')
+        ports = network_api.requested_ports(
+            self.port_client, networks, context.project_id,
+            context.is_admin)
+        return network_api.request_groups(ports)
+
     @property
     def conductor_api(self):
         if self._conductor is None:
@@ -175,6 +201,8 @@ class API:
         if image is not None:
             self._check_flavor_fits_image(flavor, image)
         group = _requested_group(context, scheduler_hints)
+        networks = objects.NetworkRequestList.from_api(requested_networks)
+        port_groups = self._requested_ports(context, networks, max_count)
         quota.check_metadata_items(metadata)
         # As many as the quota allows, if that is at least min_count.
         max_count = quota.check_instances(context, flavor, min_count,
@@ -211,7 +239,8 @@ class API:
                 ignore_hosts=None,
                 force_hosts=[forced_host] if forced_host else None,
                 force_nodes=[forced_node] if forced_node else None,
-                retry=None)
+                retry=None, requested_networks=networks,
+                requested_resources=port_groups)
             instances.append(instance)
             specs.append(spec)
         if group is not None:
@@ -725,6 +754,199 @@ class API:
                     service='nova-lite-compute on %s' % instance.host,
                     reason='the %s could not be sent (%s)' % (action, e))
 
+    # -- shelve, offload, unshelve -----------------------------------------
+
+    def shelve(self, context, instance):
+        """Power the server off and keep a snapshot reference; the compute
+        offloads it per [compute] shelved_offload_time."""
+        image_id = uuidutils.generate_uuid()
+        self._cast_to_host(
+            context, instance, instance_actions.SHELVE,
+            [states.ACTIVE, states.STOPPED], states.SHELVING,
+            lambda cctxt, i: self.compute_rpcapi.shelve_instance(
+                cctxt, i, image_id))
+
+    def shelve_offload(self, context, instance):
+        self._cast_to_host(
+            context, instance, instance_actions.SHELVE_OFFLOAD,
+            [states.SHELVED], states.SHELVING_OFFLOADING,
+            self.compute_rpcapi.shelve_offload_instance)
+
+    def unshelve(self, context, instance):
+        """A shelved server is powered on where it is; an offloaded one is
+        scheduled again by the conductor (with its ports' resource
+        requests) and spawned on the chosen host."""
+        mapping, instance = self._locate(context, instance.uuid)
+        if instance.vm_state == states.SHELVED:
+            self._cast_to_host(
+                context, instance, instance_actions.UNSHELVE,
+                [states.SHELVED], states.UNSHELVING,
+                lambda cctxt, i: self.compute_rpcapi.unshelve_instance(
+                    cctxt, i, i.host))
+            return
+        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
+                or instance.vm_state != states.SHELVED_OFFLOADED:
+            raise exception.InstanceInvalidState(
+                method='unshelve', instance_uuid=instance.uuid,
+                attr='vm_state', state=instance.vm_state)
+        if instance.task_state is not None:
+            raise exception.InstanceInvalidState(
+                method='unshelve', instance_uuid=instance.uuid,
+                attr='task_state', state=instance.task_state)
+        if not self.conductor_api.can_evacuate():
+            raise exception.ConductorTooOld(
+                action='unshelve', version='1.2',
+                pinned=self.conductor_api.version_cap)
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            instance._context = cctxt
+            instance.task_state = states.UNSHELVING
+            try:
+                instance.save(expected_task_state=[None])
+            except exception.UnexpectedTaskStateError as e:
+                raise exception.InstanceInvalidState(
+                    method='unshelve', instance_uuid=instance.uuid,
+                    attr='task_state', state=e.kwargs.get('actual'))
+            instance_actions.record_action(cctxt, instance.uuid,
+                                           instance_actions.UNSHELVE)
+            try:
+                self.conductor_api.unshelve_instance(context, instance)
+            except messaging.MessagingException as e:
+                instance.task_state = None
+                instance.save()
+                raise exception.ServiceUnavailable(
+                    service='nova-lite-conductor',
+                    reason='the unshelve could not be sent (%s)' % e)
+
+    def _cast_to_host(self, context, instance, action, vm_states, task_state,
+                      cast):
+        """Checks, task state, action record and the cast to the server's
+        compute (which must be up and speak compute RPC 1.3)."""
+        mapping, instance = self._locate(context, instance.uuid)
+        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
+                or instance.vm_state not in vm_states:
+            raise exception.InstanceInvalidState(
+                method=action, instance_uuid=instance.uuid,
+                attr='vm_state', state=instance.vm_state)
+        if instance.task_state is not None:
+            raise exception.InstanceInvalidState(
+                method=action, instance_uuid=instance.uuid,
+                attr='task_state', state=instance.task_state)
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            instance._context = cctxt
+            self._check_compute_for(cctxt, instance, action)
+            if not self.compute_rpcapi.can_shelve(cctxt, instance.host):
+                raise exception.ComputeTooOld(
+                    host=instance.host, action=action, version='1.3',
+                    pinned=self.compute_rpcapi.version_cap)
+            instance.task_state = task_state
+            try:
+                instance.save(expected_task_state=[None])
+            except exception.UnexpectedTaskStateError as e:
+                raise exception.InstanceInvalidState(
+                    method=action, instance_uuid=instance.uuid,
+                    attr='task_state', state=e.kwargs.get('actual'))
+            instance_actions.record_action(cctxt, instance.uuid, action)
+            try:
+                cast(cctxt, instance)
+            except messaging.MessagingException as e:
+                instance.task_state = None
+                instance.save()
+                raise exception.ServiceUnavailable(
+                    service='nova-lite-compute on %s' % instance.host,
+                    reason='the %s could not be sent (%s)' % (action, e))
+
+    # -- evacuate ----------------------------------------------------------
+
+    def evacuate(self, context, instance, host=None):
+        """Rebuild a server whose compute is down on another host (seed
+        001): checks, task_state ``rebuilding``, a migration record, and
+        the cast to the conductor, which schedules and hands it to the
+        destination. Nothing changes unless every check passes."""
+        mapping, instance = self._locate(context, instance.uuid)
+        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
+                or not instance.host or instance.vm_state not in (
+                    states.ACTIVE, states.STOPPED, states.ERROR):
+            raise exception.InstanceInvalidState(
+                method='evacuate', instance_uuid=instance.uuid,
+                attr='vm_state', state=instance.vm_state)
+        if instance.task_state is not None:
+            raise exception.InstanceInvalidState(
+                method='evacuate', instance_uuid=instance.uuid,
+                attr='task_state', state=instance.task_state)
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            instance._context = cctxt
+            self._check_evacuation(cctxt, instance, host)
+            instance.task_state = states.REBUILDING
+            try:
+                instance.save(expected_task_state=[None])
+            except exception.UnexpectedTaskStateError as e:
+                raise exception.InstanceInvalidState(
+                    method='evacuate', instance_uuid=instance.uuid,
+                    attr='task_state', state=e.kwargs.get('actual'))
+            instance_actions.record_action(cctxt, instance.uuid,
+                                           instance_actions.EVACUATE)
+            migration = objects.Migration(
+                cctxt, instance_uuid=instance.uuid,
+                migration_type='evacuation', status='accepted',
+                source_compute=instance.host, source_node=instance.node,
+                dest_compute=host)
+            try:
+                migration.create()
+                self.conductor_api.evacuate_instance(
+                    context, instance, migration, host=host)
+            except Exception as e:
+                LOG.error('Evacuation of %s not sent to the conductor: %s',
+                          instance.uuid, e)
+                with _logged_cleanup('evacuation of %s' % instance.uuid):
+                    instance.task_state = None
+                    instance.save()
+                    if migration.obj_attr_is_set('id'):
+                        migration.status = 'error'
+                        migration.save()
+                if isinstance(e, messaging.MessagingException):
+                    raise exception.ServiceUnavailable(
+                        service='nova-lite-conductor',
+                        reason='the evacuation could not be sent (%s); '
+                               'nothing was changed' % e)
+                raise
+            LOG.info('Evacuation of %s from %s accepted (migration %s)',
+                     instance.uuid, instance.host, migration.uuid)
+
+    def _check_evacuation(self, context, instance, host):
+        if self._compute_is_up(context, instance.host):
+            raise exception.Invalid(
+                reason='Compute service of %s is still in use. Evacuate a '
+                       'server only when its host is down (stopped, or '
+                       'forced down with PUT /os-services/{id} '
+                       '{"forced_down": true}).' % instance.host)
+        if host is not None:
+            if host == instance.host:
+                raise exception.Invalid(
+                    reason='The target host can\'t be the same one.')
+            try:
+                objects.Service.get_by_host_and_binary(context, host,
+                                                       COMPUTE_BINARY)
+            except exception.ServiceNotFound:
+                raise exception.ComputeHostNotFound(host=host)
+        if not self.conductor_api.can_evacuate():
+            raise exception.ConductorTooOld(
+                action='evacuate', version='1.2',
+                pinned=self.conductor_api.version_cap)
+        from nova_lite.network import api as network_api
+        groups = network_api.request_groups(
+            self.port_client.ports_of(instance.uuid))
+        probe = host or instance.host
+        need = '1.3' if groups else '1.2'
+        if not self.compute_rpcapi.can_send_version(context, probe, need):
+            if groups:
+                raise exception.ComputeTooOldForPortResources(
+                    action='evacuate', instance_uuid=instance.uuid,
+                    host=host or 'the destination',
+                    have=self.compute_rpcapi.version_cap, need=need)
+            raise exception.ComputeTooOld(
+                host=host or 'the destination', action='evacuate',
+                version=need, pinned=self.compute_rpcapi.version_cap)
+
     # -- delete ----------------------------------------------------------
 
     def delete(self, context, instance):
@@ -785,12 +1007,18 @@ class API:
                             instance.host, instance.uuid)
                 self._local_delete(instance)
 
-    @staticmethod
-    def _local_delete(instance):
+    def _local_delete(self, instance):
+        # Its compute is down, or it has none (offloaded): no one else
+        # will give its ports back.
+        has_ports = bool(instance.host) or \
+            instance.vm_state == states.SHELVED_OFFLOADED
         try:
             instance.destroy()
         except exception.InstanceNotFound:
             pass  # deleted concurrently: the outcome is the same
+        if has_ports:
+            from nova_lite.network import api as network_api
+            network_api.release_ports(self.port_client, instance)
 
     @staticmethod
     def _compute_is_up(context, host):

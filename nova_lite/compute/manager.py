@@ -22,6 +22,8 @@ from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import manager
+from nova_lite.network import agent as network_agent
+from nova_lite.network import api as network_api
 from nova_lite import objects
 from nova_lite import service
 from nova_lite.virt import fake
@@ -31,13 +33,15 @@ LOG = logging.getLogger(__name__)
 
 
 class ComputeManager(manager.Manager):
-    target = messaging.Target(version='1.1')
+    target = messaging.Target(version='1.3')
 
     def __init__(self, host=None, driver=None):
         self.host = host or CONF.host
         self.driver = driver or fake.FakeDriver(self.host)
         self.rt = resource_tracker.ResourceTracker(self.host, self.driver)
         self.conductor_api = conductor_rpcapi.ConductorAPI()
+        self.ports = network_api.PortClient()
+        self.rt.port_allocations_of = self._port_allocations_of
         from nova_lite import cmd
         if cmd.concurrency_backend() == 'eventlet':
             self._builds = futurist.GreenThreadPoolExecutor(
@@ -52,7 +56,50 @@ class ComputeManager(manager.Manager):
 
     def init_host(self, context):
         self._wait_for_conductor(context)
+        self._destroy_evacuated_instances(context)
         self.update_available_resource()
+
+    def _destroy_evacuated_instances(self, context):
+        """Clean up after the evacuations that happened while this host was
+        down: destroy what is left of each evacuated server here and delete
+        what its migration's consumer holds on this host's providers. The
+        port bindings are not touched: they point at the destination."""
+        try:
+            migrations = objects.MigrationList.get_evacuated_from(context,
+                                                                  self.host)
+        except Exception:
+            LOG.exception('Cannot read the evacuations from %s; their '
+                          'remains stay until the next start', self.host)
+            return
+        for migration in migrations:
+            try:
+                instance = objects.Instance.get_by_uuid(
+                    context.elevated(read_deleted='yes'),
+                    migration.instance_uuid)
+            except exception.InstanceNotFound:
+                instance = None
+            if instance is not None and not instance.deleted and \
+                    instance.host == self.host:
+                # The evacuation has not moved it (yet, or it failed and
+                # the server stayed here): it is still ours.
+                continue
+            LOG.info('Instance %s was evacuated from %s to %s while this '
+                     'host was down; destroying its remains here',
+                     migration.instance_uuid, self.host,
+                     migration.dest_compute)
+            if instance is not None:
+                self.driver.destroy(context, instance)
+            try:
+                self.rt.reportclient.delete_allocations(migration.uuid)
+            except Exception as e:
+                LOG.warning('Source allocation of evacuated %s not deleted '
+                            '(retried at the next start): %s',
+                            migration.instance_uuid, e)
+                continue
+            if migration.status == 'done' or instance is None or \
+                    instance.deleted:
+                migration.status = 'completed'
+                migration.save()
 
     def _wait_for_conductor(self, context):
         deadline = (time.monotonic() + CONF.compute.conductor_wait_seconds
@@ -89,6 +136,27 @@ class ComputeManager(manager.Manager):
         context = nova_context.get_admin_context()
         for nodename in self.driver.get_available_nodes():
             self.rt.update_available_resource(context, nodename)
+            # As this host's network agent: its physical networks and
+            # bandwidth, which the port service offers to placement under
+            # this node's provider.
+            network_agent.report_state(self.host, nodename)
+
+    def _port_allocations_of(self, instance):
+        """The ports' part of ``instance``'s allocation, read back from
+        the port service (their resource requests and the providers their
+        bindings name)."""
+        allocations = {}
+        for port in self.ports.ports_of(instance.uuid):
+            group = objects.RequestGroup.from_port(port)
+            provider = (port.get('binding:profile') or {}).get('allocation')
+            if group is None or provider is None:
+                continue
+            resources = allocations.setdefault(provider, {'resources': {}})[
+                'resources']
+            for resource_class, amount in group.resources.items():
+                resources[resource_class] = resources.get(
+                    resource_class, 0) + amount
+        return allocations
 
     # -- build ---------------------------------------------------------------
 
@@ -149,12 +217,27 @@ class ComputeManager(manager.Manager):
             self.rt.drop_instance(context, instance, nodename)
             return
         try:
-            with self.rt.instance_claim(context, instance, nodename, limits):
-                self.driver.spawn(context, instance, image)
+            groups = request_spec.requested_resources
+            provider_of_port = network_api.provider_by_port(
+                groups, (selection.allocation or {}).get('mappings'))
+            with self.rt.instance_claim(
+                    context, instance, nodename, limits,
+                    network_api.port_allocations(groups, provider_of_port)):
+                network_api.bind_for_build(
+                    self.ports, instance, self.host,
+                    request_spec.requested_networks, provider_of_port)
+                try:
+                    self.driver.spawn(context, instance, image)
+                except Exception:
+                    network_api.release_ports(self.ports, instance)
+                    raise
         except Exception as error:
             LOG.warning('Build of %s failed on %s: %s', instance.uuid,
                         self.host, error)
             self.driver.destroy(context, instance)
+            # What the scheduler claimed here goes back (the claim's undo
+            # did already, unless the failure came before it).
+            self.rt.drop_instance(context, instance, nodename)
             self._reschedule_or_fail(context, instance, request_spec,
                                      host_list, image, error)
             return
@@ -170,6 +253,7 @@ class ComputeManager(manager.Manager):
                      instance.uuid)
             self.driver.destroy(context, instance)
             self.rt.drop_instance(context, instance, nodename)
+            network_api.release_ports(self.ports, instance)
             return
         LOG.info('Instance %s is ACTIVE on %s', instance.uuid, self.host)
 
@@ -224,16 +308,125 @@ class ComputeManager(manager.Manager):
     # -- rebuild, stop, start ----------------------------------------------
 
     def rebuild_instance(self, context, instance, image, orig_image_ref,
-                         preserve_ephemeral=False):
+                         preserve_ephemeral=False, recreate=False,
+                         migration=None, selection=None, request_spec=None):
         """Destroy and re-create ``instance`` here from ``image``.
 
         Same host, same node, same flavor: the allocation in placement
         stays as it is. A stopped server is stopped again afterwards; a
         failed spawn leaves it in ERROR with a fault, still on this host
         and still holding its allocation, so it can be rebuilt again.
+
+        With ``recreate`` (RPC 1.2) the server comes here from a host that
+        is down: an evacuation (see _evacuate).
         """
+        if recreate:
+            self._builds.submit(self._evacuate, context, instance, image,
+                                migration, selection, request_spec)
+            return
         self._builds.submit(self._rebuild, context, instance, image,
                             orig_image_ref)
+
+    def _evacuate(self, context, instance, image, migration, selection,
+                  request_spec):
+        """Claim here, point the ports at this host with this host's
+        providers as their ``allocation``, and build the server again; on
+        failure everything goes back to the source (bindings, allocation)
+        and the server is left there in ERROR with a fault."""
+        with self._instance_lock(instance.uuid), instance_actions.event(
+                context, instance.uuid, 'compute_rebuild_instance',
+                host=self.host, action=instance_actions.EVACUATE) as step:
+            was_stopped = instance.vm_state == states.STOPPED
+            groups = (request_spec.requested_resources
+                      if request_spec is not None else [])
+            provider_of_port = {group.requester_id: group.provider_uuids[0]
+                                for group in groups if group.provider_uuids}
+            ports = []
+            try:
+                ports = self.ports.ports_of(instance.uuid)
+                if len(provider_of_port) != len(groups):
+                    raise exception.PortUpdateFailed(
+                        port_id=','.join(g.requester_id for g in groups),
+                        reason='the request spec names no provider for '
+                               'every port resource request')
+                with self.rt.instance_claim(
+                        context, instance, selection.nodename,
+                        selection.limits,
+                        network_api.port_allocations(groups,
+                                                     provider_of_port)):
+                    try:
+                        network_api.move_bindings(self.ports, instance,
+                                                  self.host,
+                                                  provider_of_port, ports)
+                        instance.host = self.host
+                        instance.node = selection.nodename
+                        instance.task_state = states.REBUILD_SPAWNING
+                        instance.save(expected_task_state=[
+                            states.REBUILDING])
+                        self.driver.spawn(context, instance, image)
+                    except Exception:
+                        self.driver.destroy(context, instance)
+                        raise
+            except Exception as error:
+                LOG.warning('Evacuation of %s to %s failed: %s',
+                            instance.uuid, self.host, error)
+                step.fail('The evacuation to %s failed: %s' % (
+                    self.host, instance_actions.error_details(error)), error)
+                self._evacuation_failed(context, instance, migration, ports,
+                                        error)
+                return
+            if was_stopped:
+                self.driver.power_off(instance)
+            instance.vm_state = states.STOPPED if was_stopped else \
+                states.ACTIVE
+            instance.power_state = (states.SHUTDOWN if was_stopped
+                                    else states.RUNNING)
+            instance.task_state = None
+            instance.launched_at = timeutils.utcnow()
+            try:
+                instance.save(expected_task_state=[states.REBUILD_SPAWNING])
+            except (exception.InstanceNotFound,
+                    exception.UnexpectedTaskStateError) as e:
+                LOG.info('%s changed while it was evacuated (%s)',
+                         instance.uuid, e)
+            migration.status = 'done'
+            migration.save()
+            LOG.info('Instance %s evacuated from %s to %s', instance.uuid,
+                     migration.source_compute, self.host)
+
+    def _evacuation_failed(self, context, instance, migration, ports,
+                           error):
+        """Undo an evacuation that failed here: the server's allocation on
+        this host is gone (the claim's undo); its source allocation goes
+        back from the migration to the server, its ports back to the
+        source host with their old binding profile; the server stays on
+        its source in ERROR, to be evacuated again."""
+        try:
+            self.rt.reportclient.move_allocations(migration.uuid,
+                                                  instance.uuid)
+        except Exception as e:
+            LOG.error('Source allocation of %s not given back by migration '
+                      '%s: %s', instance.uuid, migration.uuid, e)
+        for port in ports:
+            try:
+                self.ports.update_port(
+                    port['id'], **{
+                        'binding:host_id': port.get('binding:host_id'),
+                        'binding:profile': port.get('binding:profile') or {}})
+            except exception.NovaLiteException as e:
+                LOG.error('Binding of port %s not put back on %s: %s',
+                          port['id'], port.get('binding:host_id'), e)
+        migration.status = 'failed'
+        migration.save()
+        instance.host = migration.source_compute
+        instance.node = migration.source_node
+        try:
+            build_task.record_fault(context, instance, error, host=self.host)
+            instance.vm_state = states.ERROR
+            instance.task_state = None
+            instance.save()
+        except exception.InstanceNotFound:
+            pass
 
     def _rebuild(self, context, instance, image, orig_image_ref):
         with self._instance_lock(instance.uuid), instance_actions.event(
@@ -313,6 +506,196 @@ class ComputeManager(manager.Manager):
                 LOG.info('%s of %s overtaken: %s', task_state,
                          instance.uuid, e)
 
+    # -- shelve, offload, unshelve -------------------------------------------
+
+    def shelve_instance(self, context, instance, image_id):
+        self._builds.submit(self._shelve, context, instance, image_id)
+
+    def _shelve(self, context, instance, image_id):
+        with self._instance_lock(instance.uuid), instance_actions.event(
+                context, instance.uuid, 'compute_shelve_instance',
+                host=self.host, action=instance_actions.SHELVE) as step:
+            try:
+                self.driver.power_off(instance)
+            except Exception as error:
+                LOG.exception('Shelve of %s failed', instance.uuid)
+                step.fail(instance_actions.error_details(error), error)
+                build_task.record_fault(context, instance, error,
+                                        host=self.host)
+                instance.task_state = None
+                instance.save()
+                return
+            # The snapshot: an opaque image reference the server is spawned
+            # from again when it is unshelved.
+            instance.system_metadata.update({
+                'shelved_image_id': image_id,
+                'shelved_at': timeutils.utcnow().isoformat(),
+                'shelved_host': self.host})
+            instance.vm_state = states.SHELVED
+            instance.power_state = states.SHUTDOWN
+            offload = CONF.compute.shelved_offload_time == 0
+            instance.task_state = (states.SHELVING_OFFLOADING if offload
+                                   else None)
+            try:
+                instance.save(expected_task_state=[states.SHELVING])
+            except (exception.InstanceNotFound,
+                    exception.UnexpectedTaskStateError) as e:
+                LOG.info('Shelve of %s overtaken: %s', instance.uuid, e)
+                return
+            LOG.info('Instance %s shelved on %s', instance.uuid, self.host)
+            if offload:
+                self._offload(context, instance)
+
+    def shelve_offload_instance(self, context, instance):
+        self._builds.submit(self._shelve_offload, context, instance)
+
+    def _shelve_offload(self, context, instance):
+        with self._instance_lock(instance.uuid), instance_actions.event(
+                context, instance.uuid, 'compute_shelve_offload_instance',
+                host=self.host, action=instance_actions.SHELVE_OFFLOAD):
+            self._offload(context, instance)
+
+    def _offload(self, context, instance):
+        """Free the host: no guest, no allocation, ports bound to no host
+        (they stay the server's: device_id is kept)."""
+        self.driver.destroy(context, instance)
+        self.rt.drop_instance(context, instance, instance.node)
+        try:
+            for port in self.ports.ports_of(instance.uuid):
+                network_api.unbind_from_host(self.ports, port)
+        except exception.NovaLiteException as e:
+            LOG.warning('Ports of offloaded %s not unbound: %s',
+                        instance.uuid, e)
+        instance.host = None
+        instance.node = None
+        instance.vm_state = states.SHELVED_OFFLOADED
+        instance.task_state = None
+        try:
+            instance.save(expected_task_state=[states.SHELVING_OFFLOADING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError) as e:
+            LOG.info('Offload of %s overtaken: %s', instance.uuid, e)
+            return
+        self._forget_lock(instance.uuid)
+        LOG.info('Instance %s offloaded from %s', instance.uuid, self.host)
+
+    @service.periodic_task(lambda: CONF.compute.update_resources_interval)
+    def offload_shelved_instances(self):
+        """Offload the servers shelved here longer than
+        [compute] shelved_offload_time."""
+        wait = CONF.compute.shelved_offload_time
+        if wait <= 0:
+            return
+        context = nova_context.get_admin_context()
+        now = timeutils.utcnow()
+        for instance in objects.InstanceList.get_by_host(context,
+                                                         self.host):
+            shelved_at = instance.system_metadata.get('shelved_at')
+            if instance.vm_state != states.SHELVED or \
+                    instance.task_state is not None or not shelved_at:
+                continue
+            if (now - timeutils.parse_isotime(shelved_at).replace(
+                    tzinfo=None)).total_seconds() < wait:
+                continue
+            instance.task_state = states.SHELVING_OFFLOADING
+            try:
+                instance.save(expected_task_state=[None])
+            except (exception.InstanceNotFound,
+                    exception.UnexpectedTaskStateError):
+                continue
+            self._shelve_offload(context, instance)
+
+    def unshelve_instance(self, context, instance, image=None,
+                          request_spec=None, selection=None):
+        self._builds.submit(self._unshelve, context, instance, image,
+                            request_spec, selection)
+
+    def _unshelve(self, context, instance, image, request_spec, selection):
+        with self._instance_lock(instance.uuid), instance_actions.event(
+                context, instance.uuid, 'compute_unshelve_instance',
+                host=self.host, action=instance_actions.UNSHELVE) as step:
+            if selection is None:
+                # Shelved here, never offloaded: the guest is powered on.
+                self._power_on_shelved(context, instance, step)
+                return
+            groups = request_spec.requested_resources
+            provider_of_port = {g.requester_id: g.provider_uuids[0]
+                                for g in groups if g.provider_uuids}
+            try:
+                with self.rt.instance_claim(
+                        context, instance, selection.nodename,
+                        selection.limits,
+                        network_api.port_allocations(groups,
+                                                     provider_of_port)):
+                    try:
+                        network_api.move_bindings(self.ports, instance,
+                                                  self.host,
+                                                  provider_of_port)
+                        instance.host = self.host
+                        instance.node = selection.nodename
+                        instance.task_state = states.SPAWNING
+                        instance.save(expected_task_state=[
+                            states.UNSHELVING])
+                        self.driver.spawn(context, instance, image)
+                    except Exception:
+                        self.driver.destroy(context, instance)
+                        raise
+            except Exception as error:
+                LOG.warning('Unshelve of %s on %s failed: %s',
+                            instance.uuid, self.host, error)
+                step.fail('The unshelve on %s failed: %s' % (
+                    self.host, instance_actions.error_details(error)), error)
+                self._unshelve_failed(context, instance, error)
+                return
+            self._unshelved(instance, states.SPAWNING)
+
+    def _power_on_shelved(self, context, instance, step):
+        try:
+            self.driver.power_on(instance)
+        except Exception as error:
+            step.fail(instance_actions.error_details(error), error)
+            build_task.record_fault(context, instance, error,
+                                    host=self.host)
+            instance.task_state = None
+            instance.save()
+            return
+        self._unshelved(instance, states.UNSHELVING)
+
+    def _unshelved(self, instance, task_state):
+        for key in ('shelved_image_id', 'shelved_at', 'shelved_host'):
+            instance.system_metadata.pop(key, None)
+        instance.vm_state = states.ACTIVE
+        instance.power_state = states.RUNNING
+        instance.task_state = None
+        instance.launched_at = timeutils.utcnow()
+        try:
+            instance.save(expected_task_state=[task_state])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError) as e:
+            LOG.info('%s changed while it was unshelved (%s)',
+                     instance.uuid, e)
+            return
+        LOG.info('Instance %s unshelved on %s', instance.uuid, self.host)
+
+    def _unshelve_failed(self, context, instance, error):
+        """Back to offloaded: its allocation here is gone (the claim's
+        undo), its ports bound to no host."""
+        try:
+            for port in self.ports.ports_of(instance.uuid):
+                network_api.unbind_from_host(self.ports, port)
+        except exception.NovaLiteException as e:
+            LOG.error('Ports of %s not unbound after its failed unshelve: '
+                      '%s', instance.uuid, e)
+        instance.host = None
+        instance.node = None
+        try:
+            build_task.record_fault(context, instance, error, host=self.host)
+            instance.vm_state = states.SHELVED_OFFLOADED
+            instance.task_state = None
+            instance.save()
+        except exception.InstanceNotFound:
+            pass
+
     # -- delete --------------------------------------------------------------
 
     def terminate_instance(self, context, instance):
@@ -321,6 +704,7 @@ class ComputeManager(manager.Manager):
                 host=self.host, action=instance_actions.DELETE):
             self.driver.destroy(context, instance)
             self.rt.drop_instance(context, instance, instance.node)
+            network_api.release_ports(self.ports, instance)
             try:
                 instance.destroy()
             except exception.InstanceNotFound:

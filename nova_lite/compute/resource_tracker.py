@@ -40,10 +40,12 @@ def _usage_of(instance):
             scheduler_utils.pci_devices_requested(instance.flavor),)
 
 
-def build_allocations(instance, node_uuid, disk_provider_uuid=None):
+def build_allocations(instance, node_uuid, disk_provider_uuid=None,
+                      port_allocations=None):
     """The PUT /allocations body for ``instance`` on the compute node
     provider ``node_uuid``; DISK_GB goes to ``disk_provider_uuid`` (a
-    sharing provider) when given."""
+    sharing provider) when given; ``port_allocations`` (what its ports'
+    resource requests take from bandwidth providers) are added."""
     vcpus, memory_mb, disk_gb, pci = _usage_of(instance)
     on_node = {'VCPU': vcpus, 'MEMORY_MB': memory_mb}
     if pci:
@@ -53,6 +55,12 @@ def build_allocations(instance, node_uuid, disk_provider_uuid=None):
         disk_provider = disk_provider_uuid or node_uuid
         allocations.setdefault(disk_provider, {'resources': {}})
         allocations[disk_provider]['resources']['DISK_GB'] = disk_gb
+    for provider, allocation in (port_allocations or {}).items():
+        resources = allocations.setdefault(provider, {'resources': {}})[
+            'resources']
+        for resource_class, amount in allocation['resources'].items():
+            resources[resource_class] = resources.get(resource_class,
+                                                      0) + amount
     return allocations
 
 
@@ -74,6 +82,10 @@ class ResourceTracker:
         self._disk_providers = {}
         # Providers whose inventory reached placement at least once.
         self._reported = set()
+        # instance -> its ports' part of its allocation (the compute
+        # manager asks the port service); used when an allocation is
+        # healed.
+        self.port_allocations_of = lambda instance: {}
 
     # -- the ComputeNode record -----------------------------------------
 
@@ -174,15 +186,17 @@ class ResourceTracker:
                                                       {'DISK_GB': 1})
         return sharing[0] if sharing else node.uuid
 
-    def allocations_for(self, instance, node):
+    def allocations_for(self, instance, node, port_allocations=None):
         """The PUT /allocations body for ``instance`` on ``node``."""
         return build_allocations(
             instance, node.uuid,
-            self._disk_providers.get(node.hypervisor_hostname))
+            self._disk_providers.get(node.hypervisor_hostname),
+            port_allocations)
 
-    def _write_allocations(self, instance, node):
+    def _write_allocations(self, instance, node, port_allocations=None):
         self.reportclient.put_allocations(
-            instance.uuid, self.allocations_for(instance, node),
+            instance.uuid, self.allocations_for(instance, node,
+                                                port_allocations),
             instance.project_id, instance.user_id)
 
     # -- audit -----------------------------------------------------------------
@@ -218,9 +232,16 @@ class ResourceTracker:
                 if instance.uuid not in on_provider and \
                         instance.uuid not in self._claiming and \
                         instance.task_state is None:
+                    try:
+                        ports = self.port_allocations_of(instance)
+                    except exception.NovaLiteException as e:
+                        LOG.warning('Not healing the allocation of %s now: '
+                                    'its ports cannot be read (%s)',
+                                    instance.uuid, e)
+                        continue
                     LOG.info('Writing missing allocation of %s',
                              instance.uuid)
-                    self._write_allocations(instance, node)
+                    self._write_allocations(instance, node, ports)
             for consumer in set(on_provider) - here - self._claiming:
                 self._remove_stale_consumer(context, consumer, node)
         except (report.PlacementUnavailable,
@@ -285,9 +306,11 @@ class ResourceTracker:
                     (name, used, requested, int(ceilings[name]), self.host))
 
     @contextlib.contextmanager
-    def instance_claim(self, context, instance, nodename, limits=None):
+    def instance_claim(self, context, instance, nodename, limits=None,
+                       port_allocations=None):
         """Reserve ``instance``'s resources locally and in placement for
-        the duration of a spawn; kept on success, undone on failure."""
+        the duration of a spawn; kept on success, undone on failure.
+        ``port_allocations`` is its ports' part (bandwidth providers)."""
         usage = _usage_of(instance)
         resources = self.driver.get_available_resource(nodename)
         with self._lock:
@@ -304,7 +327,7 @@ class ResourceTracker:
                     raise report.PlacementUnavailable(
                         reason='the provider of %s is not reported yet' %
                         nodename)
-                self._write_allocations(instance, node)
+                self._write_allocations(instance, node, port_allocations)
             except (report.PlacementUnavailable,
                     report.PlacementConflict) as e:
                 raise exception.ComputeResourcesUnavailable(

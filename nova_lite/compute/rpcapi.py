@@ -6,6 +6,13 @@ API version history:
     1.1 - rebuild_instance, stop_instance, start_instance; instances may
           be Instance 1.1 (key_data, trusted_certs, block_device_mapping;
           an older compute has them backported through the conductor).
+    1.2 - rebuild_instance takes recreate, migration and selection: the
+          evacuation of a server from a host that is down to this one.
+    1.3 - rebuild_instance takes request_spec, whose request groups name
+          the providers that satisfied the ports' resource requests, so an
+          evacuated server's port bindings get the destination's
+          ``allocation``; shelve_instance, shelve_offload_instance and
+          unshelve_instance (with the same request_spec).
 """
 
 import oslo_messaging as messaging
@@ -17,7 +24,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'compute'
-LATEST_VERSION = '1.1'
+LATEST_VERSION = '1.3'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -69,6 +76,62 @@ class ComputeAPI:
         self._cast_1_1(context, instance, 'rebuild_instance', image=image,
                        orig_image_ref=orig_image_ref,
                        preserve_ephemeral=preserve_ephemeral)
+
+    def evacuate_instance(self, context, instance, host, image, migration,
+                          selection, request_spec):
+        """Rebuild ``instance`` on ``host`` (a Selection's service_host),
+        its old host being down. Compute RPC 1.2 suffices for a server
+        whose ports have no resource requests; with them 1.3 is needed
+        (ComputeTooOldForPortResources)."""
+        client = self._client(context, host)
+        version = '1.3'
+        kwargs = {'request_spec': request_spec}
+        if not client.can_send_version(version):
+            if request_spec is not None and \
+                    request_spec.requested_resources:
+                raise exception.ComputeTooOldForPortResources(
+                    action='evacuate', instance_uuid=instance.uuid,
+                    host=host, have=self.version_cap or '1.2', need='1.3')
+            version, kwargs = '1.2', {}
+            if not client.can_send_version(version):
+                raise exception.ComputeTooOld(
+                    host=host, action='evacuate', version='1.2',
+                    pinned=self.version_cap)
+        client.prepare(version=version, retry=CAST_RETRIES).cast(
+            context, 'rebuild_instance', instance=instance, image=image,
+            orig_image_ref=instance.image_ref, recreate=True,
+            migration=migration, selection=selection, **kwargs)
+
+    def _cast_1_3(self, context, host, instance, method, **kwargs):
+        client = self._client(context, host)
+        if not client.can_send_version('1.3'):
+            raise exception.ComputeTooOld(
+                host=host, action=method, version='1.3',
+                pinned=self.version_cap)
+        client.prepare(version='1.3', retry=CAST_RETRIES).cast(
+            context, method, instance=instance, **kwargs)
+
+    def can_shelve(self, context, host):
+        return self.can_send_version(context, host, '1.3')
+
+    def shelve_instance(self, context, instance, image_id):
+        """Power off and keep ``image_id`` as the server's snapshot; the
+        compute offloads it at once if [compute] shelved_offload_time is
+        0."""
+        self._cast_1_3(context, instance.host, instance, 'shelve_instance',
+                       image_id=image_id)
+
+    def shelve_offload_instance(self, context, instance):
+        self._cast_1_3(context, instance.host, instance,
+                       'shelve_offload_instance')
+
+    def unshelve_instance(self, context, instance, host, image=None,
+                          request_spec=None, selection=None):
+        """Unshelve on ``host``: the host it is shelved on (no selection),
+        or the scheduler's choice for an offloaded server."""
+        self._cast_1_3(context, host, instance, 'unshelve_instance',
+                       image=image, request_spec=request_spec,
+                       selection=selection)
 
     def stop_instance(self, context, instance):
         self._cast_1_1(context, instance, 'stop_instance')

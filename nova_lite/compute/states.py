@@ -6,6 +6,8 @@ ACTIVE = 'active'
 STOPPED = 'stopped'
 ERROR = 'error'
 DELETED = 'deleted'
+SHELVED = 'shelved'
+SHELVED_OFFLOADED = 'shelved_offloaded'
 
 # task_state
 SCHEDULING = 'scheduling'
@@ -17,6 +19,9 @@ REBUILDING = 'rebuilding'
 REBUILD_SPAWNING = 'rebuild_spawning'
 POWERING_OFF = 'powering-off'
 POWERING_ON = 'powering-on'
+SHELVING = 'shelving'
+SHELVING_OFFLOADING = 'shelving_offloading'
+UNSHELVING = 'unshelving'
 
 # power_state
 NOSTATE = 0

@@ -10,7 +10,9 @@ import oslo_messaging as messaging
 
 from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import evacuate
 from nova_lite.conductor.tasks import rebuild_from_cell0
+from nova_lite.conductor.tasks import unshelve
 from nova_lite import exception
 from nova_lite import manager
 from nova_lite import objects
@@ -22,7 +24,7 @@ LOG = logging.getLogger(__name__)
 
 
 class ConductorManager(manager.Manager):
-    target = messaging.Target(version='1.1')
+    target = messaging.Target(version='1.2')
 
     def __init__(self):
         self.scheduler_rpcapi = scheduler_rpcapi.SchedulerAPI()
@@ -85,6 +87,16 @@ class ConductorManager(manager.Manager):
         rebuild_from_cell0.RebuildFromCell0Task(
             context, self.scheduler_rpcapi, self.compute_rpcapi,
             build_request, request_spec, image, self.reportclient).execute()
+
+    def evacuate_instance(self, context, instance, migration, host=None):
+        evacuate.EvacuateTask(
+            context, instance, migration, host, self.scheduler_rpcapi,
+            self.compute_rpcapi, self.reportclient).execute()
+
+    def unshelve_instance(self, context, instance):
+        unshelve.UnshelveTask(
+            context, instance, self.scheduler_rpcapi, self.compute_rpcapi,
+            self.reportclient).execute()
 
     def build_instances(self, context, instances, request_spec, host_lists,
                         image=None):

@@ -7,6 +7,9 @@ API version history:
           schedule_and_build_instances, build_instances (reschedule).
     1.1 - rebuild_instance_in_cell0: build again, with the same UUID, a
           server that was buried in cell0 (seed 003).
+    1.2 - evacuate_instance: rebuild a server whose host is down on
+          another host, chosen by the scheduler (seed 001);
+          unshelve_instance: schedule and spawn an offloaded server.
 """
 
 import oslo_messaging as messaging
@@ -18,7 +21,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'conductor'
-LATEST_VERSION = '1.1'
+LATEST_VERSION = '1.2'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -91,6 +94,27 @@ class ConductorAPI:
         cctxt.cast(context, 'rebuild_instance_in_cell0',
                    build_request=build_request, request_spec=request_spec,
                    image=image)
+
+    def can_evacuate(self):
+        return self.client.can_send_version('1.2')
+
+    def evacuate_instance(self, context, instance, migration, host=None):
+        """Evacuate ``instance`` (its host is down) to ``host`` or to a
+        host the scheduler picks. ConductorTooOld if the conductors are
+        pinned below 1.2."""
+        if not self.can_evacuate():
+            raise exception.ConductorTooOld(
+                action='evacuate', version='1.2', pinned=self.version_cap)
+        cctxt = self.client.prepare(version='1.2', retry=CAST_RETRIES)
+        cctxt.cast(context, 'evacuate_instance', instance=instance,
+                   migration=migration, host=host)
+
+    def unshelve_instance(self, context, instance):
+        if not self.can_evacuate():
+            raise exception.ConductorTooOld(
+                action='unshelve', version='1.2', pinned=self.version_cap)
+        cctxt = self.client.prepare(version='1.2', retry=CAST_RETRIES)
+        cctxt.cast(context, 'unshelve_instance', instance=instance)
 
     def build_instances(self, context, instances, request_spec, host_lists,
                         image=None):

@@ -158,3 +158,26 @@ class InstanceActionEvent(Base):
     details = sa.Column(LongText, nullable=True)
     created_at = sa.Column(DateTime, nullable=True)
     updated_at = sa.Column(DateTime, nullable=True)
+
+
+class Migration(_SoftDelete, Base):
+    """A move of an instance between hosts (evacuation, live migration).
+    Its uuid is also a placement consumer: the one that holds the source
+    host's resources while the instance's own consumer holds the
+    destination's."""
+    __tablename__ = 'migrations'
+    __table_args__ = (
+        sa.Index('migrations_instance_uuid_idx', 'instance_uuid'),
+        sa.Index('migrations_source_compute_status_idx', 'source_compute',
+                 'status'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)
+    migration_type = sa.Column(sa.String(32), nullable=False)
+    status = sa.Column(sa.String(32), nullable=False)
+    source_compute = sa.Column(sa.String(255), nullable=True)
+    source_node = sa.Column(sa.String(255), nullable=True)
+    dest_compute = sa.Column(sa.String(255), nullable=True)
+    dest_node = sa.Column(sa.String(255), nullable=True)
+    dest_host = sa.Column(sa.String(255), nullable=True)

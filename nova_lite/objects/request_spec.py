@@ -104,11 +104,49 @@ class Selection(base.NovaLiteObject):
 
 
 @base.NovaLiteObjectRegistry.register
+class RequestGroup(base.NovaLiteObject):
+    """Resources that must come from one provider: a port's resource
+    request (minimum bandwidth), asked of placement as a suffixed group
+    whose suffix is the ``requester_id`` (the port id)."""
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'requester_id': fields.StringField(),
+        'resources': fields.DictOfIntegersField(default={}),
+        'required_traits': fields.ListOfStringsField(default=[]),
+        # Filled in once the group is allocated: the provider(s) that
+        # satisfied it.
+        'provider_uuids': fields.ListOfStringsField(default=[]),
+    }
+
+    lazy_defaults = {'resources': {}, 'required_traits': [],
+                     'provider_uuids': []}
+
+    @property
+    def suffix(self):
+        """The group's suffix in an allocation candidates query (and the
+        key of its providers in the answer's ``mappings``)."""
+        return '_' + self.requester_id
+
+    @classmethod
+    def from_port(cls, port):
+        """The group of a port with a ``resource_request``, else None."""
+        request = port.get('resource_request')
+        if not request or not request.get('resources'):
+            return None
+        return cls(requester_id=port['id'],
+                   resources=dict(request['resources']),
+                   required_traits=sorted(request.get('required') or []))
+
+
+@base.NovaLiteObjectRegistry.register
 class RequestSpec(base.NovaLiteObject):
     # Version 1.0: Initial version
     # Version 1.1: Added instance_group
     # Version 1.2: Added requested_networks
-    VERSION = '1.2'
+    # Version 1.3: Added requested_resources
+    VERSION = '1.3'
 
     fields = {
         'id': fields.IntegerField(),
@@ -126,10 +164,14 @@ class RequestSpec(base.NovaLiteObject):
         'retry': fields.ObjectField('SchedulerRetries', nullable=True),
         'is_bfv': fields.BooleanField(default=False),
         'instance_group': fields.ObjectField('InstanceGroup', nullable=True),
-        # Set only while the instance is buried in cell0: the networks the
-        # create asked for, which a rebuild from cell0 asks for again.
+        # The networks the create asked for: the compute binds them, and
+        # a rebuild from cell0 asks for them again.
         'requested_networks': fields.ObjectField('NetworkRequestList',
                                                  nullable=True),
+        # What the instance's ports need from one provider each (their
+        # resource requests), on top of the flavor.
+        'requested_resources': fields.ListOfObjectsField('RequestGroup',
+                                                         default=[]),
     }
 
     def obj_make_compatible(self, primitive, target_version):
@@ -139,6 +181,8 @@ class RequestSpec(base.NovaLiteObject):
             primitive.pop('instance_group', None)
         if target < (1, 2):
             primitive.pop('requested_networks', None)
+        if target < (1, 3):
+            primitive.pop('requested_resources', None)
 
     # Optional parts of a spec default to "not asked for".
     lazy_defaults = {'image': None, 'availability_zone': None,
@@ -146,7 +190,8 @@ class RequestSpec(base.NovaLiteObject):
                      'force_hosts': None, 'force_nodes': None,
                      'retry': None, 'is_bfv': False, 'num_instances': 1,
                      'project_id': None, 'user_id': None,
-                     'instance_group': None, 'requested_networks': None}
+                     'instance_group': None, 'requested_networks': None,
+                     'requested_resources': []}
 
     def get_scheduler_hint(self, name, default=None):
         values = self.scheduler_hints.get(name)

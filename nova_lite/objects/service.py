@@ -18,7 +18,7 @@ from nova_lite.objects import base
 # Version 1: conductor 1.0, scheduler 1.0, compute 1.0
 # Version 2: scheduler 1.1 (select_destinations returns alternates)
 # Version 3: scheduler 1.2 (RequestSpec 1.1 with the server group)
-SERVICE_VERSION = 4
+SERVICE_VERSION = 5
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: no version recorded
@@ -32,6 +32,10 @@ SERVICE_VERSION_HISTORY = (
     # Version 4: rebuild (compute rebuild_instance, stop/start), rebuild
     # from cell0 (conductor rebuild_instance_in_cell0), RequestSpec 1.2
     {'conductor': '1.1', 'scheduler': '1.3', 'compute': '1.1'},
+    # Version 5: evacuation (conductor evacuate_instance, compute
+    # rebuild_instance with recreate and request_spec), shelve/unshelve,
+    # RequestSpec 1.3 (the ports' request groups)
+    {'conductor': '1.2', 'scheduler': '1.4', 'compute': '1.3'},
 )
 
 _COLUMNS = ('id', 'uuid', 'host', 'binary', 'topic', 'report_count',

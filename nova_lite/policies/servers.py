@@ -49,6 +49,25 @@ rules = [
         [{'method': 'POST',
           'path': '/servers/{server_id}/action (os-start)'}]),
     policy.DocumentedRuleDefault(
+        'os_compute_api:os-evacuate', base.ADMIN_API,
+        'Evacuate a server from a host that is down to another host.',
+        [{'method': 'POST',
+          'path': '/servers/{server_id}/action (evacuate)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-shelve:shelve', base.ADMIN_OR_OWNER,
+        'Shelve a server: power it off and keep a snapshot.',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (shelve)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-shelve:shelve_offload', base.ADMIN_API,
+        'Offload a shelved server: free its host.',
+        [{'method': 'POST',
+          'path': '/servers/{server_id}/action (shelveOffload)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-shelve:unshelve', base.ADMIN_OR_OWNER,
+        'Unshelve a server (an offloaded one is scheduled again).',
+        [{'method': 'POST',
+          'path': '/servers/{server_id}/action (unshelve)'}]),
+    policy.DocumentedRuleDefault(
         'os_compute_api:os-extended-server-attributes', base.ADMIN_API,
         'See the OS-EXT-SRV-ATTR:* attributes (host, hypervisor, '
         'reservation id, user data) and the details of a fault.',

@@ -411,7 +411,8 @@ class FilterScheduler:
         resources = scheduler_utils.resources_from_request_spec(spec)
         try:
             requests, summaries = self.reportclient.get_allocation_candidates(
-                resources, limit=CONF.scheduler.max_placement_results)
+                resources, limit=CONF.scheduler.max_placement_results,
+                groups=spec.requested_resources)
         except (report.PlacementUnavailable, report.PlacementConflict) as e:
             LOG.warning('No allocation candidates for request %s: %s',
                         spec.instance_uuid, e)

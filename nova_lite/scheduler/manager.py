@@ -16,7 +16,7 @@ LOG = logging.getLogger(__name__)
 
 
 class SchedulerManager(manager.Manager):
-    target = messaging.Target(version='1.3')
+    target = messaging.Target(version='1.4')
 
     def __init__(self):
         # Unknown filter or weigher names fail here, at start.

@@ -11,6 +11,11 @@ API version history:
           is sent the spec as RequestSpec 1.0, without the group.
     1.3 - spec_obj may be a RequestSpec 1.2 (requested_networks). An older
           scheduler is sent it as RequestSpec 1.1.
+    1.4 - spec_obj may be a RequestSpec 1.3 (requested_resources: the
+          ports' request groups). An older scheduler is sent it as
+          RequestSpec 1.2, unless it has request groups: those an older
+          scheduler would silently ignore, so the request fails with
+          NoValidHost saying why.
 """
 
 import oslo_messaging as messaging
@@ -22,7 +27,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'scheduler'
-LATEST_VERSION = '1.3'
+LATEST_VERSION = '1.4'
 
 
 class SchedulerAPI:
@@ -42,13 +47,22 @@ class SchedulerAPI:
         (with the reason per filter) when an instance cannot be placed, and
         MessagingTimeout when no scheduler answers.
         """
-        version = '1.3'
+        version = '1.4'
+        if spec_obj.requested_resources and \
+                not self.client.can_send_version(version):
+            from nova_lite import exception
+            raise exception.NoValidHost(
+                reason='the server has ports with resource requests and '
+                       'the schedulers are pinned to scheduler RPC API %s, '
+                       'which cannot ask placement for them (needs 1.4; '
+                       'see [upgrade_levels] scheduler)' % self.version_cap)
         kwargs = {'spec_obj': spec_obj, 'instance_uuids': instance_uuids,
                   'return_alternates': return_alternates}
         # (RPC version, the RequestSpec version its scheduler knows); an
         # object primitive is deserialized into the receiver's class like
         # the object itself would have been.
-        for older, spec_version in (('1.2', '1.1'), ('1.1', '1.0')):
+        for older, spec_version in (('1.3', '1.2'), ('1.2', '1.1'),
+                                     ('1.1', '1.0')):
             if self.client.can_send_version(version):
                 break
             manifest = dict(objects_base.obj_tree_get_versions(

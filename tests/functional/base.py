@@ -35,10 +35,27 @@ class ControlPlaneTestCase(testtools.TestCase):
         cls.plane.stop()
         super().tearDownClass()
 
+    # After each test: every server's allocations and port bindings are
+    # on the host that holds it (nova-lite-manage audit). A class whose
+    # tests take services away on purpose may turn it off, saying why.
+    audit_after_each_test = True
+
     def setUp(self):
         super().setUp()
         self.admin = self.plane.client('admin')
         self.addOnException(self._attach_logs)
+        if self.audit_after_each_test:
+            # Cleanups run last-in first-out: registered first, the audit
+            # runs after the test's own cleanups.
+            self.addCleanup(self._audit)
+
+    def _audit(self):
+        result = self.plane.audit()
+        if result.returncode != 0:
+            self.addDetail('audit', testtools.content.text_content(
+                result.stdout + result.stderr))
+            self.fail('nova-lite-manage audit found violations after the '
+                      'test:\n%s%s' % (result.stdout, result.stderr))
 
     def _attach_logs(self, exc_info):
         self.addDetail('daemon-logs',

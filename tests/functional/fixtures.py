@@ -143,6 +143,10 @@ class Daemon:
 class ControlPlane:
     """api + conductor + scheduler + N fake computes on RabbitMQ/MariaDB."""
 
+    # Each compute's bandwidth on physnet0, both directions (kbps): what
+    # the port service offers to placement under its node.
+    BANDWIDTH_KBPS = 10000
+
     def __init__(self, computes=2, compute_conf=None, extra_conf='',
                  backend='threading'):
         self.num_computes = computes
@@ -158,6 +162,7 @@ class ControlPlane:
         self.workdir = tempfile.mkdtemp(prefix='nova-lite-ft-')
         self.api_port = free_port()
         self.placement_port = free_port()
+        self.network_port = free_port()
         self.daemons = {}
         # Further real cells (add_cell): name -> Cell; their vhosts are
         # removed by stop() like the first one.
@@ -176,6 +181,10 @@ class ControlPlane:
     @property
     def placement_url(self):
         return 'http://127.0.0.1:%d' % self.placement_port
+
+    @property
+    def network_url(self):
+        return 'http://127.0.0.1:%d' % self.network_port
 
     def _write(self, name, *parts):
         path = os.path.join(self.workdir, name)
@@ -206,6 +215,11 @@ class ControlPlane:
             bind_host = 127.0.0.1
             bind_port = %(placement_port)d
             endpoint = %(placement)s
+            [network]
+            bind_host = 127.0.0.1
+            bind_port = %(network_port)d
+            endpoint = %(network)s
+            timeout = 10
             [conductor]
             scheduler_call_timeout = 10
             [compute]
@@ -217,7 +231,9 @@ class ControlPlane:
                    'cell1': MYSQL % self.databases[1],
                    'api': MYSQL % self.databases[0], 'port': self.api_port,
                    'placement_port': self.placement_port,
-                   'placement': self.placement_url})
+                   'placement': self.placement_url,
+                   'network_port': self.network_port,
+                   'network': self.network_url})
         if self.extra_conf:
             self.extra = self._write('extra.conf', self.extra_conf)
         else:
@@ -241,6 +257,10 @@ class ControlPlane:
             [placement]
             endpoint = %(placement)s
             timeout = 5
+            [network]
+            endpoint = %(network)s
+            timeout = 5
+            bandwidths = physnet0:%(bandwidth)d:%(bandwidth)d
             [compute]
             update_resources_interval = 2
             fake_vcpus = 8
@@ -249,7 +269,9 @@ class ControlPlane:
             """ % {'index': index,
                    'transport': transport_url or self.transport_url,
                    'backend': self.backend,
-                   'placement': self.placement_url},
+                   'placement': self.placement_url,
+                   'network': self.network_url,
+                   'bandwidth': self.BANDWIDTH_KBPS},
             self.compute_conf.get(index, '') if extra is None else extra)
         return self.compute_confs[index]
 
@@ -283,7 +305,8 @@ class ControlPlane:
                     '16384', '--vcpus', '1', '--disk', '10')
         self.image_id = self.manage(
             'image', 'create', 'cirros').stdout.strip().splitlines()[-1]
-        for name in ('placement', 'conductor', 'scheduler', 'api'):
+        for name in ('placement', 'network', 'conductor', 'scheduler',
+                     'api'):
             self.start_daemon(name)
         for index in range(1, self.num_computes + 1):
             self.start_compute(index)
@@ -466,6 +489,33 @@ class ControlPlane:
         wait_for(lambda: len(self.placement_providers_with_room()) >= count,
                  timeout, what='%d computes in placement' % count)
 
+    def wait_for_bandwidth_providers(self, count, timeout=60):
+        """Until the port service has put ``count`` bandwidth providers
+        (children of compute nodes) in placement."""
+        def providers():
+            response = requests.get(
+                self.placement_url + '/resource_providers',
+                params={'resources': 'NET_BW_EGR_KILOBIT_PER_SEC:1'},
+                headers={'X-Auth-Token': 'admin',
+                         'OpenStack-API-Version': 'placement 1.14'},
+                timeout=10)
+            response.raise_for_status()
+            return [p for p in response.json()['resource_providers']
+                    if p['parent_provider_uuid']]
+        return wait_for(lambda: len(providers()) >= count and providers(),
+                        timeout, what='%d bandwidth providers' % count)
+
+    def audit(self, timeout=15):
+        """``nova-lite-manage audit`` until it finds nothing (operations
+        that just ended may still be giving back what they held); the
+        last run's output if it never does."""
+        deadline = time.monotonic() + timeout
+        while True:
+            result = self.manage('audit', check=False)
+            if result.returncode == 0 or time.monotonic() > deadline:
+                return result
+            time.sleep(1)
+
     def placement_providers_with_room(self):
         response = requests.get(
             self.placement_url + '/resource_providers',
@@ -500,8 +550,11 @@ class APIClient:
             self.session.headers['OpenStack-API-Version'] = (
                 'compute %s' % microversion)
 
-    def request(self, method, path, **kwargs):
+    def request(self, method, path, microversion=None, **kwargs):
         kwargs.setdefault('timeout', 30)
+        if microversion:
+            kwargs['headers'] = dict(kwargs.get('headers') or {}, **{
+                'OpenStack-API-Version': 'compute %s' % microversion})
         return self.session.request(method, self.url + path, **kwargs)
 
     def get(self, path, **kwargs):

@@ -160,6 +160,18 @@ class TestRebuildFromCell0(RebuildTestCase):
 
     computes = 1
 
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        # A network the buried servers ask for: kept in their spec, and
+        # given to them again when they are rebuilt from cell0.
+        response = requests.post(
+            cls.plane.network_url + '/v2.0/networks',
+            json={'network': {'name': 'private', 'shared': True}},
+            headers={'X-Auth-Token': 'admin'}, timeout=10)
+        response.raise_for_status()
+        cls.network_id = response.json()['network']['id']
+
     def setUp(self):
         super().setUp()
         # Flavor 99 (64 GiB, never fits) must pass the API's RAM quota.
@@ -176,7 +188,7 @@ class TestRebuildFromCell0(RebuildTestCase):
             'name': name, 'flavorRef': flavor,
             'imageRef': self.plane.image_id, 'key_name': 'k-' + name,
             'tags': ['pre-emptible', name],
-            'networks': [{'uuid': '2b7d6a0e-5c1f-4f0e-9d67-6f1b2f1a0c11'}]},
+            'networks': [{'uuid': self.network_id}]},
             **extra)}
         client = self.plane.client(OWNER, microversion='2.52')
         response = client.post('/servers', body)
@@ -203,7 +215,7 @@ class TestRebuildFromCell0(RebuildTestCase):
         self.assertEqual(['error'], [r[0] for r in self.rows(self.cell0_db,
                                                               server_id)])
         networks = self._spec(server_id)['requested_networks']
-        self.assertIn('2b7d6a0e-5c1f-4f0e-9d67-6f1b2f1a0c11',
+        self.assertIn(self.network_id,
                       json.dumps(networks))
 
         # Older microversions keep refusing it.

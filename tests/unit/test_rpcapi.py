@@ -92,9 +92,9 @@ class SchedulerServer:
 
 
 class RecordingScheduler:
-    """A 1.3 scheduler that answers one fixed host per instance."""
+    """A 1.4 scheduler that answers one fixed host per instance."""
 
-    target = messaging.Target(version='1.3')
+    target = messaging.Target(version='1.4')
 
     def __init__(self):
         self.calls = []
@@ -135,9 +135,9 @@ class TestSelectDestinationsVersions(RPCTestCase):
         return scheduler_rpcapi.SchedulerAPI().select_destinations(
             self.context, make_spec(), [uuid], **kwargs)
 
-    def test_unpinned_client_sends_1_3_with_return_alternates(self):
+    def test_unpinned_client_sends_1_4_with_return_alternates(self):
         self.select()
-        self.assertEqual(['1.3'], self.server.versions)
+        self.assertEqual(['1.4'], self.server.versions)
         self.assertIs(True, self.scheduler.calls[0]['return_alternates'])
 
     def test_unpinned_client_sends_the_server_group(self):
@@ -158,6 +158,42 @@ class TestSelectDestinationsVersions(RPCTestCase):
         received = self.scheduler.calls[0]['spec_obj']
         self.assertEqual(spec.requested_networks.to_api(),
                          received.requested_networks.to_api())
+
+    def test_unpinned_client_sends_the_port_request_groups(self):
+        spec = make_spec()
+        spec.requested_resources = [objects.RequestGroup(
+            requester_id='port-1',
+            resources={'NET_BW_EGR_KILOBIT_PER_SEC': 1000},
+            required_traits=['CUSTOM_PHYSNET_PHYSNET0'])]
+        scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, spec, [uuidutils.generate_uuid()])
+        [group] = self.scheduler.calls[0]['spec_obj'].requested_resources
+        self.assertEqual(('port-1', {'NET_BW_EGR_KILOBIT_PER_SEC': 1000}),
+                         (group.requester_id, group.resources))
+
+    def test_client_pinned_to_1_3_sends_a_1_2_spec(self):
+        self.pin_scheduler('1.3')
+        spec = make_spec()
+        spec.requested_networks = objects.NetworkRequestList.from_api('auto')
+        scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, spec, [uuidutils.generate_uuid()])
+        self.assertEqual(['1.3'], self.server.versions)
+        received = self.scheduler.calls[0]['spec_obj']
+        self.assertFalse(received.obj_attr_is_set('requested_resources'))
+        self.assertEqual('auto', received.requested_networks.to_api())
+
+    def test_client_pinned_to_1_3_refuses_port_request_groups(self):
+        self.pin_scheduler('1.3')
+        spec = make_spec()
+        spec.requested_resources = [objects.RequestGroup(
+            requester_id='port-1',
+            resources={'NET_BW_EGR_KILOBIT_PER_SEC': 1000})]
+        error = self.assertRaises(
+            exception.NoValidHost,
+            scheduler_rpcapi.SchedulerAPI().select_destinations,
+            self.context, spec, [uuidutils.generate_uuid()])
+        self.assertIn('pinned to scheduler RPC API 1.3', str(error))
+        self.assertEqual([], self.server.versions)
 
     def test_client_pinned_to_1_2_sends_a_1_1_spec_without_networks(self):
         self.pin_scheduler('1.2')
@@ -283,6 +319,10 @@ class TestVersionCap(RPCTestCase):
         self.add_scheduler('s1', 3)
         self.add_scheduler('old', 1, forced_down=True)
         self.assertEqual('1.2', self.cap())
+
+    def test_auto_with_only_version_5_schedulers_caps_at_1_4(self):
+        self.add_scheduler('s1', 5)
+        self.assertEqual('1.4', self.cap())
 
     def test_auto_with_a_scheduler_newer_than_this_release_caps_at_ours(self):
         self.add_scheduler('s1', len(service_obj.SERVICE_VERSION_HISTORY))

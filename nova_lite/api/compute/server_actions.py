@@ -1,4 +1,5 @@
-"""POST /servers/{server_id}/action: rebuild, os-stop and os-start.
+"""POST /servers/{server_id}/action: rebuild, os-stop, os-start,
+evacuate, shelve, shelveOffload and unshelve.
 
 The body names exactly one action; each has its schema per microversion
 and its policy rule. Rebuild of a server that never got a host (buried in
@@ -80,7 +81,66 @@ def start(request, server_id, document):
     return wsgi.empty_response(202)
 
 
-ACTIONS = {'rebuild': rebuild, 'os-stop': stop, 'os-start': start}
+def evacuate(request, server_id, document):
+    """Admin only; the server's compute must be down (400 otherwise).
+    ``host`` is optional (the scheduler picks one); ``force`` (2.29) is
+    accepted, but the destination is always checked by the scheduler and
+    placement, so a forced host that cannot take the server fails the
+    evacuation rather than overcommit it."""
+    if request.is_version(mv.EVACUATE_FORCE):
+        body_schema = schema.evacuate_v229
+    elif request.is_version(mv.EVACUATE_NO_SHARED_STORAGE):
+        body_schema = schema.evacuate_v214
+    else:
+        body_schema = schema.evacuate
+    validation.validate(body_schema, document)
+    arguments = document['evacuate']
+    instance = servers._compute_api().get(request.context, server_id)
+    request.context.can('os_compute_api:os-evacuate',
+                        {'project_id': instance.project_id,
+                         'user_id': instance.user_id})
+    servers._compute_api().evacuate(request.context, instance,
+                                    host=arguments.get('host'))
+    if request.is_version(mv.EVACUATE_NO_SHARED_STORAGE):
+        return wsgi.empty_response(200)
+    # Before 2.14 the answer carried the admin password the rebuilt guest
+    # was given; nova_lite's guests have none to give.
+    return wsgi.json_response({'adminPass': arguments.get('adminPass', '')})
+
+
+def shelve(request, server_id, document):
+    validation.validate(schema.shelve, document)
+    instance = servers._compute_api().get(request.context, server_id)
+    request.context.can('os_compute_api:os-shelve:shelve',
+                        {'project_id': instance.project_id,
+                         'user_id': instance.user_id})
+    servers._compute_api().shelve(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def shelve_offload(request, server_id, document):
+    validation.validate(schema.shelve_offload, document)
+    instance = servers._compute_api().get(request.context, server_id)
+    request.context.can('os_compute_api:os-shelve:shelve_offload',
+                        {'project_id': instance.project_id,
+                         'user_id': instance.user_id})
+    servers._compute_api().shelve_offload(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def unshelve(request, server_id, document):
+    validation.validate(schema.unshelve, document)
+    instance = servers._compute_api().get(request.context, server_id)
+    request.context.can('os_compute_api:os-shelve:unshelve',
+                        {'project_id': instance.project_id,
+                         'user_id': instance.user_id})
+    servers._compute_api().unshelve(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+ACTIONS = {'rebuild': rebuild, 'os-stop': stop, 'os-start': start,
+           'evacuate': evacuate, 'shelve': shelve,
+           'shelveOffload': shelve_offload, 'unshelve': unshelve}
 
 
 def action(request, server_id):

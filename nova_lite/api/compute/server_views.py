@@ -15,6 +15,8 @@ _STATUS_OF_VM_STATE = {
     states.STOPPED: 'SHUTOFF',
     states.ERROR: 'ERROR',
     states.DELETED: 'DELETED',
+    states.SHELVED: 'SHELVED',
+    states.SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
 }
 VM_STATES_OF_STATUS = {status: [vm_state] for vm_state, status in
                        _STATUS_OF_VM_STATE.items()}

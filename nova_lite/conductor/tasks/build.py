@@ -161,6 +161,10 @@ class ScheduleAndBuildTask:
                 # instance never exists twice.
                 self._undo_placement(instance, mapping)
                 raise
+            if self.requested_networks is not None:
+                # What the compute binds (a rebuild from cell0 passes them
+                # here, not in the stored spec).
+                spec.requested_networks = self.requested_networks
             try:
                 self.compute_rpcapi.build_and_run_instance(
                     cctxt, instance, chosen, request_spec=spec,

@@ -230,16 +230,28 @@ class SchedulerReportClient:
             return False
         self._check(response, 'claim for %s' % consumer_uuid)
 
-    def get_allocation_candidates(self, resources, limit=None):
-        """Allocation candidates for ``resources`` ({class: amount}):
+    def get_allocation_candidates(self, resources, limit=None, groups=()):
+        """Allocation candidates for ``resources`` ({class: amount}) plus
+        one suffixed group per RequestGroup in ``groups`` (a port's
+        resource request, which one provider must satisfy):
         ([allocation request], {provider uuid: summary}), where each
-        summary names its ``root_provider_uuid``."""
+        summary names its ``root_provider_uuid`` and each request its
+        ``mappings`` (group suffix -> providers)."""
         params = {'resources': ','.join(
             '%s:%d' % item for item in sorted(resources.items()))}
+        for group in groups:
+            suffix = group.suffix
+            params['resources' + suffix] = ','.join(
+                '%s:%d' % item for item in sorted(group.resources.items()))
+            if group.required_traits:
+                params['required' + suffix] = ','.join(
+                    sorted(group.required_traits))
+        if groups:
+            params['group_policy'] = 'none'
         if limit:
             params['limit'] = str(limit)
         response = self._request('GET', '/allocation_candidates',
-                                 params=params, version='1.29')
+                                 params=params, version='1.34')
         self._check(response, 'GET allocation candidates')
         body = response.json()
         return body['allocation_requests'], body['provider_summaries']
@@ -250,6 +262,45 @@ class SchedulerReportClient:
         if response.status_code in (204, 404):
             return response.status_code == 204
         self._check(response, 'DELETE allocations of %s' % consumer_uuid)
+
+    def move_allocations(self, source_consumer, target_consumer):
+        """Give everything ``source_consumer`` holds to
+        ``target_consumer`` (which must hold nothing) in one POST
+        /allocations: a move's source side goes to its migration record,
+        or back to the instance when the move is undone. False when the
+        source holds nothing."""
+        for attempt in range(CONFLICT_RETRIES):
+            source = self.get_allocations(source_consumer)
+            held = source.get('allocations') or {}
+            if not held:
+                return False
+            target = self.get_allocations(target_consumer)
+            body = {
+                source_consumer: {
+                    'allocations': {},
+                    'project_id': source.get('project_id'),
+                    'user_id': source.get('user_id'),
+                    'consumer_generation': source.get('consumer_generation')},
+                target_consumer: {
+                    'allocations': {rp: {'resources': a['resources']}
+                                    for rp, a in held.items()},
+                    'project_id': source.get('project_id'),
+                    'user_id': source.get('user_id'),
+                    'consumer_generation': target.get(
+                        'consumer_generation')},
+            }
+            response = self._request('POST', '/allocations', body,
+                                     version='1.28')
+            if response.status_code == 204:
+                return True
+            if response.status_code == 409 and \
+                    _error_code(response) == 'placement.concurrent_update':
+                time.sleep(0.01 * (attempt + 1))
+                continue
+            self._check(response, 'move allocations of %s to %s' % (
+                source_consumer, target_consumer))
+        raise PlacementConflict(reason='allocations of %s kept changing' %
+                                source_consumer)
 
     def remove_provider_from_consumer(self, consumer_uuid, rp_uuid):
         """Drop only ``rp_uuid``'s part of a consumer's allocations."""
@@ -274,10 +325,22 @@ class SchedulerReportClient:
         return {consumer: item['resources'] for consumer, item in
                 response.json()['allocations'].items()}
 
-    def list_providers(self):
-        response = self._request('GET', '/resource_providers')
+    def list_providers(self, **filters):
+        response = self._request('GET', '/resource_providers',
+                                 params=filters or None, version='1.14')
         self._check(response, 'GET providers')
         return response.json()['resource_providers']
+
+    def provider_tree(self, root_uuid):
+        """The providers of the tree rooted at ``root_uuid`` (a compute
+        node and its children, such as bandwidth providers)."""
+        return self.list_providers(in_tree=root_uuid)
+
+    def provider_traits(self, uuid):
+        response = self._request('GET', '/resource_providers/%s/traits' %
+                                 uuid, version='1.6')
+        self._check(response, 'GET traits of %s' % uuid)
+        return set(response.json()['traits'])
 
     @staticmethod
     def _check(response, what):

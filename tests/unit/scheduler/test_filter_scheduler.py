@@ -62,8 +62,8 @@ class RacingReportClient(report.SchedulerReportClient):
         super().__init__()
         self.after_candidates = after_candidates
 
-    def get_allocation_candidates(self, resources, limit=None):
-        answer = super().get_allocation_candidates(resources, limit)
+    def get_allocation_candidates(self, resources, limit=None, groups=()):
+        answer = super().get_allocation_candidates(resources, limit, groups)
         self.after_candidates()
         return answer
 

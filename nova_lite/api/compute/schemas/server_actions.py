@@ -62,3 +62,33 @@ stop = {'type': 'object',
 start = {'type': 'object',
          'properties': {'os-start': {'type': 'null'}},
          'required': ['os-start'], 'additionalProperties': False}
+
+
+# Evacuate: 2.14 drops onSharedStorage (and the adminPass answer), 2.29
+# adds force.
+_EVACUATE_PROPERTIES = {
+    'host': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+    'adminPass': _PROPERTIES['adminPass'],
+    'onSharedStorage': {'type': ['boolean', 'string']},
+}
+evacuate = _action('evacuate', _EVACUATE_PROPERTIES, ['onSharedStorage'])
+
+evacuate_v214 = copy.deepcopy(evacuate)
+del evacuate_v214['properties']['evacuate']['properties']['onSharedStorage']
+evacuate_v214['properties']['evacuate']['required'] = []
+
+evacuate_v229 = copy.deepcopy(evacuate_v214)
+evacuate_v229['properties']['evacuate']['properties']['force'] = {
+    'type': 'boolean'}
+
+
+# shelve and shelveOffload take null; unshelve takes null (an availability
+# zone is a later microversion's).
+shelve = {'type': 'object', 'properties': {'shelve': {'type': 'null'}},
+          'required': ['shelve'], 'additionalProperties': False}
+shelve_offload = {'type': 'object',
+                  'properties': {'shelveOffload': {'type': 'null'}},
+                  'required': ['shelveOffload'],
+                  'additionalProperties': False}
+unshelve = {'type': 'object', 'properties': {'unshelve': {'type': 'null'}},
+            'required': ['unshelve'], 'additionalProperties': False}

@@ -1,0 +1,173 @@
+"""The control plane's invariant, checked across cells, placement and the
+port service (``nova-lite-manage audit``).
+
+For every server:
+
+* its placement allocations are only on the providers of the compute node
+  that holds it (the node's provider tree, and sharing providers of its
+  aggregates); a server without a host (in cell0, shelved offloaded)
+  holds none;
+* every port of it has exactly one ACTIVE binding, on the host that holds
+  it (unbound when it has no host), and a port with a resource request is
+  bound with ``binding:profile.allocation`` naming a provider the server's
+  allocation really uses.
+
+Besides: a move in progress (a migration record not finished) may hold
+the source node's resources as its own consumer, and nothing else;
+allocations of any other consumer, and ports bound to servers that do not
+exist, are violations too. Servers in the middle of a task (task_state
+set) and servers still being scheduled (BuildRequests) are skipped: their
+operation owns their resources for now.
+"""
+
+import collections
+
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.network import api as network_api
+from nova_lite.scheduler.client import report
+
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+
+
+class Audit:
+
+    def __init__(self, context, reportclient=None, port_client=None):
+        self.context = context
+        self.placement = reportclient or report.SchedulerReportClient()
+        self.ports = port_client or network_api.PortClient()
+        self.violations = []
+        self.checked = 0
+        self.skipped = 0
+
+    def violation(self, text):
+        self.violations.append(text)
+
+    def run(self):
+        providers = {p['uuid']: p for p in self.placement.list_providers()}
+        self.names = {uuid: p['name'] for uuid, p in providers.items()}
+        trees = collections.defaultdict(set)
+        for uuid, provider in providers.items():
+            trees[provider.get('root_provider_uuid') or uuid].add(uuid)
+        sharing = {uuid for uuid, p in providers.items()
+                   if p.get('root_provider_uuid', uuid) == uuid and
+                   SHARING_TRAIT in self.placement.provider_traits(uuid)}
+        consumers = collections.defaultdict(dict)  # consumer -> {rp: res}
+        for uuid in providers:
+            for consumer, resources in \
+                    self.placement.get_provider_allocations(uuid).items():
+                consumers[consumer][uuid] = resources
+        ports_by_server = collections.defaultdict(list)
+        for port in self.ports.list_ports():
+            if port.get('device_id'):
+                ports_by_server[port['device_id']].append(port)
+
+        building = {r.instance_uuid for r in
+                    objects.BuildRequestList.get_all(self.context)}
+        servers = set()
+        for cell in objects.CellMappingList.get_all(self.context):
+            with nova_context.target_cell(self.context, cell) as cctxt:
+                nodes = {(n.host, n.hypervisor_hostname): n.uuid
+                         for n in objects.ComputeNodeList.get_all(cctxt)}
+                for instance in objects.InstanceList.get_by_filters(cctxt,
+                                                                    {}):
+                    servers.add(instance.uuid)
+                    self._check_server(instance, nodes, trees, sharing,
+                                       consumers.pop(instance.uuid, {}),
+                                       ports_by_server.pop(instance.uuid,
+                                                           []))
+                if cell.is_cell0:
+                    continue
+                for migration in objects.MigrationList.get_in_progress(
+                        cctxt):
+                    held = consumers.pop(migration.uuid, {})
+                    node = nodes.get((migration.source_compute,
+                                      migration.source_node))
+                    allowed = trees.get(node, set()) | sharing
+                    for rp in sorted(set(held) - allowed):
+                        self.violation(
+                            'migration %s (%s of server %s from %s): holds '
+                            'resources on %s, which is not its source' % (
+                                migration.uuid, migration.migration_type,
+                                migration.instance_uuid,
+                                migration.source_compute, self._rp(rp)))
+        for consumer, held in sorted(consumers.items()):
+            if consumer in building:
+                continue
+            self.violation('consumer %s holds %s but is neither a server '
+                           'nor a move in progress' % (
+                               consumer, ', '.join(self._rp(rp)
+                                                   for rp in sorted(held))))
+        for server, ports in sorted(ports_by_server.items()):
+            if server in building:
+                continue
+            for port in ports:
+                self.violation('port %s is bound to %s, which is not a '
+                               'server' % (port['id'], server))
+        return self.violations
+
+    def _rp(self, uuid):
+        return '%s (%s)' % (self.names.get(uuid, '?'), uuid)
+
+    def _check_server(self, instance, nodes, trees, sharing, held, ports):
+        if instance.task_state is not None:
+            self.skipped += 1
+            return
+        self.checked += 1
+        where = 'server %s' % instance.uuid
+        if not instance.host:
+            for rp in sorted(held):
+                self.violation('%s has no host but holds resources on %s' %
+                               (where, self._rp(rp)))
+            for port in ports:
+                if port.get('binding:host_id'):
+                    self.violation('%s has no host but its port %s is bound '
+                                   'to %s' % (where, port['id'],
+                                              port['binding:host_id']))
+            return
+        node = nodes.get((instance.host, instance.node))
+        allowed = trees.get(node, set()) | sharing
+        if node is None:
+            self.violation('%s is on %s/%s, which has no compute node '
+                           'record' % (where, instance.host, instance.node))
+        if not held:
+            self.violation('%s on %s holds no allocation in placement' %
+                           (where, instance.host))
+        for rp in sorted(set(held) - allowed):
+            self.violation('%s is on %s but holds resources on %s' % (
+                where, instance.host, self._rp(rp)))
+        for port in ports:
+            self._check_port(where, instance, port, held)
+
+    def _check_port(self, where, instance, port, held):
+        try:
+            bindings = self.ports.bindings(port['id'])
+        except exception.NovaLiteException as e:
+            self.violation('%s: bindings of port %s cannot be read: %s' % (
+                where, port['id'], e))
+            return
+        active = [b for b in bindings if b.get('status') == 'ACTIVE']
+        if len(active) != 1:
+            self.violation('%s: port %s has %d ACTIVE bindings (%s)' % (
+                where, port['id'], len(active),
+                ', '.join(b.get('host') or '-' for b in active)))
+            return
+        binding = active[0]
+        if binding.get('host') != instance.host:
+            self.violation('%s is on %s but its port %s is bound to %s' % (
+                where, instance.host, port['id'],
+                binding.get('host') or 'no host'))
+        provider = (binding.get('profile') or {}).get('allocation')
+        if port.get('resource_request'):
+            if provider not in held:
+                self.violation(
+                    '%s: port %s has a resource request and its binding\'s '
+                    'allocation is %s, not a provider of the server\'s '
+                    'allocation (%s)' % (
+                        where, port['id'], provider,
+                        ', '.join(sorted(held)) or 'none'))
+        elif provider is not None:
+            self.violation('%s: port %s has no resource request but its '
+                           'binding names allocation %s' % (
+                               where, port['id'], provider))

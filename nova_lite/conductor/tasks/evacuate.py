@@ -1,0 +1,133 @@
+"""Evacuation (seed 001): rebuild, on another host, a server whose host is
+down.
+
+The API has checked that the source compute is down, put the server in
+task_state ``rebuilding`` and created the migration record (``accepted``).
+Here, in order, each step with its undo:
+
+1. the ports' resource requests are read from the port service and become
+   request groups of the server's RequestSpec;
+2. what the server holds on the source moves to the migration's placement
+   consumer (undo: it moves back), so the server's own consumer is free to
+   hold the destination's resources;
+3. the scheduler picks a destination (source excluded, server-group
+   policies honoured) and claims it in placement for the server, with the
+   request group -> provider mapping (undo: the claim is given back);
+4. the destination compute is sent ``rebuild_instance`` with
+   ``recreate=True``; it claims locally, points each port binding at
+   itself with its own provider as ``allocation``, rebuilds, and marks the
+   migration ``done``.
+
+A failure before the cast leaves the server on its source in ERROR with a
+fault saying why, holding its source allocation again, the migration
+``error``; the compute handles failures after it the same way. The source
+compute, when it comes back, removes what the migration consumer holds
+(see ComputeManager._destroy_evacuated_instances).
+"""
+
+from oslo_log import log as logging
+
+from nova_lite.compute import instance_actions
+from nova_lite.compute import states
+from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import move_common
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite.network import api as network_api
+from nova_lite import objects
+from nova_lite.scheduler.client import report
+
+LOG = logging.getLogger(__name__)
+
+
+class EvacuateTask:
+
+    def __init__(self, context, instance, migration, host, scheduler_rpcapi,
+                 compute_rpcapi, reportclient, port_client=None):
+        self.context = context
+        self.instance = instance
+        self.migration = migration
+        self.host = host
+        self.scheduler_rpcapi = scheduler_rpcapi
+        self.compute_rpcapi = compute_rpcapi
+        self.reportclient = reportclient
+        self.port_client = port_client or network_api.PortClient()
+        self._moved_to_migration = False
+        self._claimed = False
+
+    def execute(self):
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            self.context, self.instance.uuid)
+        with nova_context.target_cell(self.context,
+                                      mapping.cell_mapping) as cctxt:
+            self.cctxt = cctxt
+            self.instance._context = cctxt
+            self.migration._context = cctxt
+            with instance_actions.event(
+                    cctxt, self.instance.uuid, 'conductor_rebuild_instance',
+                    action=instance_actions.EVACUATE) as step:
+                try:
+                    self._evacuate()
+                except Exception as error:
+                    if not isinstance(error, (exception.NovaLiteException,)):
+                        LOG.exception('Evacuation of %s failed',
+                                      self.instance.uuid)
+                    else:
+                        LOG.warning('Evacuation of %s failed: %s',
+                                    self.instance.uuid, error)
+                    step.fail(build._fault_message(error), error)
+                    self._rollback(error)
+
+    def _evacuate(self):
+        spec = self._request_spec()
+        LOG.info('Evacuating %s from %s (migration %s)', self.instance.uuid,
+                 self.migration.source_compute, self.migration.uuid)
+        self._moved_to_migration = self.reportclient.move_allocations(
+            self.instance.uuid, self.migration.uuid)
+        [[selection]] = self.scheduler_rpcapi.select_destinations(
+            self.context, spec, [self.instance.uuid],
+            return_alternates=False)
+        self._claimed = True
+        move_common.fill_provider_mapping(spec, selection)
+        self.migration.dest_compute = selection.service_host
+        self.migration.dest_node = selection.nodename
+        self.migration.dest_host = selection.service_host
+        self.migration.status = 'pre-migrating'
+        self.migration.save()
+        LOG.info('Evacuating %s to %s', self.instance.uuid,
+                 selection.service_host)
+        self.compute_rpcapi.evacuate_instance(
+            self.cctxt, self.instance, selection.service_host, spec.image,
+            self.migration, selection, spec)
+
+    def _request_spec(self):
+        return move_common.request_spec_for_move(
+            self.context, self.instance, self.port_client,
+            ignore_hosts=[self.migration.source_compute],
+            force_hosts=[self.host] if self.host else None)
+
+    def _rollback(self, error):
+        """Back on its source, holding its source allocation, in ERROR
+        with the reason as its fault; the migration in error."""
+        if self._claimed:
+            build.give_back(self.reportclient, self.instance.uuid)
+        if self._moved_to_migration:
+            try:
+                self.reportclient.move_allocations(self.migration.uuid,
+                                                   self.instance.uuid)
+            except (report.PlacementUnavailable,
+                    report.PlacementConflict) as e:
+                LOG.error('Could not give %s its source allocation back '
+                          'from migration %s: %s', self.instance.uuid,
+                          self.migration.uuid, e)
+        self.migration.status = 'error'
+        self.migration.save()
+        build.record_fault(self.cctxt, self.instance, error)
+        self.instance.vm_state = states.ERROR
+        self.instance.task_state = None
+        try:
+            self.instance.save(expected_task_state=[states.REBUILDING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError) as e:
+            LOG.info('%s changed during its evacuation: %s',
+                     self.instance.uuid, e)

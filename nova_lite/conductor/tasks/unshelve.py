@@ -1,0 +1,92 @@
+"""Unshelve of an offloaded server (seed 001, same pattern as evacuation):
+schedule it again with its ports' resource requests, and hand it to the
+chosen compute, which claims, points each port binding at itself with
+its own provider as ``allocation``, and spawns it from its snapshot.
+
+The API has set task_state ``unshelving``. A failure here (no valid host,
+the compute too old to update port bindings, the cast) gives back what
+the scheduler claimed and leaves the server SHELVED_OFFLOADED with a fault
+saying why, to be unshelved again.
+"""
+
+from oslo_log import log as logging
+
+from nova_lite.compute import instance_actions
+from nova_lite.compute import states
+from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import move_common
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite.network import api as network_api
+from nova_lite import objects
+
+LOG = logging.getLogger(__name__)
+
+
+class UnshelveTask:
+
+    def __init__(self, context, instance, scheduler_rpcapi, compute_rpcapi,
+                 reportclient, port_client=None):
+        self.context = context
+        self.instance = instance
+        self.scheduler_rpcapi = scheduler_rpcapi
+        self.compute_rpcapi = compute_rpcapi
+        self.reportclient = reportclient
+        self.port_client = port_client or network_api.PortClient()
+        self._claimed = False
+
+    def execute(self):
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            self.context, self.instance.uuid)
+        with nova_context.target_cell(self.context,
+                                      mapping.cell_mapping) as cctxt:
+            self.cctxt = cctxt
+            self.instance._context = cctxt
+            with instance_actions.event(
+                    cctxt, self.instance.uuid, 'conductor_unshelve_instance',
+                    action=instance_actions.UNSHELVE) as step:
+                try:
+                    self._unshelve()
+                except Exception as error:
+                    if isinstance(error, exception.NovaLiteException):
+                        LOG.warning('Unshelve of %s failed: %s',
+                                    self.instance.uuid, error)
+                    else:
+                        LOG.exception('Unshelve of %s failed',
+                                      self.instance.uuid)
+                    step.fail(build._fault_message(error), error)
+                    self._rollback(error)
+
+    def _unshelve(self):
+        spec = move_common.request_spec_for_move(
+            self.context, self.instance, self.port_client)
+        [[selection]] = self.scheduler_rpcapi.select_destinations(
+            self.context, spec, [self.instance.uuid],
+            return_alternates=False)
+        self._claimed = True
+        move_common.fill_provider_mapping(spec, selection)
+        if spec.requested_resources and not \
+                self.compute_rpcapi.can_send_version(
+                    self.cctxt, selection.service_host, '1.3'):
+            raise exception.ComputeTooOldForPortResources(
+                action='unshelve', instance_uuid=self.instance.uuid,
+                host=selection.service_host,
+                have=self.compute_rpcapi.version_cap, need='1.3')
+        LOG.info('Unshelving %s on %s', self.instance.uuid,
+                 selection.service_host)
+        self.compute_rpcapi.unshelve_instance(
+            self.cctxt, self.instance, selection.service_host,
+            image=spec.image, request_spec=spec, selection=selection)
+
+    def _rollback(self, error):
+        if self._claimed:
+            build.give_back(self.reportclient, self.instance.uuid)
+        build.record_fault(self.cctxt, self.instance, error)
+        self.instance.vm_state = states.SHELVED_OFFLOADED
+        self.instance.task_state = None
+        try:
+            self.instance.save(expected_task_state=[states.UNSHELVING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError) as e:
+            LOG.info('%s changed during its unshelve: %s',
+                     self.instance.uuid, e)

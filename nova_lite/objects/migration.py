@@ -1,0 +1,147 @@
+"""Migration: the record of one move of an instance between hosts.
+
+An evacuation (and, later, a live migration) creates one in the instance's
+cell. Its uuid doubles as a placement consumer: while the instance's own
+consumer holds the destination's resources, the migration's holds what
+the instance used on the source, until the source is cleaned up.
+
+Status of an evacuation: ``accepted`` (conductor) -> ``pre-migrating``
+(destination chosen) -> ``done`` (rebuilt on the destination) ->
+``completed`` (the source compute came back and cleaned up); ``failed``
+or ``error`` when it did not happen.
+"""
+
+from oslo_utils import uuidutils
+from oslo_versionedobjects import fields
+import sqlalchemy as sa
+
+from nova_lite.db import api as db
+from nova_lite.db import main_models as models
+from nova_lite import exception
+from nova_lite.objects import base
+
+EVACUATION = 'evacuation'
+LIVE_MIGRATION = 'live-migration'
+
+# A move whose source side still holds something (resources in placement,
+# remains on the source host) is in one of these.
+IN_PROGRESS = ('accepted', 'pre-migrating', 'migrating', 'running',
+               'preparing', 'queued', 'done')
+# An evacuation that the source must still clean up when it comes back.
+EVACUATED = ('accepted', 'pre-migrating', 'done')
+
+_COLUMNS = ('id', 'uuid', 'instance_uuid', 'migration_type', 'status',
+            'source_compute', 'source_node', 'dest_compute', 'dest_node',
+            'dest_host', 'created_at', 'updated_at', 'deleted_at',
+            'deleted')
+
+
+class MigrationNotFound(exception.NotFound):
+    msg_fmt = 'Migration %(migration_id)s could not be found.'
+
+
+@base.NovaLiteObjectRegistry.register
+class Migration(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = dict(base.NovaLitePersistentObject.fields, **{
+        'id': fields.IntegerField(),
+        'uuid': fields.UUIDField(),
+        'instance_uuid': fields.UUIDField(),
+        'migration_type': fields.StringField(),
+        'status': fields.StringField(),
+        'source_compute': fields.StringField(nullable=True),
+        'source_node': fields.StringField(nullable=True),
+        'dest_compute': fields.StringField(nullable=True),
+        'dest_node': fields.StringField(nullable=True),
+        'dest_host': fields.StringField(nullable=True),
+    })
+
+    lazy_defaults = {'source_compute': None, 'source_node': None,
+                     'dest_compute': None, 'dest_node': None,
+                     'dest_host': None}
+
+    @classmethod
+    def _from_db(cls, context, row):
+        migration = base.copy_from_row(cls(), row, _COLUMNS)
+        migration._context = context
+        return migration
+
+    @classmethod
+    @base.remotable
+    def get_by_uuid(cls, context, uuid):
+        with db.cell_session(context) as session:
+            row = session.execute(sa.select(models.Migration).where(
+                models.Migration.uuid == uuid,
+                models.Migration.deleted == 0)).scalar_one_or_none()
+        if row is None:
+            raise MigrationNotFound(migration_id=uuid)
+        return cls._from_db(context, row)
+
+    @base.remotable
+    def create(self):
+        if not self.obj_attr_is_set('uuid'):
+            self.uuid = uuidutils.generate_uuid()
+        values = base.changes_for_db(self)
+        now = base.utcnow()
+        values.update(created_at=now, updated_at=now, deleted=0)
+        with db.cell_session(self._context) as session:
+            row = models.Migration(**values)
+            session.add(row)
+            session.flush()
+            base.copy_from_row(self, row, _COLUMNS)
+
+    @base.remotable
+    def save(self):
+        values = base.changes_for_db(self, skip=('id', 'uuid'))
+        if not values:
+            return
+        values['updated_at'] = base.utcnow()
+        with db.cell_session(self._context) as session:
+            session.execute(sa.update(models.Migration).where(
+                models.Migration.uuid == self.uuid).values(**values))
+        self.updated_at = values['updated_at']
+        self.obj_reset_changes()
+
+    @property
+    def in_progress(self):
+        return self.status in IN_PROGRESS
+
+
+@base.NovaLiteObjectRegistry.register
+class MigrationList(base.ObjectListBase, base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {'objects': fields.ListOfObjectsField('Migration')}
+
+    @classmethod
+    def _query(cls, context, *where):
+        with db.cell_session(context) as session:
+            rows = session.execute(sa.select(models.Migration).where(
+                models.Migration.deleted == 0, *where).order_by(
+                models.Migration.id)).scalars().all()
+        return cls(context, objects=[Migration._from_db(context, row)
+                                     for row in rows])
+
+    @classmethod
+    @base.remotable
+    def get_evacuated_from(cls, context, host):
+        """Evacuations away from ``host`` that it has not cleaned up."""
+        return cls._query(
+            context, models.Migration.source_compute == host,
+            models.Migration.migration_type == EVACUATION,
+            models.Migration.status.in_(EVACUATED))
+
+    @classmethod
+    @base.remotable
+    def get_by_instance(cls, context, instance_uuid):
+        return cls._query(context,
+                          models.Migration.instance_uuid == instance_uuid)
+
+    @classmethod
+    def get_in_progress(cls, context):
+        """Every move of this cell still holding a source side."""
+        return cls._query(context,
+                          models.Migration.status.in_(IN_PROGRESS))
