@@ -859,9 +859,10 @@ class API:
 
     def evacuate(self, context, instance, host=None):
         """Rebuild a server whose compute is down on another host (seed
-        001): checks, task_state ``rebuilding``, a migration record, and
-        the cast to the conductor, which schedules and hands it to the
-        destination. Nothing changes unless every check passes."""
+        001): checks, task_state ``rebuilding`` and the cast to the
+        conductor, which records the migration, schedules and hands the
+        server to the destination. Nothing changes unless every check
+        passes."""
         mapping, instance = self._locate(context, instance.uuid)
         if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
                 or not instance.host or instance.vm_state not in (
@@ -885,32 +886,23 @@ class API:
                     attr='task_state', state=e.kwargs.get('actual'))
             instance_actions.record_action(cctxt, instance.uuid,
                                            instance_actions.EVACUATE)
-            migration = objects.Migration(
-                cctxt, instance_uuid=instance.uuid,
-                migration_type='evacuation', status='accepted',
-                source_compute=instance.host, source_node=instance.node,
-                dest_compute=host)
             try:
-                migration.create()
-                self.conductor_api.evacuate_instance(
-                    context, instance, migration, host=host)
+                self.conductor_api.evacuate_instance(context, instance,
+                                                     host=host)
             except Exception as e:
                 LOG.error('Evacuation of %s not sent to the conductor: %s',
                           instance.uuid, e)
                 with _logged_cleanup('evacuation of %s' % instance.uuid):
                     instance.task_state = None
                     instance.save()
-                    if migration.obj_attr_is_set('id'):
-                        migration.status = 'error'
-                        migration.save()
                 if isinstance(e, messaging.MessagingException):
                     raise exception.ServiceUnavailable(
                         service='nova-lite-conductor',
                         reason='the evacuation could not be sent (%s); '
                                'nothing was changed' % e)
                 raise
-            LOG.info('Evacuation of %s from %s accepted (migration %s)',
-                     instance.uuid, instance.host, migration.uuid)
+            LOG.info('Evacuation of %s from %s sent to the conductor',
+                     instance.uuid, instance.host)
 
     def _check_evacuation(self, context, instance, host):
         if self._compute_is_up(context, instance.host):

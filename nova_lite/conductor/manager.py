@@ -88,9 +88,9 @@ class ConductorManager(manager.Manager):
             context, self.scheduler_rpcapi, self.compute_rpcapi,
             build_request, request_spec, image, self.reportclient).execute()
 
-    def evacuate_instance(self, context, instance, migration, host=None):
+    def evacuate_instance(self, context, instance, host=None):
         evacuate.EvacuateTask(
-            context, instance, migration, host, self.scheduler_rpcapi,
+            context, instance, host, self.scheduler_rpcapi,
             self.compute_rpcapi, self.reportclient).execute()
 
     def unshelve_instance(self, context, instance):

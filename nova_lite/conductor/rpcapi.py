@@ -98,7 +98,7 @@ class ConductorAPI:
     def can_evacuate(self):
         return self.client.can_send_version('1.2')
 
-    def evacuate_instance(self, context, instance, migration, host=None):
+    def evacuate_instance(self, context, instance, host=None):
         """Evacuate ``instance`` (its host is down) to ``host`` or to a
         host the scheduler picks. ConductorTooOld if the conductors are
         pinned below 1.2."""
@@ -107,7 +107,7 @@ class ConductorAPI:
                 action='evacuate', version='1.2', pinned=self.version_cap)
         cctxt = self.client.prepare(version='1.2', retry=CAST_RETRIES)
         cctxt.cast(context, 'evacuate_instance', instance=instance,
-                   migration=migration, host=host)
+                   host=host)
 
     def unshelve_instance(self, context, instance):
         if not self.can_evacuate():

@@ -228,3 +228,134 @@ class TestBadInput(base.ControlPlaneTestCase):
     def test_no_token_is_401(self):
         response = self.plane.client(token='').get('/servers')
         self.assertEqual(401, response.status_code, response.text)
+
+
+class TestMoveClients(base.ControlPlaneTestCase):
+    """openstacksdk's and the CLI's own flows for ports with minimum
+    bandwidth, forcing a compute down, evacuation and shelve."""
+
+    computes = 2
+
+    def _connect(self):
+        return openstack.connect(
+            auth_type='admin_token',
+            auth={'token': 'admin', 'endpoint': self.plane.api_url + '/v3'},
+            compute_endpoint_override=self.plane.api_url + '/v2.1',
+            network_endpoint_override=self.plane.network_url)
+
+    def _openstack(self, *args):
+        path = os.path.join(self.plane.workdir, 'clouds-moves.yaml')
+        with open(path, 'w') as f:
+            f.write('clouds:\n  nova-lite:\n    auth_type: admin_token\n'
+                    '    auth:\n      token: admin\n'
+                    '      endpoint: %(url)s/v3\n'
+                    '    compute_endpoint_override: %(url)s/v2.1\n'
+                    '    image_endpoint_override: %(url)s/v2.1\n'
+                    '    network_endpoint_override: %(network)s\n'
+                    % {'url': self.plane.api_url,
+                       'network': self.plane.network_url})
+        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=path,
+                   OS_CLOUD='nova-lite')
+        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
+        result = subprocess.run([cli] + list(args), capture_output=True,
+                                text=True, env=env, timeout=120)
+        self.assertEqual(0, result.returncode, result.stderr)
+        return result.stdout
+
+    def test_openstacksdk_forces_the_host_down_and_evacuates(self):
+        self.plane.wait_for_bandwidth_providers(2)
+        conn = self._connect()
+        network = conn.network.create_network(
+            name='sdk-net', provider_network_type='vlan',
+            provider_physical_network='physnet0',
+            provider_segmentation_id=101)
+        policy = conn.network.create_qos_policy(name='sdk-bw')
+        conn.network.create_qos_minimum_bandwidth_rule(
+            policy, min_kbps=1000, direction='egress')
+        port = conn.network.create_port(network_id=network.id,
+                                        qos_policy_id=policy.id)
+        server = conn.compute.create_server(
+            name='sdk-evac', flavor_id='2', image_id=self.plane.image_id,
+            networks=[{'port': port.id}],
+            availability_zone='nova:compute1')
+        server = conn.compute.wait_for_server(server, wait=60)
+        self.assertEqual('compute1', server.compute_host)
+        bound = conn.network.get_port(port.id)
+        self.assertEqual('compute1', bound.binding_host_id)
+        first_provider = bound.binding_profile['allocation']
+
+        [service] = [s for s in conn.compute.services()
+                     if s.host == 'compute1' and
+                     s.binary == 'nova-lite-compute']
+        conn.compute.update_service_forced_down(service, forced=True)
+        # The operator fences the host; when it is back it cleans up.
+        self.addCleanup(self.plane.wait_for_compute_up, 'compute1')
+        self.addCleanup(self.plane.start_compute, 1)
+        self.addCleanup(self.plane.daemons['compute1'].stop)
+        self.addCleanup(conn.compute.update_service_forced_down, service,
+                        forced=False)
+        conn.compute.evacuate_server(server)
+        moved = fixtures.wait_for(
+            lambda: (lambda s: s if s.compute_host == 'compute2' and
+                     s.task_state is None else None)(
+                conn.compute.get_server(server.id)),
+            what='server evacuated to compute2')
+        self.assertEqual('ACTIVE', moved.status)
+        rebound = conn.network.get_port(port.id)
+        self.assertEqual('compute2', rebound.binding_host_id)
+        self.assertNotEqual(first_provider,
+                            rebound.binding_profile['allocation'])
+        conn.compute.delete_server(server)
+        conn.compute.wait_for_delete(server, wait=60)
+
+    def test_openstack_cli_shelves_unshelves_and_evacuates(self):
+        # The README's commands, as written there.
+        self.plane.wait_for_bandwidth_providers(2)
+        self._openstack('network', 'create', '--provider-network-type',
+                        'flat', '--provider-physical-network', 'physnet0',
+                        'net0')
+        self._openstack('network', 'qos', 'policy', 'create', 'bw')
+        self._openstack('network', 'qos', 'rule', 'create', '--type',
+                        'minimum-bandwidth', '--min-kbps', '1000',
+                        '--egress', 'bw')
+        self._openstack('port', 'create', '--network', 'net0',
+                        '--qos-policy', 'bw', 'p1')
+        self._openstack('server', 'create', '--flavor', 'm1.small',
+                        '--image', 'cirros', '--nic', 'port-id=p1', '--wait',
+                        '--availability-zone', 'nova:compute2', 'cli-shelf')
+        binding = functools.partial(self._openstack, 'port', 'show', 'p1',
+                                    '-f', 'value', '-c', 'binding_host_id')
+        self.assertEqual('compute2', binding().strip())
+        status = functools.partial(self._openstack, 'server', 'show',
+                                   'cli-shelf', '-f', 'value', '-c',
+                                   'status')
+        self._openstack('server', 'shelve', 'cli-shelf')
+        fixtures.wait_for(lambda: status().strip() == 'SHELVED_OFFLOADED',
+                          what='shelved offloaded')
+        self._openstack('server', 'unshelve', 'cli-shelf')
+        fixtures.wait_for(lambda: status().strip() == 'ACTIVE',
+                          what='unshelved')
+        host = self._openstack('server', 'show', 'cli-shelf', '-f', 'value',
+                               '-c', 'OS-EXT-SRV-ATTR:host').strip()
+        self.assertEqual(host, binding().strip())
+        index = int(host[-1])
+        self._openstack('compute', 'service', 'set', '--down', host,
+                        'nova-lite-compute')
+        self.addCleanup(self.plane.wait_for_compute_up, host)
+        self.addCleanup(self.plane.start_compute, index)
+        self.addCleanup(self.plane.daemons[host].stop)
+        self.addCleanup(self._openstack, 'compute', 'service', 'set',
+                        '--up', host, 'nova-lite-compute')
+        # (Not --wait: OSC 10.5 compares the lower-cased status with
+        # 'ACTIVE' and waits forever, against any cloud.)
+        self._openstack('server', 'evacuate', 'cli-shelf')
+        fixtures.wait_for(lambda: status().strip() == 'ACTIVE',
+                          what='evacuated')
+        moved = self._openstack('server', 'show', 'cli-shelf', '-f', 'value',
+                                '-c', 'OS-EXT-SRV-ATTR:host').strip()
+        self.assertNotEqual(host, moved)
+        self.assertEqual(moved, binding().strip())
+        self.assertIn('evacuate', self._openstack(
+            'server', 'event', 'list', 'cli-shelf'))
+        self._openstack('server', 'delete', '--wait', 'cli-shelf')
+        self._openstack('port', 'delete', 'p1')

@@ -22,7 +22,19 @@ VM_STATES_OF_STATUS = {status: [vm_state] for vm_state, status in
                        _STATUS_OF_VM_STATE.items()}
 
 
+# A task that rebuilds a server shows as REBUILD whatever its vm_state,
+# as clients waiting for a rebuild or an evacuation to finish expect.
+_STATUS_OF_TASK_STATE = {
+    states.REBUILDING: 'REBUILD',
+    states.REBUILD_SPAWNING: 'REBUILD',
+}
+
+
 def status_of(instance):
+    if instance.vm_state in (states.ACTIVE, states.STOPPED, states.ERROR):
+        status = _STATUS_OF_TASK_STATE.get(instance.task_state)
+        if status:
+            return status
     return _STATUS_OF_VM_STATE.get(instance.vm_state, 'UNKNOWN')
 
 

@@ -1,19 +1,20 @@
 """Evacuation (seed 001): rebuild, on another host, a server whose host is
 down.
 
-The API has checked that the source compute is down, put the server in
-task_state ``rebuilding`` and created the migration record (``accepted``).
-Here, in order, each step with its undo:
+The API has checked that the source compute is down and put the server
+in task_state ``rebuilding``. Here, in order, each step with its undo:
 
-1. the ports' resource requests are read from the port service and become
+1. the migration record (type ``evacuation``, status ``accepted``) is
+   created in the server's cell;
+2. the ports' resource requests are read from the port service and become
    request groups of the server's RequestSpec;
-2. what the server holds on the source moves to the migration's placement
+3. what the server holds on the source moves to the migration's placement
    consumer (undo: it moves back), so the server's own consumer is free to
    hold the destination's resources;
-3. the scheduler picks a destination (source excluded, server-group
+4. the scheduler picks a destination (source excluded, server-group
    policies honoured) and claims it in placement for the server, with the
    request group -> provider mapping (undo: the claim is given back);
-4. the destination compute is sent ``rebuild_instance`` with
+5. the destination compute is sent ``rebuild_instance`` with
    ``recreate=True``; it claims locally, points each port binding at
    itself with its own provider as ``allocation``, rebuilds, and marks the
    migration ``done``.
@@ -35,6 +36,7 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite.network import api as network_api
 from nova_lite import objects
+from nova_lite.objects import migration as migration_obj
 from nova_lite.scheduler.client import report
 
 LOG = logging.getLogger(__name__)
@@ -42,11 +44,11 @@ LOG = logging.getLogger(__name__)
 
 class EvacuateTask:
 
-    def __init__(self, context, instance, migration, host, scheduler_rpcapi,
+    def __init__(self, context, instance, host, scheduler_rpcapi,
                  compute_rpcapi, reportclient, port_client=None):
         self.context = context
         self.instance = instance
-        self.migration = migration
+        self.migration = None
         self.host = host
         self.scheduler_rpcapi = scheduler_rpcapi
         self.compute_rpcapi = compute_rpcapi
@@ -62,7 +64,6 @@ class EvacuateTask:
                                       mapping.cell_mapping) as cctxt:
             self.cctxt = cctxt
             self.instance._context = cctxt
-            self.migration._context = cctxt
             with instance_actions.event(
                     cctxt, self.instance.uuid, 'conductor_rebuild_instance',
                     action=instance_actions.EVACUATE) as step:
@@ -79,6 +80,12 @@ class EvacuateTask:
                     self._rollback(error)
 
     def _evacuate(self):
+        self.migration = objects.Migration(
+            self.cctxt, instance_uuid=self.instance.uuid,
+            migration_type=migration_obj.EVACUATION, status='accepted',
+            source_compute=self.instance.host,
+            source_node=self.instance.node, dest_compute=self.host)
+        self.migration.create()
         spec = self._request_spec()
         LOG.info('Evacuating %s from %s (migration %s)', self.instance.uuid,
                  self.migration.source_compute, self.migration.uuid)
@@ -120,8 +127,10 @@ class EvacuateTask:
                 LOG.error('Could not give %s its source allocation back '
                           'from migration %s: %s', self.instance.uuid,
                           self.migration.uuid, e)
-        self.migration.status = 'error'
-        self.migration.save()
+        if self.migration is not None and \
+                self.migration.obj_attr_is_set('id'):
+            self.migration.status = 'error'
+            self.migration.save()
         build.record_fault(self.cctxt, self.instance, error)
         self.instance.vm_state = states.ERROR
         self.instance.task_state = None
