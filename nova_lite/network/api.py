@@ -207,14 +207,18 @@ def mappings_from_allocations(request_groups_, allocations,
     required traits (``provider_traits``: {provider uuid: set of
     traits})."""
     found = {}
+    # What each provider has left for the groups not matched yet.
+    left = {provider: dict(allocation.get('resources', allocation))
+            for provider, allocation in allocations.items()}
     for group in request_groups_ or []:
-        for provider, allocation in sorted(allocations.items()):
-            held = allocation.get('resources', allocation)
+        for provider, held in sorted(left.items()):
             if all(held.get(rc, 0) >= amount
                    for rc, amount in group.resources.items()) and \
                     set(group.required_traits) <= provider_traits.get(
                         provider, set()):
                 found[group.requester_id] = provider
+                for rc, amount in group.resources.items():
+                    held[rc] -= amount
                 break
         else:
             raise exception.PortUpdateFailed(

@@ -88,6 +88,27 @@ class Instance(base.NovaLiteObject):
 
     obj_relationships = {'block_device_mapping': [('1.1', '1.0')]}
 
+    # Dict fields callers change in place (instance.system_metadata[k] =
+    # v): a change is found by comparing with the value at the last reset,
+    # since no attribute is set.
+    _CHANGED_IN_PLACE = ('metadata', 'system_metadata')
+
+    def obj_reset_changes(self, fields=None, recursive=False):
+        super().obj_reset_changes(fields, recursive=recursive)
+        originals = self.__dict__.setdefault('_originals', {})
+        for name in self._CHANGED_IN_PLACE:
+            if (fields is None or name in fields) and \
+                    self.obj_attr_is_set(name):
+                originals[name] = copy.deepcopy(getattr(self, name))
+
+    def obj_what_changed(self):
+        changed = super().obj_what_changed()
+        for name, original in self.__dict__.get('_originals', {}).items():
+            if self.obj_attr_is_set(name) and \
+                    getattr(self, name) != original:
+                changed.add(name)
+        return changed
+
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
         if versionutils.convert_version_to_tuple(target_version) < (1, 1):

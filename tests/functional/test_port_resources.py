@@ -138,6 +138,21 @@ class BuildWithPortResourcesTest(PortServiceMixin,
         self.assertFalse(released['binding:host_id'])
         self.assertNotIn('allocation', released['binding:profile'])
 
+    def test_a_port_made_for_a_requested_network_goes_with_its_server(self):
+        created = self.admin.create_server(
+            'on-net', image=self.plane.image_id,
+            networks=[{'uuid': self.network['id']}])
+        server = self.admin.wait_for_status(created['server']['id'],
+                                            'ACTIVE')
+        [port] = self.net_ok('GET', '/ports?device_id=%s' %
+                             server['id'])['ports']
+        self.assertEqual(server['OS-EXT-SRV-ATTR:host'],
+                         port['binding:host_id'])
+        self.admin.delete('/servers/%s' % server['id'])
+        self.admin.wait_for_gone(server['id'])
+        self.assertEqual(404, self.net('GET', '/ports/%s' %
+                                       port['id']).status_code)
+
     def test_a_port_in_use_is_refused_with_409(self):
         port = self.qos_port()
         server = self.boot_with_port('owner', port['id'])
@@ -192,6 +207,9 @@ class BuildWithPortResourcesTest(PortServiceMixin,
 class EvacuateWithPortResourcesTest(PortServiceMixin,
                                     base.ControlPlaneTestCase):
     computes = 3
+    # A server named "doomed" cannot be spawned on compute2 or compute3.
+    compute_conf = {index: '[compute]\nfake_fail_spawn_for = doomed\n'
+                    for index in (2, 3)}
 
     @classmethod
     def setUpClass(cls):
@@ -292,6 +310,50 @@ class EvacuateWithPortResourcesTest(PortServiceMixin,
         self.assertEqual('error', migration['status'])
         self.assertEqual({}, self.allocations(migration['uuid']))
         self.assert_bound_here(failed, port['id'])
+        self.admin.delete('/servers/%s' % server['id'])
+        self.admin.wait_for_gone(server['id'])
+
+    def assert_back_on_source(self, server_id, port_id, before, source):
+        failed = self.wait_for_rest(server_id)
+        self.assertEqual('ERROR', failed['status'])
+        self.assertEqual(source, failed['OS-EXT-SRV-ATTR:host'])
+        self.assertEqual(before, self.allocations(server_id))
+        [migration] = self.migrations(server_id)
+        self.assertEqual('failed', migration['status'])
+        self.assertEqual({}, self.allocations(migration['uuid']))
+        self.assert_bound_here(failed, port_id)
+        return failed
+
+    def test_a_failed_spawn_on_the_destination_undoes_the_evacuation(self):
+        port = self.qos_port()
+        server = self.boot_with_port('doomed', port['id'],
+                                     availability_zone='nova:compute1')
+        before = self.allocations(server['id'])
+        self.set_forced_down('compute1', True)
+        self.addCleanup(self.set_forced_down, 'compute1', False)
+        response = self.evacuate(server['id'])
+        self.assertEqual(200, response.status_code, response.text)
+        failed = self.assert_back_on_source(server['id'], port['id'],
+                                            before, 'compute1')
+        self.assertIn('fake_fail_spawn_for', failed['fault']['details'])
+        self.admin.delete('/servers/%s' % server['id'])
+        self.admin.wait_for_gone(server['id'])
+
+    def test_a_binding_that_fails_on_the_destination_undoes_it_too(self):
+        port = self.qos_port()
+        server = self.boot_with_port('unplugged', port['id'],
+                                     availability_zone='nova:compute1')
+        before = self.allocations(server['id'])
+        for host in ('compute2', 'compute3'):
+            self.set_agent_up(host, False)
+            self.addCleanup(self.set_agent_up, host, True)
+        self.set_forced_down('compute1', True)
+        self.addCleanup(self.set_forced_down, 'compute1', False)
+        response = self.evacuate(server['id'])
+        self.assertEqual(200, response.status_code, response.text)
+        failed = self.assert_back_on_source(server['id'], port['id'],
+                                            before, 'compute1')
+        self.assertIn('binding', failed['fault']['message'].lower())
         self.admin.delete('/servers/%s' % server['id'])
         self.admin.wait_for_gone(server['id'])
 

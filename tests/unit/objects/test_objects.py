@@ -280,6 +280,21 @@ class TestInstance(DatabaseTestCase):
         found = objects.Instance.get_by_uuid(self.context, instance.uuid)
         self.assertEqual(set(), found.obj_what_changed())
 
+    def test_save_writes_system_metadata_changed_in_place(self):
+        instance = self.make_instance()
+        instance.system_metadata['shelved_at'] = '2026-11-22T18:00:00'
+        instance.metadata['role'] = 'db'
+        self.assertIn('system_metadata', instance.obj_what_changed())
+        instance.save()
+        found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        self.assertEqual(('2026-11-22T18:00:00', 'db'),
+                         (found.system_metadata.get('shelved_at'),
+                          found.metadata.get('role')))
+        found.system_metadata.pop('shelved_at')
+        found.save()
+        self.assertNotIn('shelved_at', objects.Instance.get_by_uuid(
+            self.context, instance.uuid).system_metadata)
+
     def test_save_leaves_no_pending_changes(self):
         instance = self.make_instance()
         instance.flavor.memory_mb = 1024
