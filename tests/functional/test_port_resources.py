@@ -357,6 +357,46 @@ class EvacuateWithPortResourcesTest(PortServiceMixin,
         self.admin.delete('/servers/%s' % server['id'])
         self.admin.wait_for_gone(server['id'])
 
+    def _evacuate_a_group_member(self, policy):
+        """Two members of a ``policy`` group on two of the three hosts;
+        the first one's host is forced down and it is evacuated: the
+        policy leaves it the third host only (hard) or prefers it
+        (soft)."""
+        response = self.admin.post('/os-server-groups', {'server_group': {
+            'name': 'g-' + policy, 'policies': [policy]}},
+            microversion='2.15')
+        self.assertEqual(200, response.status_code, response.text)
+        group_id = response.json()['server_group']['id']
+        members = []
+        for name in ('m1', 'm2'):
+            created = self.admin.post('/servers', {
+                'server': {'name': name + policy, 'flavorRef': '2',
+                           'imageRef': self.plane.image_id,
+                           'networks': [{'port': self.qos_port()['id']}]},
+                'os:scheduler_hints': {'group': group_id}})
+            self.assertEqual(202, created.status_code, created.text)
+            members.append(self.admin.wait_for_status(
+                created.json()['server']['id'], 'ACTIVE'))
+        hosts = [m['OS-EXT-SRV-ATTR:host'] for m in members]
+        [third] = {'compute1', 'compute2', 'compute3'} - set(hosts)
+        self.set_forced_down(hosts[0], True)
+        self.addCleanup(self.set_forced_down, hosts[0], False)
+        response = self.evacuate(members[0]['id'])
+        self.assertEqual(200, response.status_code, response.text)
+        moved = self.wait_for_rest(members[0]['id'])
+        self.assertEqual(('ACTIVE', third),
+                         (moved['status'], moved['OS-EXT-SRV-ATTR:host']))
+        for member in members:
+            self.admin.delete('/servers/%s' % member['id'])
+        for member in members:
+            self.admin.wait_for_gone(member['id'])
+
+    def test_evacuation_honours_anti_affinity(self):
+        self._evacuate_a_group_member('anti-affinity')
+
+    def test_evacuation_honours_soft_anti_affinity(self):
+        self._evacuate_a_group_member('soft-anti-affinity')
+
     def test_evacuate_is_admin_only(self):
         port = self.qos_port()
         server = self.boot_with_port('mine', port['id'])
