@@ -39,6 +39,13 @@ import requests
 
 VERSION = '1.28'
 CANDIDATES_QUERY = 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:10'
+# A server with one minimum-bandwidth port (as the scheduler asks for it).
+PORT_QUERY = (CANDIDATES_QUERY + '&resources_port1=NET_BW_EGR_KILOBIT_PER_SEC'
+              ':1000&required_port1=CUSTOM_PHYSNET_PHYSNET0'
+              '&group_policy=none')
+# --bandwidth-children: each compute node gets a bandwidth child provider,
+# as nova-lite-network makes them.
+BANDWIDTH_CHILDREN = False
 
 
 class Response:
@@ -119,6 +126,21 @@ def make_provider(client, index):
                                            'DISK_GB': 20}}},
         'project_id': 'bench', 'user_id': 'bench',
         'consumer_generation': None})
+    if BANDWIDTH_CHILDREN:
+        child = str(uuid.uuid4())
+        client.call('POST', '/resource_providers',
+                    {'name': 'bench-%06d-%s:physnet0' % (index, rp[:8]),
+                     'uuid': child, 'parent_provider_uuid': rp},
+                    version='1.20')
+        client.call('PUT', '/resource_providers/%s/inventories' % child, {
+            'resource_provider_generation': 0,
+            'inventories': {'NET_BW_EGR_KILOBIT_PER_SEC': {
+                'total': 10000000}}})
+        client.call('PUT', '/traits/CUSTOM_PHYSNET_PHYSNET0',
+                    version='1.6')
+        client.call('PUT', '/resource_providers/%s/traits' % child, {
+            'resource_provider_generation': 1,
+            'traits': ['CUSTOM_PHYSNET_PHYSNET0']}, version='1.6')
     return rp
 
 
@@ -302,7 +324,10 @@ def write_rounds(services, rounds, seconds):
 def candidate_latencies(service, sizes, args):
     for size in sizes:
         service.grow(size)
-        for query in (CANDIDATES_QUERY, CANDIDATES_QUERY + '&limit=1000'):
+        queries = [CANDIDATES_QUERY, CANDIDATES_QUERY + '&limit=1000']
+        if BANDWIDTH_CHILDREN:
+            queries += [PORT_QUERY, PORT_QUERY + '&limit=1000']
+        for query in queries:
             median, p95, count = candidates_latency(
                 service.client, args.runs, query,
                 version=args.candidates_version)
@@ -336,7 +361,13 @@ def main(argv=None):
     parser.add_argument('--runs', type=int, default=30,
                         help='candidate requests per size')
     parser.add_argument('--candidates-version', default='1.36')
+    parser.add_argument('--bandwidth-children', action='store_true',
+                        help='give each provider a bandwidth child (as '
+                             'nova-lite-network does) and also measure a '
+                             'request with a port\'s group')
     args = parser.parse_args(argv)
+    global BANDWIDTH_CHILDREN
+    BANDWIDTH_CHILDREN = args.bandwidth_children
     sizes = [int(s) for s in args.sizes.split(',') if s]
 
     compare_sizes = [int(s) for s in args.compare_sizes.split(',') if s]
