@@ -385,14 +385,35 @@ class ComputeManager(manager.Manager):
             instance.launched_at = timeutils.utcnow()
             try:
                 instance.save(expected_task_state=[states.REBUILD_SPAWNING])
-            except (exception.InstanceNotFound,
-                    exception.UnexpectedTaskStateError) as e:
+            except exception.InstanceNotFound:
+                self._evacuation_abandoned(context, instance, migration)
+                return
+            except exception.UnexpectedTaskStateError as e:
                 LOG.info('%s changed while it was evacuated (%s)',
                          instance.uuid, e)
             migration.status = 'done'
             migration.save()
             LOG.info('Instance %s evacuated from %s to %s', instance.uuid,
                      migration.source_compute, self.host)
+
+    def _evacuation_abandoned(self, context, instance, migration):
+        """The server was deleted while it was evacuated here (its source
+        being down, the API deleted it locally): nothing of it may stay --
+        no guest here, no allocation on either side, no port bound."""
+        LOG.info('Instance %s was deleted during its evacuation to %s; '
+                 'cleaning up', instance.uuid, self.host)
+        self.driver.destroy(context, instance)
+        self.rt.drop_instance(context, instance, instance.node or
+                              self.driver.nodename)
+        try:
+            self.rt.reportclient.delete_allocations(migration.uuid)
+        except Exception as e:
+            LOG.warning('Source allocation of deleted %s not deleted now '
+                        '(the source compute does when it is back): %s',
+                        instance.uuid, e)
+        network_api.release_ports(self.ports, instance)
+        migration.status = 'failed'
+        migration.save()
 
     def _evacuation_failed(self, context, instance, migration, ports,
                            error):
@@ -401,6 +422,11 @@ class ComputeManager(manager.Manager):
         back from the migration to the server, its ports back to the
         source host with their old binding profile; the server stays on
         its source in ERROR, to be evacuated again."""
+        try:
+            objects.Instance.get_by_uuid(context, instance.uuid)
+        except exception.InstanceNotFound:
+            self._evacuation_abandoned(context, instance, migration)
+            return
         try:
             self.rt.reportclient.move_allocations(migration.uuid,
                                                   instance.uuid)

@@ -118,6 +118,14 @@ class EvacuateTask:
         with the reason as its fault; the migration in error."""
         if self._claimed:
             build.give_back(self.reportclient, self.instance.uuid)
+        try:
+            objects.Instance.get_by_uuid(self.cctxt, self.instance.uuid)
+        except exception.InstanceNotFound:
+            # Deleted meanwhile (locally, its host being down): what the
+            # migration holds is nobody's now.
+            if self._moved_to_migration:
+                build.give_back(self.reportclient, self.migration.uuid)
+            self._moved_to_migration = False
         if self._moved_to_migration:
             try:
                 self.reportclient.move_allocations(self.migration.uuid,

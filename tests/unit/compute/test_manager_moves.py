@@ -300,6 +300,42 @@ class TestEvacuateFailure(EvacuateTestCase):
              self.resources(self.instance.uuid)))
 
 
+class TestEvacuationOfADeletedServer(EvacuateTestCase):
+    """The server is deleted (locally: its source is down) while it is
+    evacuated here: nothing of it may stay anywhere."""
+
+    def delete_during_spawn(self):
+        deleted = self.stored(self.instance)
+        real_spawn = self.manager.driver.spawn
+
+        def spawn_then_delete(context, instance, image_meta=None):
+            real_spawn(context, instance, image_meta)
+            deleted.destroy()
+        self.manager.driver.spawn = spawn_then_delete
+        self.evacuate()
+
+    def test_no_guest_and_no_allocation_is_left(self):
+        self.delete_during_spawn()
+        self.assertEqual([], self.guests())
+        self.assertEqual(({}, {}),
+                         (self.resources(self.instance.uuid),
+                          self.resources(self.migration.uuid)))
+        self.assertEqual('failed', self.stored_migration().status)
+
+    def test_its_port_is_released(self):
+        self.delete_during_spawn()
+        port = self.ports.ports[self.port['id']]
+        self.assertEqual(('', None), (port['device_id'],
+                                      port['binding:host_id'] or None))
+
+    def test_a_delete_before_the_claim_leaves_nothing_either(self):
+        self.stored(self.instance).destroy()
+        self.evacuate()
+        self.assertEqual(({}, {}),
+                         (self.resources(self.instance.uuid),
+                          self.resources(self.migration.uuid)))
+
+
 class TestDestroyEvacuatedInstances(ManagerTestCase):
     """The source compute comes back after its servers were evacuated."""
 

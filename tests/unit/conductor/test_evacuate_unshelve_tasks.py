@@ -338,6 +338,36 @@ class TestEvacuateNoValidHost(EvacuateTestCase):
         self.assertEqual([], self.compute.evacuations)
 
 
+class DeletingScheduler(FakeScheduler):
+    """The server is deleted (a local delete: its host is down) while the
+    scheduler is asked, and no host is found."""
+
+    def __init__(self, deleted, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.deleted = deleted
+
+    def select_destinations(self, context, spec, uuids,
+                            return_alternates=True):
+        self.deleted.destroy()
+        return super().select_destinations(context, spec, uuids,
+                                           return_alternates)
+
+
+class TestEvacuationOfAServerDeletedMeanwhile(EvacuateTestCase):
+
+    def test_neither_the_server_nor_the_migration_holds_anything(self):
+        scheduler = DeletingScheduler(
+            self.stored(self.instance),
+            exception.NoValidHost(reason='0/1 hosts'), self.reportclient)
+        evacuate.EvacuateTask(
+            self.context, self.instance, None, scheduler, FakeComputeRPC(),
+            self.reportclient, self.ports).execute()
+        [migration] = self.migrations()
+        self.assertEqual(({}, {}), (self.held(self.instance.uuid),
+                                    self.held(migration.uuid)))
+        self.assertEqual('error', migration.status)
+
+
 class TestEvacuateFailuresAfterTheClaim(EvacuateTestCase):
 
     def test_an_unsent_cast_gives_back_the_claim_and_the_source(self):
