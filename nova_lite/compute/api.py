@@ -724,35 +724,8 @@ class API:
 
     def _power(self, context, instance, action, vm_states, task_state,
                cast):
-        mapping, instance = self._locate(context, instance.uuid)
-        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
-                or instance.vm_state not in vm_states:
-            raise exception.InstanceInvalidState(
-                method=action, instance_uuid=instance.uuid,
-                attr='vm_state', state=instance.vm_state)
-        if instance.task_state is not None:
-            raise exception.InstanceInvalidState(
-                method=action, instance_uuid=instance.uuid,
-                attr='task_state', state=instance.task_state)
-        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
-            instance._context = cctxt
-            self._check_compute_for(cctxt, instance, action)
-            instance.task_state = task_state
-            try:
-                instance.save(expected_task_state=[None])
-            except exception.UnexpectedTaskStateError as e:
-                raise exception.InstanceInvalidState(
-                    method=action, instance_uuid=instance.uuid,
-                    attr='task_state', state=e.kwargs.get('actual'))
-            instance_actions.record_action(cctxt, instance.uuid, action)
-            try:
-                cast(cctxt, instance)
-            except messaging.MessagingException as e:
-                instance.task_state = None
-                instance.save()
-                raise exception.ServiceUnavailable(
-                    service='nova-lite-compute on %s' % instance.host,
-                    reason='the %s could not be sent (%s)' % (action, e))
+        self._cast_to_host(context, instance, action, vm_states, task_state,
+                           cast)
 
     # -- shelve, offload, unshelve -----------------------------------------
 
@@ -764,13 +737,13 @@ class API:
             context, instance, instance_actions.SHELVE,
             [states.ACTIVE, states.STOPPED], states.SHELVING,
             lambda cctxt, i: self.compute_rpcapi.shelve_instance(
-                cctxt, i, image_id))
+                cctxt, i, image_id), version='1.3')
 
     def shelve_offload(self, context, instance):
         self._cast_to_host(
             context, instance, instance_actions.SHELVE_OFFLOAD,
             [states.SHELVED], states.SHELVING_OFFLOADING,
-            self.compute_rpcapi.shelve_offload_instance)
+            self.compute_rpcapi.shelve_offload_instance, version='1.3')
 
     def unshelve(self, context, instance):
         """A shelved server is powered on where it is; an offloaded one is
@@ -782,7 +755,7 @@ class API:
                 context, instance, instance_actions.UNSHELVE,
                 [states.SHELVED], states.UNSHELVING,
                 lambda cctxt, i: self.compute_rpcapi.unshelve_instance(
-                    cctxt, i, i.host))
+                    cctxt, i, i.host), version='1.3')
             return
         if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
                 or instance.vm_state != states.SHELVED_OFFLOADED:
@@ -818,9 +791,9 @@ class API:
                     reason='the unshelve could not be sent (%s)' % e)
 
     def _cast_to_host(self, context, instance, action, vm_states, task_state,
-                      cast):
+                      cast, version='1.1'):
         """Checks, task state, action record and the cast to the server's
-        compute (which must be up and speak compute RPC 1.3)."""
+        compute, which must be up and speak compute RPC ``version``."""
         mapping, instance = self._locate(context, instance.uuid)
         if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
                 or instance.vm_state not in vm_states:
@@ -834,9 +807,10 @@ class API:
         with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
             instance._context = cctxt
             self._check_compute_for(cctxt, instance, action)
-            if not self.compute_rpcapi.can_shelve(cctxt, instance.host):
+            if not self.compute_rpcapi.can_send_version(
+                    cctxt, instance.host, version):
                 raise exception.ComputeTooOld(
-                    host=instance.host, action=action, version='1.3',
+                    host=instance.host, action=action, version=version,
                     pinned=self.compute_rpcapi.version_cap)
             instance.task_state = task_state
             try:

@@ -349,24 +349,10 @@ class ComputeManager(manager.Manager):
                         port_id=','.join(g.requester_id for g in groups),
                         reason='the request spec names no provider for '
                                'every port resource request')
-                with self.rt.instance_claim(
-                        context, instance, selection.nodename,
-                        selection.limits,
-                        network_api.port_allocations(groups,
-                                                     provider_of_port)):
-                    try:
-                        network_api.move_bindings(self.ports, instance,
-                                                  self.host,
-                                                  provider_of_port, ports)
-                        instance.host = self.host
-                        instance.node = selection.nodename
-                        instance.task_state = states.REBUILD_SPAWNING
-                        instance.save(expected_task_state=[
-                            states.REBUILDING])
-                        self.driver.spawn(context, instance, image)
-                    except Exception:
-                        self.driver.destroy(context, instance)
-                        raise
+                self._spawn_moved_here(
+                    context, instance, image, selection, groups,
+                    provider_of_port, ports, states.REBUILDING,
+                    states.REBUILD_SPAWNING)
             except Exception as error:
                 LOG.warning('Evacuation of %s to %s failed: %s',
                             instance.uuid, self.host, error)
@@ -395,6 +381,28 @@ class ComputeManager(manager.Manager):
             migration.save()
             LOG.info('Instance %s evacuated from %s to %s', instance.uuid,
                      migration.source_compute, self.host)
+
+    def _spawn_moved_here(self, context, instance, image, selection, groups,
+                          provider_of_port, ports, from_task, to_task):
+        """What an evacuation and an unshelve do on the destination: claim
+        (the flavor and the ports' groups on the providers the scheduler
+        chose), point each port's binding and ``allocation`` here, take
+        the instance over and spawn it. Any failure undoes the claim and
+        the guest and is raised for the caller's own undo."""
+        with self.rt.instance_claim(
+                context, instance, selection.nodename, selection.limits,
+                network_api.port_allocations(groups, provider_of_port)):
+            try:
+                network_api.move_bindings(self.ports, instance, self.host,
+                                          provider_of_port, ports)
+                instance.host = self.host
+                instance.node = selection.nodename
+                instance.task_state = to_task
+                instance.save(expected_task_state=[from_task])
+                self.driver.spawn(context, instance, image)
+            except Exception:
+                self.driver.destroy(context, instance)
+                raise
 
     def _evacuation_abandoned(self, context, instance, migration):
         """The server was deleted while it was evacuated here (its source
@@ -648,24 +656,10 @@ class ComputeManager(manager.Manager):
             provider_of_port = {g.requester_id: g.provider_uuids[0]
                                 for g in groups if g.provider_uuids}
             try:
-                with self.rt.instance_claim(
-                        context, instance, selection.nodename,
-                        selection.limits,
-                        network_api.port_allocations(groups,
-                                                     provider_of_port)):
-                    try:
-                        network_api.move_bindings(self.ports, instance,
-                                                  self.host,
-                                                  provider_of_port)
-                        instance.host = self.host
-                        instance.node = selection.nodename
-                        instance.task_state = states.SPAWNING
-                        instance.save(expected_task_state=[
-                            states.UNSHELVING])
-                        self.driver.spawn(context, instance, image)
-                    except Exception:
-                        self.driver.destroy(context, instance)
-                        raise
+                self._spawn_moved_here(
+                    context, instance, image, selection, groups,
+                    provider_of_port, None, states.UNSHELVING,
+                    states.SPAWNING)
             except Exception as error:
                 LOG.warning('Unshelve of %s on %s failed: %s',
                             instance.uuid, self.host, error)

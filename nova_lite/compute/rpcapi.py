@@ -111,9 +111,6 @@ class ComputeAPI:
         client.prepare(version='1.3', retry=CAST_RETRIES).cast(
             context, method, instance=instance, **kwargs)
 
-    def can_shelve(self, context, host):
-        return self.can_send_version(context, host, '1.3')
-
     def shelve_instance(self, context, instance, image_id):
         """Power off and keep ``image_id`` as the server's snapshot; the
         compute offloads it at once if [compute] shelved_offload_time is
