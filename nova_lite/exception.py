@@ -394,3 +394,19 @@ class ComputeTooOldForPortResources(Conflict):
                'update their port bindings\' allocation (needs %(need)s). '
                'Upgrade that compute first, or check [upgrade_levels] '
                'compute.')
+
+
+class MigrationPreCheckError(NovaLiteException):
+    code = 400
+    msg_fmt = 'Migration pre-check error: %(reason)s'
+
+
+class LiveMigrationAborted(NovaLiteException):
+    msg_fmt = 'The live migration of %(instance_uuid)s was aborted.'
+
+
+class MultipleBindingsUnsupported(Conflict):
+    msg_fmt = ('Cannot live migrate server %(instance_uuid)s: it has ports '
+               'with resource requests and the port service does not serve '
+               'the multiple port bindings extension (binding-extended), '
+               'so the destination\'s binding cannot be prepared.')

@@ -829,6 +829,138 @@ class API:
                     service='nova-lite-compute on %s' % instance.host,
                     reason='the %s could not be sent (%s)' % (action, e))
 
+    # -- live migration ---------------------------------------------------
+
+    def live_migrate(self, context, instance, host=None,
+                     block_migration=False):
+        """Checks, task_state ``migrating``, the cast to the conductor's
+        live-migration task (which records the migration, finds a
+        destination with its reschedule loop and hands the server to the
+        source compute). Refused before anything changes: a server not
+        ACTIVE or in a task (409), an unknown or same target host (404,
+        400), a source compute that is down (409), computes too old for
+        live migration -- or for the port bindings of a server with
+        resource-request ports -- (409), a port service without multiple
+        bindings for such a server (409)."""
+        mapping, instance = self._locate(context, instance.uuid)
+        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
+                or not instance.host or \
+                instance.vm_state != states.ACTIVE:
+            raise exception.InstanceInvalidState(
+                method='os-migrateLive', instance_uuid=instance.uuid,
+                attr='vm_state', state=instance.vm_state)
+        if instance.task_state is not None:
+            raise exception.InstanceInvalidState(
+                method='os-migrateLive', instance_uuid=instance.uuid,
+                attr='task_state', state=instance.task_state)
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            instance._context = cctxt
+            self._check_live_migration(cctxt, instance, host)
+            instance.task_state = states.MIGRATING
+            try:
+                instance.save(expected_task_state=[None])
+            except exception.UnexpectedTaskStateError as e:
+                raise exception.InstanceInvalidState(
+                    method='os-migrateLive', instance_uuid=instance.uuid,
+                    attr='task_state', state=e.kwargs.get('actual'))
+            instance_actions.record_action(cctxt, instance.uuid,
+                                           instance_actions.LIVE_MIGRATION)
+            try:
+                self.conductor_api.live_migrate_instance(
+                    context, instance, host=host,
+                    block_migration=block_migration)
+            except messaging.MessagingException as e:
+                instance.task_state = None
+                instance.save()
+                raise exception.ServiceUnavailable(
+                    service='nova-lite-conductor',
+                    reason='the live migration could not be sent (%s); '
+                           'nothing was changed' % e)
+
+    def _check_live_migration(self, context, instance, host):
+        if host is not None:
+            if host == instance.host:
+                raise exception.Invalid(
+                    reason='The target host can\'t be the same one.')
+            try:
+                objects.Service.get_by_host_and_binary(context, host,
+                                                       COMPUTE_BINARY)
+            except exception.ServiceNotFound:
+                raise exception.ComputeHostNotFound(host=host)
+        if not self._compute_is_up(context, instance.host):
+            raise exception.InstanceInvalidState(
+                method='os-migrateLive', instance_uuid=instance.uuid,
+                attr='host', state='%s (its compute is down)' %
+                instance.host)
+        if not self.conductor_api.can_live_migrate():
+            raise exception.ConductorTooOld(
+                action='live migrate', version='1.3',
+                pinned=self.conductor_api.version_cap)
+        from nova_lite.network import api as network_api
+        groups = network_api.request_groups(
+            self.port_client.ports_of(instance.uuid))
+        need = self.compute_rpcapi.LIVE_MIGRATION_VERSION
+        for probe in filter(None, (instance.host, host)):
+            if not self.compute_rpcapi.can_send_version(context, probe,
+                                                        need):
+                if groups:
+                    raise exception.ComputeTooOldForPortResources(
+                        action='live migrate', instance_uuid=instance.uuid,
+                        host=probe, have=self.compute_rpcapi.version_cap,
+                        need=need)
+                raise exception.ComputeTooOld(
+                    host=probe, action='live migrate', version=need,
+                    pinned=self.compute_rpcapi.version_cap)
+        if groups and not self.port_client.has_extension('binding-extended'):
+            raise exception.MultipleBindingsUnsupported(
+                instance_uuid=instance.uuid)
+
+    def server_migrations(self, context, instance):
+        """The server's live migrations that are not over."""
+        mapping, instance = self._locate(context, instance.uuid)
+        if mapping.cell_mapping is None:
+            return []
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            return [m for m in objects.MigrationList.get_by_instance(
+                cctxt, instance.uuid)
+                if m.migration_type == 'live-migration' and
+                m.status in ('accepted', 'queued', 'preparing', 'running')]
+
+    def abort_live_migration(self, context, instance, migration_id,
+                             allow_queued):
+        """A running live migration is aborted on its source compute; one
+        still queued (from 2.65) is cancelled where it waits."""
+        mapping, instance = self._locate(context, instance.uuid)
+        migration = next((m for m in self.server_migrations(context, instance)
+                          if str(m.id) == str(migration_id)), None)
+        if migration is None:
+            from nova_lite.objects import migration as migration_obj
+            raise migration_obj.MigrationNotFound(migration_id=migration_id)
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            migration._context = cctxt
+            if migration.status in ('accepted', 'queued'):
+                if not allow_queued:
+                    raise exception.InstanceInvalidState(
+                        method='abort live migration',
+                        instance_uuid=instance.uuid, attr='migration status',
+                        state=migration.status)
+                from nova_lite.objects import migration as migration_obj
+                migration.status = 'cancelled'
+                try:
+                    migration.save(expected_status=['accepted', 'queued'])
+                    return
+                except migration_obj.MigrationStatusChanged:
+                    migration = migration_obj.Migration.get_by_uuid(
+                        cctxt, migration.uuid)
+            if migration.status not in ('preparing', 'running'):
+                raise exception.InstanceInvalidState(
+                    method='abort live migration',
+                    instance_uuid=instance.uuid, attr='migration status',
+                    state=migration.status)
+            instance._context = cctxt
+            self.compute_rpcapi.live_migration_abort(cctxt, instance,
+                                                     migration.id)
+
     # -- evacuate ----------------------------------------------------------
 
     def evacuate(self, context, instance, host=None):

@@ -33,7 +33,7 @@ LOG = logging.getLogger(__name__)
 
 
 class ComputeManager(manager.Manager):
-    target = messaging.Target(version='1.3')
+    target = messaging.Target(version='1.4')
 
     def __init__(self, host=None, driver=None):
         self.host = host or CONF.host
@@ -41,6 +41,8 @@ class ComputeManager(manager.Manager):
         self.rt = resource_tracker.ResourceTracker(self.host, self.driver)
         self.conductor_api = conductor_rpcapi.ConductorAPI()
         self.ports = network_api.PortClient()
+        from nova_lite.compute import rpcapi as compute_rpcapi
+        self.compute_rpcapi = compute_rpcapi.ComputeAPI()
         self.rt.port_allocations_of = self._port_allocations_of
         from nova_lite import cmd
         if cmd.concurrency_backend() == 'eventlet':
@@ -51,6 +53,8 @@ class ComputeManager(manager.Manager):
                 CONF.compute.max_concurrent_builds)
         self._instance_locks = {}
         self._locks_guard = threading.Lock()
+        # Ids of migrations an admin asked to abort while they run here.
+        self._aborted_migrations = set()
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -539,6 +543,187 @@ class ComputeManager(manager.Manager):
                     exception.UnexpectedTaskStateError) as e:
                 LOG.info('%s of %s overtaken: %s', task_state,
                          instance.uuid, e)
+
+    # -- live migration ------------------------------------------------------
+
+    @messaging.expected_exceptions(exception.MigrationPreCheckError)
+    def check_can_live_migrate_destination(self, context, instance,
+                                           migrate_data):
+        """As the destination: can ``instance`` come here live? The
+        scheduler has claimed the room; what is left is the hypervisor's
+        say."""
+        if CONF.compute.fake_refuse_live_migration:
+            raise exception.MigrationPreCheckError(
+                reason='%s refuses live migrations ([compute] '
+                       'fake_refuse_live_migration)' % self.host)
+        if instance.uuid in self.driver.list_instance_uuids():
+            raise exception.MigrationPreCheckError(
+                reason='%s already runs %s' % (self.host, instance.uuid))
+        return migrate_data
+
+    @messaging.expected_exceptions(exception.MigrationPreCheckError)
+    def check_can_live_migrate_source(self, context, instance,
+                                      migrate_data):
+        if instance.host != self.host:
+            raise exception.MigrationPreCheckError(
+                reason='%s is not on %s' % (instance.uuid, self.host))
+        return migrate_data
+
+    def pre_live_migration(self, context, instance, migrate_data):
+        """As the destination, just before the transfer: nothing to plug
+        for a fake guest; the inactive bindings are already here."""
+        LOG.info('Ready to receive %s from %s', instance.uuid,
+                 migrate_data.source_host)
+        return migrate_data
+
+    def live_migration(self, context, instance, migration, migrate_data):
+        self._builds.submit(self._live_migrate, context, instance,
+                            migration, migrate_data)
+
+    def live_migration_abort(self, context, instance, migration_id):
+        LOG.info('Aborting the live migration %s of %s', migration_id,
+                 instance.uuid)
+        with self._locks_guard:
+            self._aborted_migrations.add(migration_id)
+
+    def _live_migrate(self, context, instance, migration, migrate_data):
+        with self._instance_lock(instance.uuid), instance_actions.event(
+                context, instance.uuid, 'compute_live_migration',
+                host=self.host,
+                action=instance_actions.LIVE_MIGRATION) as step:
+            def aborted():
+                with self._locks_guard:
+                    if migration.id in self._aborted_migrations:
+                        return True
+                return objects.Migration.get_by_uuid(
+                    context, migration.uuid).status == 'cancelled'
+
+            def progress(total, processed, remaining):
+                migration.memory_total = total
+                migration.memory_processed = processed
+                migration.memory_remaining = remaining
+                migration.save()
+
+            dest = migrate_data.dest_host
+            try:
+                migration.status = 'preparing'
+                try:
+                    migration.save(expected_status=['queued'])
+                except Exception as e:
+                    # Cancelled while it was queued (or the record is not
+                    # what the conductor sent): it does not start.
+                    raise exception.LiveMigrationAborted(
+                        instance_uuid=instance.uuid) from e
+                migrate_data = self.compute_rpcapi.pre_live_migration(
+                    context, instance, dest, migrate_data)
+                migration.status = 'running'
+                migration.save()
+                self.driver.live_migration(instance, dest, progress,
+                                           aborted)
+            except Exception as error:
+                cancelled = isinstance(error,
+                                       exception.LiveMigrationAborted)
+                LOG.warning('Live migration of %s to %s %s: %s',
+                            instance.uuid, dest,
+                            'aborted' if cancelled else 'failed', error)
+                step.fail('The live migration to %s %s: %s' % (
+                    dest, 'was aborted' if cancelled else 'failed',
+                    instance_actions.error_details(error)), error)
+                self._rollback_live_migration(
+                    context, instance, migration, migrate_data,
+                    'cancelled' if cancelled else 'error')
+                return
+            finally:
+                with self._locks_guard:
+                    self._aborted_migrations.discard(migration.id)
+            self._post_live_migration(context, instance, migration,
+                                      migrate_data)
+
+    def _post_live_migration(self, context, instance, migration,
+                             migrate_data):
+        """The guest runs on the destination: its bindings there become
+        ACTIVE and the source ones go, the source guest and the migration's
+        source allocation go, and the destination takes the server over."""
+        dest = migrate_data.dest_host
+        for port_id in migrate_data.bound_ports:
+            try:
+                self.ports.activate_binding(port_id, dest)
+                self.ports.delete_binding(port_id, self.host)
+            except exception.NovaLiteException as e:
+                LOG.error('Binding of port %s not moved to %s: %s', port_id,
+                          dest, e)
+        self.driver.destroy(context, instance)
+        self.rt.forget_instance(context, instance, migration.source_node)
+        try:
+            self.rt.reportclient.delete_allocations(migration.uuid)
+        except Exception as e:
+            LOG.warning('Source allocation of %s (migration %s) not deleted '
+                        'now; the audit of %s will: %s', instance.uuid,
+                        migration.uuid, self.host, e)
+        try:
+            self.compute_rpcapi.post_live_migration_at_destination(
+                context, instance, dest, migrate_data)
+        except Exception:
+            LOG.exception('%s did not finish taking %s over', dest,
+                          instance.uuid)
+            migration.status = 'error'
+            migration.save()
+            return
+        migration.status = 'completed'
+        migration.save()
+        LOG.info('Instance %s live migrated from %s to %s', instance.uuid,
+                 self.host, dest)
+
+    def post_live_migration_at_destination(self, context, instance,
+                                           migrate_data):
+        self.driver.accept_migrated(instance)
+        instance.host = self.host
+        instance.node = migrate_data.dest_node or self.driver.nodename
+        instance.power_state = states.RUNNING
+        instance.task_state = None
+        instance.save(expected_task_state=[states.MIGRATING])
+        self.rt.track_instance(context, instance, instance.node)
+
+    def _rollback_live_migration(self, context, instance, migration,
+                                 migrate_data, status):
+        """The server stays here, ACTIVE: the destination's inactive
+        bindings and its allocation go, the source allocation comes back
+        from the migration to the server; the source bindings were never
+        touched and still carry the right ``allocation``."""
+        dest = migrate_data.dest_host
+        try:
+            self.compute_rpcapi.rollback_live_migration_at_destination(
+                context, instance, dest, migrate_data)
+        except Exception as e:
+            LOG.warning('%s not told to drop %s: %s', dest, instance.uuid,
+                        e)
+        for port_id in migrate_data.bound_ports:
+            try:
+                self.ports.delete_binding(port_id, dest)
+            except exception.NovaLiteException as e:
+                LOG.error('Inactive binding of port %s on %s not deleted: '
+                          '%s', port_id, dest, e)
+        try:
+            self.rt.reportclient.delete_allocations(instance.uuid)
+            self.rt.reportclient.move_allocations(migration.uuid,
+                                                  instance.uuid)
+        except Exception as e:
+            LOG.error('Allocations of %s not put back on %s: %s',
+                      instance.uuid, self.host, e)
+        instance.task_state = None
+        try:
+            instance.save(expected_task_state=[states.MIGRATING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError) as e:
+            LOG.info('%s changed during its live migration: %s',
+                     instance.uuid, e)
+        migration.status = status
+        migration.save()
+
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               migrate_data):
+        if instance.host != self.host:
+            self.driver.destroy(context, instance)
 
     # -- shelve, offload, unshelve -------------------------------------------
 

@@ -271,6 +271,11 @@ class ResourceTracker:
             # Created by the conductor and on its way here (or to an
             # alternate): its build claims or gives back the allocation.
             return
+        if instance.task_state is not None:
+            # A move in progress (live migration, evacuation, unshelve)
+            # holds this host's side for the server before the server is
+            # here; the move gives it back if it does not come.
+            return
         if instance.host != self.host:
             LOG.info('Removing %s\'s allocation on %s: it is on %s now',
                      consumer, node.hypervisor_hostname, instance.host)
@@ -338,6 +343,28 @@ class ResourceTracker:
             raise
         finally:
             self._claiming.discard(instance.uuid)
+
+    def _retrack(self, nodename, instance_uuid, usage):
+        with self._lock:
+            if usage is None:
+                self.tracked.pop(instance_uuid, None)
+            else:
+                self.tracked[instance_uuid] = usage
+            node = self.compute_nodes.get(nodename)
+            if node is not None:
+                self._apply(node,
+                            self.driver.get_available_resource(nodename))
+                node.save()
+
+    def track_instance(self, context, instance, nodename):
+        """Count an instance that arrived here holding its allocation
+        already (live migration): locally only."""
+        self._retrack(nodename, instance.uuid, _usage_of(instance))
+
+    def forget_instance(self, context, instance, nodename):
+        """Stop counting an instance that left (live migration); its
+        allocation here is its move's to give back."""
+        self._retrack(nodename, instance.uuid, None)
 
     def drop_instance(self, context, instance, nodename):
         """Give back what ``instance`` used here (terminate, failed spawn):

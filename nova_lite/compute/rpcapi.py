@@ -13,6 +13,12 @@ API version history:
           evacuated server's port bindings get the destination's
           ``allocation``; shelve_instance, shelve_offload_instance and
           unshelve_instance (with the same request_spec).
+    1.4 - live migration: check_can_live_migrate_destination and
+          check_can_live_migrate_source (calls), live_migration (cast to
+          the source), pre_live_migration and
+          post_live_migration_at_destination (calls to the destination),
+          rollback_live_migration_at_destination (cast),
+          live_migration_abort (cast to the source).
 """
 
 import oslo_messaging as messaging
@@ -24,7 +30,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'compute'
-LATEST_VERSION = '1.3'
+LATEST_VERSION = '1.4'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -129,6 +135,74 @@ class ComputeAPI:
         self._cast_1_3(context, host, instance, 'unshelve_instance',
                        image=image, request_spec=request_spec,
                        selection=selection)
+
+    # -- live migration (1.4) -------------------------------------------------
+
+    LIVE_MIGRATION_VERSION = '1.4'
+    # A pre-check may take a while on a real hypervisor; a compute that
+    # does not answer at all fails the pre-check, and the conductor tries
+    # the next host.
+    PRE_CHECK_TIMEOUT = 60
+
+    def can_live_migrate(self, context, host):
+        return self.can_send_version(context, host,
+                                     self.LIVE_MIGRATION_VERSION)
+
+    def _call_1_4(self, context, host, method, timeout=None, **kwargs):
+        client = self._client(context, host)
+        if not client.can_send_version(self.LIVE_MIGRATION_VERSION):
+            raise exception.ComputeTooOld(
+                host=host, action=method,
+                version=self.LIVE_MIGRATION_VERSION, pinned=self.version_cap)
+        return client.prepare(version=self.LIVE_MIGRATION_VERSION,
+                              timeout=timeout or self.PRE_CHECK_TIMEOUT).call(
+            context, method, **kwargs)
+
+    def _cast_1_4(self, context, host, method, **kwargs):
+        client = self._client(context, host)
+        if not client.can_send_version(self.LIVE_MIGRATION_VERSION):
+            raise exception.ComputeTooOld(
+                host=host, action=method,
+                version=self.LIVE_MIGRATION_VERSION, pinned=self.version_cap)
+        client.prepare(version=self.LIVE_MIGRATION_VERSION,
+                       retry=CAST_RETRIES).cast(context, method, **kwargs)
+
+    def check_can_live_migrate_destination(self, context, instance, host,
+                                           migrate_data):
+        return self._call_1_4(context, host,
+                              'check_can_live_migrate_destination',
+                              instance=instance, migrate_data=migrate_data)
+
+    def check_can_live_migrate_source(self, context, instance,
+                                      migrate_data):
+        return self._call_1_4(context, instance.host,
+                              'check_can_live_migrate_source',
+                              instance=instance, migrate_data=migrate_data)
+
+    def live_migration(self, context, instance, migration, migrate_data):
+        self._cast_1_4(context, instance.host, 'live_migration',
+                       instance=instance, migration=migration,
+                       migrate_data=migrate_data)
+
+    def pre_live_migration(self, context, instance, host, migrate_data):
+        return self._call_1_4(context, host, 'pre_live_migration',
+                              instance=instance, migrate_data=migrate_data)
+
+    def post_live_migration_at_destination(self, context, instance, host,
+                                           migrate_data):
+        return self._call_1_4(context, host,
+                              'post_live_migration_at_destination',
+                              instance=instance, migrate_data=migrate_data)
+
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               host, migrate_data):
+        self._cast_1_4(context, host,
+                       'rollback_live_migration_at_destination',
+                       instance=instance, migrate_data=migrate_data)
+
+    def live_migration_abort(self, context, instance, migration_id):
+        self._cast_1_4(context, instance.host, 'live_migration_abort',
+                       instance=instance, migration_id=migration_id)
 
     def stop_instance(self, context, instance):
         self._cast_1_1(context, instance, 'stop_instance')

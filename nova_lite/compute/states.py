@@ -22,6 +22,7 @@ POWERING_ON = 'powering-on'
 SHELVING = 'shelving'
 SHELVING_OFFLOADING = 'shelving_offloading'
 UNSHELVING = 'unshelving'
+MIGRATING = 'migrating'
 
 # power_state
 NOSTATE = 0

@@ -11,6 +11,7 @@ import oslo_messaging as messaging
 from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import evacuate
+from nova_lite.conductor.tasks import live_migrate
 from nova_lite.conductor.tasks import rebuild_from_cell0
 from nova_lite.conductor.tasks import unshelve
 from nova_lite import exception
@@ -24,7 +25,7 @@ LOG = logging.getLogger(__name__)
 
 
 class ConductorManager(manager.Manager):
-    target = messaging.Target(version='1.2')
+    target = messaging.Target(version='1.3')
 
     def __init__(self):
         self.scheduler_rpcapi = scheduler_rpcapi.SchedulerAPI()
@@ -91,6 +92,12 @@ class ConductorManager(manager.Manager):
     def evacuate_instance(self, context, instance, host=None):
         evacuate.EvacuateTask(
             context, instance, host, self.scheduler_rpcapi,
+            self.compute_rpcapi, self.reportclient).execute()
+
+    def live_migrate_instance(self, context, instance, host=None,
+                              block_migration=False):
+        live_migrate.LiveMigrationTask(
+            context, instance, host, block_migration, self.scheduler_rpcapi,
             self.compute_rpcapi, self.reportclient).execute()
 
     def unshelve_instance(self, context, instance):

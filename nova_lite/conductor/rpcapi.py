@@ -10,6 +10,8 @@ API version history:
     1.2 - evacuate_instance: rebuild a server whose host is down on
           another host, chosen by the scheduler (seed 001);
           unshelve_instance: schedule and spawn an offloaded server.
+    1.3 - live_migrate_instance: the live-migration task with its
+          reschedule loop (seed 001).
 """
 
 import oslo_messaging as messaging
@@ -21,7 +23,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'conductor'
-LATEST_VERSION = '1.2'
+LATEST_VERSION = '1.3'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -108,6 +110,19 @@ class ConductorAPI:
         cctxt = self.client.prepare(version='1.2', retry=CAST_RETRIES)
         cctxt.cast(context, 'evacuate_instance', instance=instance,
                    host=host)
+
+    def can_live_migrate(self):
+        return self.client.can_send_version('1.3')
+
+    def live_migrate_instance(self, context, instance, host=None,
+                              block_migration=False):
+        if not self.can_live_migrate():
+            raise exception.ConductorTooOld(
+                action='live migrate', version='1.3',
+                pinned=self.version_cap)
+        cctxt = self.client.prepare(version='1.3', retry=CAST_RETRIES)
+        cctxt.cast(context, 'live_migrate_instance', instance=instance,
+                   host=host, block_migration=block_migration)
 
     def unshelve_instance(self, context, instance):
         if not self.can_evacuate():

@@ -29,6 +29,18 @@ compute_opts = [
                 help='Failure injection: instance names (or "*") whose '
                      'spawn fails on this compute, so operators and tests '
                      'can watch a reschedule.'),
+    cfg.FloatOpt('fake_live_migration_seconds', default=0.0, min=0.0,
+                 help='Seconds the fake driver takes to transfer a live '
+                      'migrating server (progress is reported on the way; '
+                      '0 is instant).'),
+    cfg.ListOpt('fake_fail_live_migration_for', default=[],
+                help='Failure injection: instance names (or "*") whose live '
+                     'migration transfer fails when this compute is the '
+                     'source.'),
+    cfg.BoolOpt('fake_refuse_live_migration', default=False,
+                help='Failure injection: this compute answers every live '
+                     'migration pre-check as a destination with a refusal, '
+                     'so the conductor\'s reschedule loop can be watched.'),
     cfg.IntOpt('max_concurrent_builds', default=10, min=1,
                help='Builds this compute runs at once; more wait.'),
     cfg.IntOpt('update_resources_interval', default=60, min=1,

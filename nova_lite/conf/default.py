@@ -33,6 +33,13 @@ default_opts = [
                help='Seconds without a heartbeat after which a service is '
                     'reported down: the scheduler stops placing instances on '
                     'a down compute and the API lists it as down.'),
+    cfg.IntOpt('migrate_max_retries',
+               default=-1, min=-1,
+               help='How many other destinations a live migration tries '
+                    'when the chosen one fails its pre-checks or cannot '
+                    'bind the ports: -1 tries until no host is left, 0 '
+                    'never reschedules. When it gives up the server stays '
+                    'ACTIVE on its source and the migration is in error.'),
     cfg.IntOpt('periodic_interval',
                default=60, min=1,
                help='Default spacing in seconds of periodic tasks that have '

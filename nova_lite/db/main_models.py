@@ -181,3 +181,10 @@ class Migration(_SoftDelete, Base):
     dest_compute = sa.Column(sa.String(255), nullable=True)
     dest_node = sa.Column(sa.String(255), nullable=True)
     dest_host = sa.Column(sa.String(255), nullable=True)
+    # Progress of a live migration, in bytes.
+    memory_total = sa.Column(sa.BigInteger, nullable=True)
+    memory_processed = sa.Column(sa.BigInteger, nullable=True)
+    memory_remaining = sa.Column(sa.BigInteger, nullable=True)
+    disk_total = sa.Column(sa.BigInteger, nullable=True)
+    disk_processed = sa.Column(sa.BigInteger, nullable=True)
+    disk_remaining = sa.Column(sa.BigInteger, nullable=True)

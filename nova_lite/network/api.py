@@ -110,6 +110,10 @@ class PortClient:
             raise exception.NetworkNotFound(network_id=network_id)
         return self._checked(response, network_id).json()['network']
 
+    def has_extension(self, alias):
+        response = self._request('GET', '/extensions/%s' % alias)
+        return response.status_code == 200
+
     # -- multiple port bindings -----------------------------------------------
 
     def bindings(self, port_id):

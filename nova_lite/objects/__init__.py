@@ -17,6 +17,7 @@ def register_all():
     __import__('nova_lite.objects.instance_action')
     __import__('nova_lite.objects.instance_group')
     __import__('nova_lite.objects.keypair')
+    __import__('nova_lite.objects.migrate_data')
     __import__('nova_lite.objects.migration')
     __import__('nova_lite.objects.quotas')
     __import__('nova_lite.objects.request_spec')

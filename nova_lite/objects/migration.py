@@ -12,6 +12,7 @@ or ``error`` when it did not happen.
 """
 
 from oslo_utils import uuidutils
+from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
 
@@ -22,6 +23,9 @@ from nova_lite.objects import base
 
 EVACUATION = 'evacuation'
 LIVE_MIGRATION = 'live-migration'
+# A live migration that has not reached its compute yet can be aborted by
+# marking it cancelled; one that runs is aborted on its source.
+QUEUED = ('accepted', 'queued', 'preparing')
 
 # A move whose source side still holds something (resources in placement,
 # remains on the source host) is in one of these.
@@ -30,20 +34,27 @@ IN_PROGRESS = ('accepted', 'pre-migrating', 'migrating', 'running',
 # An evacuation that the source must still clean up when it comes back.
 EVACUATED = ('accepted', 'pre-migrating', 'done')
 
+PROGRESS = ('memory_total', 'memory_processed', 'memory_remaining',
+            'disk_total', 'disk_processed', 'disk_remaining')
 _COLUMNS = ('id', 'uuid', 'instance_uuid', 'migration_type', 'status',
             'source_compute', 'source_node', 'dest_compute', 'dest_node',
             'dest_host', 'created_at', 'updated_at', 'deleted_at',
-            'deleted')
+            'deleted') + PROGRESS
 
 
 class MigrationNotFound(exception.NotFound):
     msg_fmt = 'Migration %(migration_id)s could not be found.'
 
 
+class MigrationStatusChanged(exception.Conflict):
+    msg_fmt = 'Migration %(migration_id)s is %(status)s now.'
+
+
 @base.NovaLiteObjectRegistry.register
 class Migration(base.NovaLiteObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: Added memory_* and disk_* (live migration progress)
+    VERSION = '1.1'
 
     fields = dict(base.NovaLitePersistentObject.fields, **{
         'id': fields.IntegerField(),
@@ -56,11 +67,18 @@ class Migration(base.NovaLiteObject):
         'dest_compute': fields.StringField(nullable=True),
         'dest_node': fields.StringField(nullable=True),
         'dest_host': fields.StringField(nullable=True),
-    })
+    }, **{name: fields.IntegerField(nullable=True) for name in PROGRESS})
 
-    lazy_defaults = {'source_compute': None, 'source_node': None,
-                     'dest_compute': None, 'dest_node': None,
-                     'dest_host': None}
+    lazy_defaults = dict({'source_compute': None, 'source_node': None,
+                          'dest_compute': None, 'dest_node': None,
+                          'dest_host': None},
+                         **{name: None for name in PROGRESS})
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+            for name in PROGRESS:
+                primitive.pop(name, None)
 
     @classmethod
     def _from_db(cls, context, row):
@@ -93,14 +111,27 @@ class Migration(base.NovaLiteObject):
             base.copy_from_row(self, row, _COLUMNS)
 
     @base.remotable
-    def save(self):
+    def save(self, expected_status=None):
+        """Write the changed fields; with ``expected_status`` (a list) only
+        while the row still has one of those statuses, else
+        MigrationStatusChanged (an admin cancelled it meanwhile)."""
         values = base.changes_for_db(self, skip=('id', 'uuid'))
         if not values:
             return
         values['updated_at'] = base.utcnow()
+        query = sa.update(models.Migration).where(
+            models.Migration.uuid == self.uuid)
+        if expected_status is not None:
+            query = query.where(
+                models.Migration.status.in_(list(expected_status)))
         with db.cell_session(self._context) as session:
-            session.execute(sa.update(models.Migration).where(
-                models.Migration.uuid == self.uuid).values(**values))
+            result = session.execute(query.values(**values))
+            if expected_status is not None and not result.rowcount:
+                actual = session.execute(
+                    sa.select(models.Migration.status).where(
+                        models.Migration.uuid == self.uuid)).scalar()
+                raise MigrationStatusChanged(migration_id=self.uuid,
+                                             status=actual)
         self.updated_at = values['updated_at']
         self.obj_reset_changes()
 
@@ -139,6 +170,20 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     def get_by_instance(cls, context, instance_uuid):
         return cls._query(context,
                           models.Migration.instance_uuid == instance_uuid)
+
+    @classmethod
+    def get_by_filters(cls, context, filters):
+        """For os-migrations: ``instance_uuid``, ``migration_type``,
+        ``status`` and ``host`` (source or destination)."""
+        M = models.Migration
+        where = []
+        for name in ('instance_uuid', 'migration_type', 'status'):
+            if filters.get(name):
+                where.append(getattr(M, name) == filters[name])
+        if filters.get('host'):
+            where.append(sa.or_(M.source_compute == filters['host'],
+                                M.dest_compute == filters['host']))
+        return cls._query(context, *where)
 
     @classmethod
     def get_in_progress(cls, context):

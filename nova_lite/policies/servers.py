@@ -68,6 +68,29 @@ rules = [
         [{'method': 'POST',
           'path': '/servers/{server_id}/action (unshelve)'}]),
     policy.DocumentedRuleDefault(
+        'os_compute_api:os-migrate-server:migrate_live', base.ADMIN_API,
+        'Live migrate a server to another host.',
+        [{'method': 'POST',
+          'path': '/servers/{server_id}/action (os-migrateLive)'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'migrations:index', base.ADMIN_API,
+        'List the live migrations of a server in progress.',
+        [{'method': 'GET', 'path': '/servers/{server_id}/migrations'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'migrations:show', base.ADMIN_API,
+        'Show a live migration of a server in progress.',
+        [{'method': 'GET',
+          'path': '/servers/{server_id}/migrations/{migration_id}'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'migrations:delete', base.ADMIN_API,
+        'Abort a live migration of a server.',
+        [{'method': 'DELETE',
+          'path': '/servers/{server_id}/migrations/{migration_id}'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-migrations:index', base.ADMIN_API,
+        'List the migration records of every cell.',
+        [{'method': 'GET', 'path': '/os-migrations'}]),
+    policy.DocumentedRuleDefault(
         'os_compute_api:os-extended-server-attributes', base.ADMIN_API,
         'See the OS-EXT-SRV-ATTR:* attributes (host, hypervisor, '
         'reservation id, user data) and the details of a fault.',

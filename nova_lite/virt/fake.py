@@ -69,6 +69,40 @@ class FakeDriver:
         with self._lock:
             self._instances[instance.uuid] = {'state': 'running'}
 
+    # -- live migration ------------------------------------------------------
+
+    # A fake guest's memory, for progress figures.
+    GUEST_MEMORY_BYTES = 512 * 1024 * 1024
+
+    def live_migration(self, instance, dest, progress, aborted):
+        """Transfer ``instance`` to ``dest`` in [compute]
+        fake_live_migration_seconds, calling ``progress(total, processed,
+        remaining)`` on the way; LiveMigrationAborted as soon as
+        ``aborted()`` says so, SpawnFailed-like failure injected by
+        [compute] fake_fail_live_migration_for."""
+        total = self.GUEST_MEMORY_BYTES
+        seconds = CONF.compute.fake_live_migration_seconds
+        steps = max(1, int(seconds / 0.2)) if seconds else 1
+        for step in range(steps):
+            if aborted():
+                raise exception.LiveMigrationAborted(
+                    instance_uuid=instance.uuid)
+            if seconds:
+                time.sleep(seconds / steps)
+            done = total * (step + 1) // steps
+            progress(total, done, total - done)
+        fail_for = CONF.compute.fake_fail_live_migration_for
+        if '*' in fail_for or instance.display_name in fail_for:
+            raise SpawnFailed(instance_uuid=instance.uuid, host=self.host,
+                              reason='live migration to %s failed: failure '
+                                     'injected by [compute] '
+                                     'fake_fail_live_migration_for' % dest)
+
+    def accept_migrated(self, instance):
+        """The guest arrived here by live migration."""
+        with self._lock:
+            self._instances[instance.uuid] = {'state': 'running'}
+
     def destroy(self, context, instance):
         with self._lock:
             self._instances.pop(instance.uuid, None)

@@ -12,6 +12,7 @@ from nova_lite.api.compute import images
 from nova_lite.api.compute import instance_actions
 from nova_lite.api.compute import keypairs
 from nova_lite.api.compute import limits
+from nova_lite.api.compute import migrations
 from nova_lite.api.compute import quota_class_sets
 from nova_lite.api.compute import quota_sets
 from nova_lite.api.compute import server_actions
@@ -42,6 +43,10 @@ ROUTE_DECLARATIONS = {
     '/v2.1/servers/{server_id}': {'GET': servers.show,
                                   'DELETE': servers.delete},
     '/v2.1/servers/{server_id}/action': {'POST': server_actions.action},
+    '/v2.1/servers/{server_id}/migrations': {'GET': migrations.index},
+    '/v2.1/servers/{server_id}/migrations/{migration_id}': {
+        'GET': migrations.show, 'DELETE': migrations.delete},
+    '/v2.1/os-migrations': {'GET': migrations.os_migrations},
     '/v2.1/servers/{server_id}/os-instance-actions': {
         'GET': instance_actions.index},
     '/v2.1/servers/{server_id}/os-instance-actions/{request_id}': {

@@ -1,5 +1,5 @@
 """POST /servers/{server_id}/action: rebuild, os-stop, os-start,
-evacuate, shelve, shelveOffload and unshelve.
+evacuate, shelve, shelveOffload, unshelve and os-migrateLive.
 
 The body names exactly one action; each has its schema per microversion
 and its policy rule. Rebuild of a server that never got a host (buried in
@@ -138,9 +138,34 @@ def unshelve(request, server_id, document):
     return wsgi.empty_response(202)
 
 
+def migrate_live(request, server_id, document):
+    """Admin only; 202. The conductor picks (or checks) the destination,
+    rescheduling when a destination refuses; progress is under
+    /servers/{id}/migrations."""
+    if request.is_version(mv.LIVE_MIGRATE_FORCE):
+        body_schema = schema.migrate_live_v230
+    elif request.is_version(mv.BLOCK_MIGRATION_AUTO):
+        body_schema = schema.migrate_live_v225
+    else:
+        body_schema = schema.migrate_live
+    validation.validate(body_schema, document)
+    arguments = document['os-migrateLive']
+    instance = servers._compute_api().get(request.context, server_id)
+    request.context.can('os_compute_api:os-migrate-server:migrate_live',
+                        {'project_id': instance.project_id,
+                         'user_id': instance.user_id})
+    block = arguments['block_migration']
+    block = block if block == 'auto' else str(block).lower() == 'true'
+    servers._compute_api().live_migrate(
+        request.context, instance, host=arguments.get('host'),
+        block_migration=block is True)
+    return wsgi.empty_response(202)
+
+
 ACTIONS = {'rebuild': rebuild, 'os-stop': stop, 'os-start': start,
            'evacuate': evacuate, 'shelve': shelve,
-           'shelveOffload': shelve_offload, 'unshelve': unshelve}
+           'shelveOffload': shelve_offload, 'unshelve': unshelve,
+           'os-migrateLive': migrate_live}
 
 
 def action(request, server_id):

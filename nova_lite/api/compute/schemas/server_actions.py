@@ -92,3 +92,29 @@ shelve_offload = {'type': 'object',
                   'additionalProperties': False}
 unshelve = {'type': 'object', 'properties': {'unshelve': {'type': 'null'}},
             'required': ['unshelve'], 'additionalProperties': False}
+
+
+# os-migrateLive: block_migration is a boolean with disk_over_commit before
+# 2.25, then "auto" or a boolean; force from 2.30; host may be null.
+_MIGRATE_LIVE_PROPERTIES = {
+    'host': {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255},
+    'block_migration': {'type': ['boolean', 'string'],
+                        'enum': [True, False, 'True', 'False', 'true',
+                                 'false']},
+    'disk_over_commit': {'type': ['boolean', 'string'],
+                         'enum': [True, False, 'True', 'False', 'true',
+                                  'false']},
+}
+migrate_live = _action('os-migrateLive', _MIGRATE_LIVE_PROPERTIES,
+                       ['block_migration', 'disk_over_commit', 'host'])
+
+migrate_live_v225 = copy.deepcopy(migrate_live)
+_v225 = migrate_live_v225['properties']['os-migrateLive']
+del _v225['properties']['disk_over_commit']
+_v225['properties']['block_migration'] = {
+    'type': ['boolean', 'string'], 'enum': [True, False, 'auto']}
+_v225['required'] = ['block_migration', 'host']
+
+migrate_live_v230 = copy.deepcopy(migrate_live_v225)
+migrate_live_v230['properties']['os-migrateLive']['properties']['force'] = {
+    'type': 'boolean'}

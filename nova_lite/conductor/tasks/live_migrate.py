@@ -1,0 +1,269 @@
+"""Live migration with its reschedule loop (seed 001).
+
+The API has checked the server (ACTIVE, on a host, no task) and set its
+task_state to ``migrating``. Here, in order, each step with its undo:
+
+1. the migration record (type ``live-migration``, ``accepted``);
+2. the source compute must be up, and both computes must speak the RPC
+   version of live migration; a server with resource-request ports also
+   needs the port service's multiple-bindings extension -- refused up
+   front otherwise;
+3. what the server holds on the source moves to the migration's consumer
+   (undo: it moves back), so the server's own consumer can hold the
+   destination's resources;
+4. the loop: the scheduler picks a destination (the source and the hosts
+   tried already excluded, group policies honoured) and claims it for the
+   server with the request-group -> provider mapping; the destination and
+   the source run their pre-checks; each port gets an INACTIVE binding on
+   the destination whose ``allocation`` is the destination's provider.
+   When a pre-check or a binding fails, that host's bindings and claim
+   are undone, the host is added to the tried ones and the scheduler is
+   asked again, up to ``[DEFAULT] migrate_max_retries`` times (-1: until
+   no host is left);
+5. ``live_migration`` is cast to the source compute, which transfers the
+   guest and finishes (post) or undoes (rollback) the move.
+
+When the loop gives up, the server stays ACTIVE on its source with its
+allocation and bindings as they were -- a failed pre-check is not a
+broken server -- and the migration is ``error`` with the reason.
+"""
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_lite.compute import instance_actions
+from nova_lite.compute import states
+from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import move_common
+from nova_lite import conf as nova_conf
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite.network import api as network_api
+from nova_lite import objects
+from nova_lite.objects import migration as migration_obj
+from nova_lite.scheduler.client import report
+from nova_lite import servicegroup
+
+CONF = nova_conf.CONF
+LOG = logging.getLogger(__name__)
+
+COMPUTE_BINARY = 'nova-lite-compute'
+# What makes the loop try the next host rather than give up at once.
+_RESCHEDULABLE = (exception.MigrationPreCheckError,
+                  exception.PortBindingFailed, exception.PortUpdateFailed,
+                  exception.ComputeTooOld, messaging.MessagingTimeout)
+
+
+def _describe(error):
+    if isinstance(error, exception.NovaLiteException):
+        return error.format_message()
+    return '%s: %s' % (type(error).__name__, error)
+
+
+class LiveMigrationTask:
+
+    def __init__(self, context, instance, host, block_migration,
+                 scheduler_rpcapi, compute_rpcapi, reportclient,
+                 port_client=None):
+        self.context = context
+        self.instance = instance
+        self.requested_host = host
+        self.block_migration = bool(block_migration)
+        self.scheduler_rpcapi = scheduler_rpcapi
+        self.compute_rpcapi = compute_rpcapi
+        self.reportclient = reportclient
+        self.port_client = port_client or network_api.PortClient()
+        self.migration = None
+        self._moved_to_migration = False
+        # Reschedule bookkeeping, kept for the measurements and the tests.
+        self.tried = []
+
+    def execute(self):
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            self.context, self.instance.uuid)
+        with nova_context.target_cell(self.context,
+                                      mapping.cell_mapping) as cctxt:
+            self.cctxt = cctxt
+            self.instance._context = cctxt
+            with instance_actions.event(
+                    cctxt, self.instance.uuid, 'conductor_live_migrate',
+                    action=instance_actions.LIVE_MIGRATION) as step:
+                try:
+                    self._live_migrate()
+                except Exception as error:
+                    if isinstance(error, exception.NovaLiteException):
+                        LOG.warning('Live migration of %s not started: %s',
+                                    self.instance.uuid, error)
+                    else:
+                        LOG.exception('Live migration of %s failed',
+                                      self.instance.uuid)
+                    step.fail(build._fault_message(error), error)
+                    self.rollback(error)
+
+    # -- the steps -------------------------------------------------------------
+
+    def _live_migrate(self):
+        source = self.instance.host
+        self.migration = objects.Migration(
+            self.cctxt, instance_uuid=self.instance.uuid,
+            migration_type=migration_obj.LIVE_MIGRATION, status='accepted',
+            source_compute=source, source_node=self.instance.node,
+            dest_compute=self.requested_host)
+        self.migration.create()
+        self._check_source(source)
+        ports = self.port_client.ports_of(self.instance.uuid)
+        groups = network_api.request_groups(ports)
+        if groups and not self.port_client.has_extension('binding-extended'):
+            raise exception.MultipleBindingsUnsupported(
+                instance_uuid=self.instance.uuid)
+        self._moved_to_migration = self.reportclient.move_allocations(
+            self.instance.uuid, self.migration.uuid)
+        spec, selection, migrate_data = self._find_destination(ports)
+        self.migration.dest_compute = selection.service_host
+        self.migration.dest_node = selection.nodename
+        self.migration.dest_host = selection.service_host
+        self.migration.status = 'queued'
+        try:
+            # An admin may have aborted it while it was accepted.
+            self.migration.save(expected_status=['accepted'])
+        except migration_obj.MigrationStatusChanged:
+            self._unbind(migrate_data)
+            raise exception.LiveMigrationAborted(
+                instance_uuid=self.instance.uuid)
+        LOG.info('Live migrating %s from %s to %s (after %d refused)',
+                 self.instance.uuid, source, selection.service_host,
+                 len(self.tried))
+        self.compute_rpcapi.live_migration(self.cctxt, self.instance,
+                                           self.migration, migrate_data)
+
+    def _check_source(self, source):
+        try:
+            service = objects.Service.get_by_host_and_binary(
+                self.cctxt, source, COMPUTE_BINARY)
+        except exception.ServiceNotFound:
+            service = None
+        if service is None or not servicegroup.service_is_up(service):
+            raise exception.MigrationPreCheckError(
+                reason='the compute of the source host %s is down' % source)
+        if not self.compute_rpcapi.can_live_migrate(self.cctxt, source):
+            raise exception.ComputeTooOld(
+                host=source, action='live migrate',
+                version=self.compute_rpcapi.LIVE_MIGRATION_VERSION,
+                pinned=self.compute_rpcapi.version_cap)
+
+    def _find_destination(self, ports):
+        max_retries = CONF.migrate_max_retries
+        refused = []
+        while True:
+            spec = move_common.request_spec_for_move(
+                self.context, self.instance, self.port_client,
+                ignore_hosts=[self.instance.host] + self.tried,
+                force_hosts=[self.requested_host]
+                if self.requested_host else None)
+            try:
+                [[selection]] = self.scheduler_rpcapi.select_destinations(
+                    self.context, spec, [self.instance.uuid],
+                    return_alternates=False)
+            except exception.NoValidHost as error:
+                if refused:
+                    raise exception.MigrationPreCheckError(
+                        reason='no host is left: %s' % '; '.join(refused))
+                raise error
+            try:
+                migrate_data = self._prepare(spec, selection, ports)
+                return spec, selection, migrate_data
+            except _RESCHEDULABLE as error:
+                host = selection.service_host
+                reason = '%s: %s' % (host, _describe(error))
+                LOG.info('Live migration of %s: %s refused (%s)',
+                         self.instance.uuid, host, reason)
+                refused.append(reason)
+                self.tried.append(host)
+                build.give_back(self.reportclient, self.instance.uuid)
+                if max_retries != -1 and len(self.tried) > max_retries:
+                    raise exception.MigrationPreCheckError(
+                        reason='gave up after %d destination(s) '
+                               '([DEFAULT] migrate_max_retries = %d): %s' % (
+                                   len(self.tried), max_retries,
+                                   '; '.join(refused)))
+                if self.requested_host:
+                    raise exception.MigrationPreCheckError(reason=reason)
+
+    def _prepare(self, spec, selection, ports):
+        """Pre-checks and inactive bindings on one destination; what was
+        bound there is unbound again before a failure is raised."""
+        dest = selection.service_host
+        if not self.compute_rpcapi.can_live_migrate(self.cctxt, dest):
+            raise exception.ComputeTooOld(
+                host=dest, action='live migrate',
+                version=self.compute_rpcapi.LIVE_MIGRATION_VERSION,
+                pinned=self.compute_rpcapi.version_cap)
+        move_common.fill_provider_mapping(spec, selection)
+        migrate_data = objects.LiveMigrateData(
+            block_migration=self.block_migration,
+            source_host=self.instance.host, source_node=self.instance.node,
+            dest_host=dest, dest_node=selection.nodename, bound_ports=[],
+            port_providers={g.requester_id: g.provider_uuids[0]
+                            for g in spec.requested_resources})
+        migrate_data = self.compute_rpcapi.check_can_live_migrate_destination(
+            self.cctxt, self.instance, dest, migrate_data)
+        migrate_data = self.compute_rpcapi.check_can_live_migrate_source(
+            self.cctxt, self.instance, migrate_data)
+        try:
+            for port in ports:
+                profile = dict(port.get('binding:profile') or {})
+                profile.pop('allocation', None)
+                provider = migrate_data.port_providers.get(port['id'])
+                if provider:
+                    profile['allocation'] = provider
+                binding = self.port_client.create_binding(port['id'], dest,
+                                                          profile)
+                migrate_data.bound_ports = migrate_data.bound_ports + [
+                    port['id']]
+                if binding.get('vif_type') in network_api.VIF_FAILED:
+                    raise exception.PortBindingFailed(
+                        port_id=port['id'], host=dest,
+                        vif_type=binding.get('vif_type'))
+        except Exception:
+            self._unbind(migrate_data)
+            raise
+        return migrate_data
+
+    def _unbind(self, migrate_data):
+        for port_id in migrate_data.bound_ports:
+            try:
+                self.port_client.delete_binding(port_id,
+                                                migrate_data.dest_host)
+            except exception.NovaLiteException as e:
+                LOG.error('Inactive binding of port %s on %s not deleted: '
+                          '%s', port_id, migrate_data.dest_host, e)
+
+    # -- undo ----------------------------------------------------------------
+
+    def rollback(self, error):
+        """The server stays ACTIVE on its source with its allocation and
+        bindings; the migration is in error with the reason."""
+        if self._moved_to_migration:
+            build.give_back(self.reportclient, self.instance.uuid)
+            try:
+                self.reportclient.move_allocations(self.migration.uuid,
+                                                   self.instance.uuid)
+            except (report.PlacementUnavailable,
+                    report.PlacementConflict) as e:
+                LOG.error('Could not give %s its source allocation back '
+                          'from migration %s: %s', self.instance.uuid,
+                          self.migration.uuid, e)
+        if self.migration is not None and \
+                self.migration.obj_attr_is_set('id'):
+            self.migration.status = (
+                'cancelled' if isinstance(error,
+                                          exception.LiveMigrationAborted)
+                else 'error')
+            self.migration.save()
+        self.instance.task_state = None
+        try:
+            self.instance.save(expected_task_state=[states.MIGRATING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError) as e:
+            LOG.info('%s changed during its live migration: %s',
+                     self.instance.uuid, e)

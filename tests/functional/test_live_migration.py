@@ -1,0 +1,178 @@
+"""Live migration of servers with minimum-bandwidth ports, with the
+conductor's reschedule loop (seed 001), through the real daemons.
+
+compute1 is every server's source (its transfers take two seconds and fail
+for a server named "doomed-lm"); compute2 refuses every live migration at
+its pre-check; compute3 takes them. A filler server on compute3 makes the
+scheduler prefer compute2 (more free RAM), so each migration is first
+refused by compute2 and rescheduled.
+"""
+
+from tests.functional import base
+from tests.functional import fixtures
+from tests.functional import test_port_resources
+
+LIVE = '2.30'
+
+
+class LiveMigrationTest(test_port_resources.PortServiceMixin,
+                        base.ControlPlaneTestCase):
+    computes = 3
+    compute_conf = {
+        1: '[compute]\nfake_live_migration_seconds = 2\n'
+           'fake_fail_live_migration_for = doomed-lm\n',
+        2: '[compute]\nfake_refuse_live_migration = true\n',
+    }
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.set_up_network()
+        admin = cls.plane.client('admin')
+        filler = admin.create_server('filler', image=cls.plane.image_id,
+                                     networks='none',
+                                     availability_zone='nova:compute3')
+        admin.wait_for_status(filler['server']['id'], 'ACTIVE')
+
+    def boot_on_compute1(self, name):
+        port = self.qos_port(name)
+        server = self.boot_with_port(name, port['id'],
+                                     availability_zone='nova:compute1')
+        self.addCleanup(self.admin.wait_for_gone, server['id'])
+        self.addCleanup(self.admin.delete, '/servers/%s' % server['id'])
+        return server, port
+
+    def migrate(self, server_id, host=None):
+        response = self.admin.post(
+            '/servers/%s/action' % server_id,
+            {'os-migrateLive': {'host': host, 'block_migration': 'auto'}},
+            microversion=LIVE)
+        self.assertEqual(202, response.status_code, response.text)
+
+    def migrations(self, server_id):
+        return fixtures.query(
+            self.plane.databases[1],
+            'SELECT id, uuid, status, dest_compute FROM migrations WHERE '
+            'instance_uuid = %s ORDER BY id', server_id)
+
+    def wait_for_migration(self, server_id, statuses):
+        def over():
+            rows = self.migrations(server_id)
+            server = self.admin.server(server_id)
+            return (rows and rows[-1]['status'] in statuses and
+                    server['OS-EXT-STS:task_state'] is None and
+                    (rows[-1], server))
+        return fixtures.wait_for(over, 60, what='live migration over')
+
+    def bindings(self, port_id):
+        return {b['host']: b for b in self.net_ok(
+            'GET', '/ports/%s/bindings' % port_id)['bindings']}
+
+    def test_refused_by_compute2_it_moves_to_compute3_with_its_port(self):
+        server, port = self.boot_on_compute1('lm')
+        before = self.allocations(server['id'])
+        self.migrate(server['id'])
+        migration, moved = self.wait_for_migration(server['id'],
+                                                   ('completed', 'error'))
+        self.assertEqual(('completed', 'compute3', 'ACTIVE'),
+                         (migration['status'],
+                          moved['OS-EXT-SRV-ATTR:host'], moved['status']))
+        self.assert_bound_here(moved, port['id'])
+        # Only the destination's binding is left, and it is ACTIVE.
+        self.assertEqual({'compute3': 'ACTIVE'}, {
+            host: b['status'] for host, b in
+            self.bindings(port['id']).items()})
+        self.assertEqual({}, self.allocations(migration['uuid']))
+        self.assertNotEqual(before, self.allocations(server['id']))
+        self.assertIn('compute2 refused', self.plane.daemons[
+            'conductor'].log())
+
+    def test_when_every_destination_refuses_the_server_stays_put(self):
+        server, port = self.boot_on_compute1('stay')
+        before = self.allocations(server['id'])
+        self.set_agent_up('compute3', False)
+        self.addCleanup(self.set_agent_up, 'compute3', True)
+        self.migrate(server['id'])
+        migration, stayed = self.wait_for_migration(server['id'],
+                                                    ('error',))
+        self.assertEqual(('ACTIVE', 'compute1'),
+                         (stayed['status'], stayed['OS-EXT-SRV-ATTR:host']))
+        self.assertEqual(before, self.allocations(server['id']))
+        self.assertEqual({}, self.allocations(migration['uuid']))
+        self.assertEqual({'compute1': 'ACTIVE'}, {
+            host: b['status'] for host, b in
+            self.bindings(port['id']).items()})
+        self.assert_bound_here(stayed, port['id'])
+
+    def test_a_failed_transfer_is_rolled_back(self):
+        server, port = self.boot_on_compute1('doomed-lm')
+        before = self.allocations(server['id'])
+        self.migrate(server['id'])
+        migration, stayed = self.wait_for_migration(server['id'],
+                                                    ('error',))
+        self.assertEqual(('ACTIVE', 'compute1'),
+                         (stayed['status'], stayed['OS-EXT-SRV-ATTR:host']))
+        self.assertEqual(before, self.allocations(server['id']))
+        self.assertEqual({'compute1': 'ACTIVE'}, {
+            host: b['status'] for host, b in
+            self.bindings(port['id']).items()})
+        self.assert_bound_here(stayed, port['id'])
+
+    def test_abort_of_a_running_migration(self):
+        server, port = self.boot_on_compute1('abort-me')
+        before = self.allocations(server['id'])
+        self.migrate(server['id'])
+
+        def running():
+            listed = self.admin.get('/servers/%s/migrations' % server['id'],
+                                    microversion='2.24').json()[
+                'migrations']
+            return [m for m in listed if m['status'] == 'running']
+        [migration] = fixtures.wait_for(running, 30, interval=0.05,
+                                        what='migration running')
+        response = self.admin.delete(
+            '/servers/%s/migrations/%s' % (server['id'], migration['id']),
+            microversion='2.24')
+        self.assertEqual(202, response.status_code, response.text)
+        row, stayed = self.wait_for_migration(server['id'], ('cancelled',))
+        self.assertEqual('compute1', stayed['OS-EXT-SRV-ATTR:host'])
+        self.assertEqual(before, self.allocations(server['id']))
+        self.assertEqual({'compute1': 'ACTIVE'}, {
+            host: b['status'] for host, b in
+            self.bindings(port['id']).items()})
+
+    def test_an_anti_affinity_member_is_not_moved_next_to_another(self):
+        response = self.admin.post('/os-server-groups', {'server_group': {
+            'name': 'lm-aa', 'policies': ['anti-affinity']}})
+        group_id = response.json()['server_group']['id']
+        ids = []
+        for name, zone in (('aa1', 'nova:compute1'),
+                           ('aa3', 'nova:compute3')):
+            created = self.admin.post('/servers', {
+                'server': {'name': name, 'flavorRef': '2',
+                           'imageRef': self.plane.image_id,
+                           'networks': 'none', 'availability_zone': zone},
+                'os:scheduler_hints': {'group': group_id}},
+                microversion='2.37')
+            self.assertEqual(202, created.status_code, created.text)
+            ids.append(created.json()['server']['id'])
+            self.admin.wait_for_status(ids[-1], 'ACTIVE')
+            self.addCleanup(self.admin.wait_for_gone, ids[-1])
+            self.addCleanup(self.admin.delete, '/servers/%s' % ids[-1])
+        self.migrate(ids[0])
+        migration, stayed = self.wait_for_migration(ids[0], ('error',))
+        # compute3 holds the other member, compute2 refuses: no host.
+        self.assertEqual('compute1', stayed['OS-EXT-SRV-ATTR:host'])
+
+    def test_os_migrations_lists_the_records(self):
+        server, port = self.boot_on_compute1('listed')
+        self.migrate(server['id'])
+        self.wait_for_migration(server['id'], ('completed',))
+        listed = self.admin.get('/os-migrations?instance_uuid=%s' %
+                                server['id'], microversion='2.59').json()[
+            'migrations']
+        self.assertEqual([('live-migration', 'completed', 'compute1',
+                           'compute3')],
+                         [(m['migration_type'], m['status'],
+                           m['source_compute'], m['dest_compute'])
+                          for m in listed])
