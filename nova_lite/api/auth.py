@@ -63,7 +63,12 @@ class _ContextMiddleware:
                                           'an X-Auth-Token header.')
         else:
             request.environ[wsgi.CONTEXT_KEY] = context
-        return request.get_response(self.application)
+        response = request.get_response(self.application)
+        if context is not None:
+            # The id every log line of the request carries, in every
+            # daemon the request reaches: what an operator greps for.
+            response.headers['X-OpenStack-Request-ID'] = context.request_id
+        return response
 
 
 class NoAuth2(_ContextMiddleware):

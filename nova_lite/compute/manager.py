@@ -122,6 +122,15 @@ class ComputeManager(manager.Manager):
                                CONF.compute.conductor_wait_seconds)
                 LOG.warning('Waiting for a conductor to answer...')
 
+    def _submit(self, work, context, *args):
+        """Run ``work(context, *args)`` on the build pool, with the
+        request's context as the thread's current one, so its log lines
+        carry the request id like the RPC thread's do."""
+        def run():
+            context.update_store()
+            return work(context, *args)
+        return self._builds.submit(run)
+
     def cleanup_host(self):
         self._builds.shutdown(wait=True)
 
@@ -167,7 +176,7 @@ class ComputeManager(manager.Manager):
     def build_and_run_instance(self, context, instance, selection,
                                request_spec, host_list, limits=None,
                                image=None):
-        self._builds.submit(self._build_and_run, context, instance,
+        self._submit(self._build_and_run, context, instance,
                             selection, request_spec, host_list, limits,
                             image)
 
@@ -325,10 +334,10 @@ class ComputeManager(manager.Manager):
         is down: an evacuation (see _evacuate).
         """
         if recreate:
-            self._builds.submit(self._evacuate, context, instance, image,
+            self._submit(self._evacuate, context, instance, image,
                                 migration, selection, request_spec)
             return
-        self._builds.submit(self._rebuild, context, instance, image,
+        self._submit(self._rebuild, context, instance, image,
                             orig_image_ref)
 
     def _evacuate(self, context, instance, image, migration, selection,
@@ -577,7 +586,7 @@ class ComputeManager(manager.Manager):
         return migrate_data
 
     def live_migration(self, context, instance, migration, migrate_data):
-        self._builds.submit(self._live_migrate, context, instance,
+        self._submit(self._live_migrate, context, instance,
                             migration, migrate_data)
 
     def live_migration_abort(self, context, instance, migration_id):
@@ -728,7 +737,7 @@ class ComputeManager(manager.Manager):
     # -- shelve, offload, unshelve -------------------------------------------
 
     def shelve_instance(self, context, instance, image_id):
-        self._builds.submit(self._shelve, context, instance, image_id)
+        self._submit(self._shelve, context, instance, image_id)
 
     def _shelve(self, context, instance, image_id):
         with self._instance_lock(instance.uuid), instance_actions.event(
@@ -766,7 +775,7 @@ class ComputeManager(manager.Manager):
                 self._offload(context, instance)
 
     def shelve_offload_instance(self, context, instance):
-        self._builds.submit(self._shelve_offload, context, instance)
+        self._submit(self._shelve_offload, context, instance)
 
     def _shelve_offload(self, context, instance):
         with self._instance_lock(instance.uuid), instance_actions.event(
@@ -826,7 +835,7 @@ class ComputeManager(manager.Manager):
 
     def unshelve_instance(self, context, instance, image=None,
                           request_spec=None, selection=None):
-        self._builds.submit(self._unshelve, context, instance, image,
+        self._submit(self._unshelve, context, instance, image,
                             request_spec, selection)
 
     def _unshelve(self, context, instance, image, request_spec, selection):

@@ -422,6 +422,28 @@ class EvacuateWithOldComputeTest(PortServiceMixin,
         super().setUpClass()
         cls.set_up_network()
 
+    def test_live_migration_is_refused_up_front_by_computes_below_1_4(self):
+        port = self.qos_port()
+        server = self.boot_with_port('lm-old', port['id'])
+        before = self.allocations(server['id'])
+        response = self.admin.post(
+            '/servers/%s/action' % server['id'],
+            {'os-migrateLive': {'host': None, 'block_migration': 'auto'}},
+            microversion='2.30')
+        self.assertEqual(409, response.status_code, response.text)
+        self.assertIn('resource requests', response.text)
+        self.assertIn('compute RPC API 1.2', response.text)
+        # Nothing changed: no task, no migration, the same allocation.
+        after = self.admin.server(server['id'])
+        self.assertEqual(('ACTIVE', None),
+                         (after['status'], after['OS-EXT-STS:task_state']))
+        self.assertEqual((), fixtures.query(
+            self.plane.databases[1], 'SELECT id FROM migrations WHERE '
+            'instance_uuid = %s', server['id']))
+        self.assertEqual(before, self.allocations(server['id']))
+        self.admin.delete('/servers/%s' % server['id'])
+        self.admin.wait_for_gone(server['id'])
+
     def test_server_with_bandwidth_port_is_refused_plain_one_evacuated(self):
         port = self.qos_port()
         host = 'compute1'

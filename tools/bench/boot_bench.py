@@ -13,7 +13,6 @@ asserts nothing.
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time

@@ -23,10 +23,12 @@ VM_STATES_OF_STATUS = {status: [vm_state] for vm_state, status in
 
 
 # A task that rebuilds a server shows as REBUILD whatever its vm_state,
-# as clients waiting for a rebuild or an evacuation to finish expect.
+# one that live migrates it as MIGRATING, as clients waiting for the move
+# to finish expect.
 _STATUS_OF_TASK_STATE = {
     states.REBUILDING: 'REBUILD',
     states.REBUILD_SPAWNING: 'REBUILD',
+    states.MIGRATING: 'MIGRATING',
 }
 
 

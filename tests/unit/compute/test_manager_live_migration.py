@@ -1,0 +1,337 @@
+"""The compute manager's side of a live migration, both ends run for real.
+
+As in ``test_manager_moves``: a real cell database, real placement (the
+app, in this process) and the fake driver. Two ComputeManagers: ``src``
+(``self.manager``) and ``dst`` (``self.dest``); the source's compute RPC
+client hands the calls meant for the destination straight to the
+destination's manager, with copies of the objects as the wire would. The
+port service is the in-memory stand-in with the multiple bindings
+extension.
+
+What the conductor leaves when it casts ``live_migration``: the server
+ACTIVE on ``src`` in task_state ``migrating``, its guest running there;
+the migration ``queued``, its consumer holding the source allocation;
+the server's consumer holding the destination's (claimed by the
+scheduler); the server's port with an INACTIVE binding on ``dst`` whose
+``allocation`` is the destination's bandwidth provider.
+"""
+
+import oslo_messaging as messaging
+
+from nova_lite.compute import states
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.virt import fake
+from tests.unit.compute import test_manager_moves as manager_fixtures
+from tests.unit.conductor import test_live_migrate_task as live_fakes
+
+GUEST_MEMORY = fake.FakeDriver.GUEST_MEMORY_BYTES
+
+
+def over_the_wire(context, obj):
+    """A copy of ``obj`` as the receiving end of an RPC call gets it."""
+    return type(obj).obj_from_primitive(obj.obj_to_primitive(), context)
+
+
+class DirectComputeRPC:
+    """The source's compute RPC client for the calls to the destination:
+    each goes to that host's manager directly. ``calls`` records each
+    (method, host, status of the migration in the database then)."""
+
+    def __init__(self, managers, status_of):
+        self.managers = managers
+        self.status_of = status_of
+        self.calls = []
+
+    def _call(self, method, context, instance, host, migrate_data):
+        self.calls.append((method, host, self.status_of()))
+        return getattr(self.managers[host], method)(
+            context, over_the_wire(context, instance),
+            over_the_wire(context, migrate_data))
+
+    def pre_live_migration(self, context, instance, host, migrate_data):
+        return self._call('pre_live_migration', context, instance, host,
+                          migrate_data)
+
+    def post_live_migration_at_destination(self, context, instance, host,
+                                           migrate_data):
+        return self._call('post_live_migration_at_destination', context,
+                          instance, host, migrate_data)
+
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               host, migrate_data):
+        self._call('rollback_live_migration_at_destination', context,
+                   instance, host, migrate_data)
+
+    def methods(self):
+        return [method for method, _host, _status in self.calls]
+
+
+class AbortedMidway(fake.FakeDriver):
+    """The fake driver, with ``during_transfer()`` run after the first
+    progress report of a transfer (an admin's abort arriving then)."""
+
+    during_transfer = None
+
+    def live_migration(self, instance, dest, progress, aborted):
+        def progress_then(total, processed, remaining):
+            progress(total, processed, remaining)
+            if self.during_transfer is not None:
+                self.during_transfer()
+        super().live_migration(instance, dest, progress_then, aborted)
+
+
+class LiveMigrationTestCase(manager_fixtures.ManagerTestCase):
+
+    host = 'src'
+    source_driver = fake.FakeDriver
+
+    def setUp(self):
+        super().setUp()
+        self.ports = live_fakes.BindingPortService()
+        self.manager.ports = self.ports
+        self.dest = self.make_manager('dst')
+        self.rpc = DirectComputeRPC({'dst': self.dest},
+                                    lambda: self.stored_migration().status)
+        self.manager.compute_rpcapi = self.rpc
+        self.instance = self.make_instance(task_state=states.MIGRATING,
+                                           host='src')
+        self.manager.driver.spawn(self.context, self.instance)
+        self.port = self.bandwidth_port(self.instance, host='src')
+        self.migration = objects.Migration(
+            self.context, instance_uuid=self.instance.uuid,
+            migration_type='live-migration', status='queued',
+            source_compute='src', source_node='src', dest_compute='dst',
+            dest_node='dst', dest_host='dst')
+        self.migration.create()
+        self.allocate(self.migration.uuid, self.allocation_on('src'))
+        self.allocate(self.instance.uuid, self.allocation_on('dst'))
+        self.ports.create_binding(self.port['id'], 'dst',
+                                  {'allocation': self.nics['dst']})
+        self.migrate_data = objects.LiveMigrateData(
+            block_migration=False, source_host='src', source_node='src',
+            dest_host='dst', dest_node='dst', bound_ports=[self.port['id']],
+            port_providers={self.port['id']: self.nics['dst']})
+
+    def make_manager(self, host, driver=None):
+        if driver is None and host == 'src':
+            driver = self.source_driver(host)
+        return super().make_manager(host, driver)
+
+    def live_migrate(self):
+        self.manager._live_migrate(self.context, self.instance,
+                                   self.migration, self.migrate_data)
+
+    def stored_migration(self):
+        return objects.Migration.get_by_uuid(self.context,
+                                             self.migration.uuid)
+
+    def bindings(self):
+        return self.ports.bindings_by_host(self.port['id'])
+
+    def event(self, name):
+        [action] = objects.InstanceActionList.get_by_instance_uuid(
+            self.context, self.instance.uuid)
+        [event] = [e for e in objects.InstanceActionEventList.get_by_action(
+            self.context, action.id) if e.event == name]
+        return event
+
+    def assertBackOnItsSource(self):
+        """ACTIVE on src without a task, running there only, holding the
+        source allocation again; its port bound to src as before, the
+        destination's binding gone."""
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ACTIVE, None, 'src', 'src'),
+                         (stored.vm_state, stored.task_state, stored.host,
+                          stored.node))
+        self.assertEqual(([self.instance.uuid], []),
+                         (self.guests(), self.guests(self.dest)))
+        self.assertEqual((self.allocation_on('src'), {}),
+                         (self.resources(self.instance.uuid),
+                          self.resources(self.migration.uuid)))
+        self.assertEqual({'src': ('ACTIVE', {'allocation': self.nics['src']})},
+                         self.bindings())
+
+
+# -- pre-checks -----------------------------------------------------------------
+
+class TestPreChecks(LiveMigrationTestCase):
+
+    def refusal(self, check):
+        """The MigrationPreCheckError ``check`` raises (wrapped, as an
+        expected exception of the RPC method, for the server to send back
+        to the caller)."""
+        wrapped = self.assertRaises(messaging.ExpectedException, check,
+                                    self.context, self.instance,
+                                    self.migrate_data)
+        error = wrapped.exc_info[1]
+        self.assertIsInstance(error, exception.MigrationPreCheckError)
+        return error
+
+    def test_a_destination_takes_a_server_it_does_not_run(self):
+        self.assertEqual(
+            self.migrate_data,
+            self.dest.check_can_live_migrate_destination(
+                self.context, self.instance, self.migrate_data))
+
+    def test_a_destination_set_to_refuse_refuses(self):
+        self.config.config(fake_refuse_live_migration=True, group='compute')
+        error = self.refusal(self.dest.check_can_live_migrate_destination)
+        self.assertIn('fake_refuse_live_migration', str(error))
+
+    def test_a_destination_already_running_the_guest_refuses(self):
+        self.dest.driver.spawn(self.context, self.instance)
+        error = self.refusal(self.dest.check_can_live_migrate_destination)
+        self.assertIn('dst already runs %s' % self.instance.uuid, str(error))
+
+    def test_the_source_takes_a_server_that_is_on_it(self):
+        self.assertEqual(
+            self.migrate_data,
+            self.manager.check_can_live_migrate_source(
+                self.context, self.instance, self.migrate_data))
+
+    def test_a_source_the_server_is_not_on_refuses(self):
+        error = self.refusal(self.dest.check_can_live_migrate_source)
+        self.assertIn('is not on dst', str(error))
+
+
+# -- the transfer and after ------------------------------------------------------
+
+class TestLiveMigration(LiveMigrationTestCase):
+
+    def test_the_migration_is_preparing_then_running_then_completed(self):
+        self.live_migrate()
+        self.assertEqual(
+            [('pre_live_migration', 'dst', 'preparing'),
+             ('post_live_migration_at_destination', 'dst', 'running')],
+            self.rpc.calls)
+        self.assertEqual('completed', self.stored_migration().status)
+
+    def test_the_memory_transferred_is_recorded(self):
+        self.live_migrate()
+        stored = self.stored_migration()
+        self.assertEqual((GUEST_MEMORY, GUEST_MEMORY, 0),
+                         (stored.memory_total, stored.memory_processed,
+                          stored.memory_remaining))
+
+    def test_the_destination_binding_is_active_and_the_source_one_gone(self):
+        self.live_migrate()
+        self.assertEqual({'dst': ('ACTIVE', {'allocation': self.nics['dst']})},
+                         self.bindings())
+        self.assertEqual((['dst'], ['src']),
+                         (self.ports.hosts_written('activate_binding'),
+                          self.ports.hosts_written('delete_binding')))
+
+    def test_the_migrations_source_allocation_is_deleted(self):
+        self.live_migrate()
+        self.assertEqual(({}, self.allocation_on('dst')),
+                         (self.resources(self.migration.uuid),
+                          self.resources(self.instance.uuid)))
+
+    def test_the_server_is_active_on_the_destination_without_a_task(self):
+        self.live_migrate()
+        stored = self.stored(self.instance)
+        self.assertEqual(
+            (states.ACTIVE, None, 'dst', 'dst', states.RUNNING),
+            (stored.vm_state, stored.task_state, stored.host, stored.node,
+             stored.power_state))
+
+    def test_the_guest_leaves_the_source_and_runs_on_the_destination(self):
+        self.live_migrate()
+        self.assertEqual(([], [self.instance.uuid]),
+                         (self.guests(), self.guests(self.dest)))
+
+    def test_the_destination_counts_the_server(self):
+        self.live_migrate()
+        self.assertIn(self.instance.uuid, self.dest.rt.tracked)
+        self.assertNotIn(self.instance.uuid, self.manager.rt.tracked)
+
+    def test_the_rpc_method_runs_it_in_the_background(self):
+        self.manager.live_migration(self.context, self.instance,
+                                    self.migration, self.migrate_data)
+        self.manager.cleanup_host()
+        self.assertEqual('completed', self.stored_migration().status)
+
+
+class TestTransferFailure(LiveMigrationTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config.config(fake_fail_live_migration_for=['vm'],
+                           group='compute')
+        self.live_migrate()
+
+    def test_the_server_is_back_on_its_source_as_it_was(self):
+        self.assertBackOnItsSource()
+
+    def test_only_the_destinations_inactive_binding_is_deleted(self):
+        self.assertEqual(([], ['dst']),
+                         (self.ports.hosts_written('activate_binding'),
+                          self.ports.hosts_written('delete_binding')))
+
+    def test_the_migration_is_error(self):
+        self.assertEqual('error', self.stored_migration().status)
+
+    def test_the_destination_is_told_to_roll_back(self):
+        self.assertEqual(['pre_live_migration',
+                          'rollback_live_migration_at_destination'],
+                         self.rpc.methods())
+
+    def test_the_compute_event_fails_with_the_reason(self):
+        event = self.event('compute_live_migration')
+        self.assertEqual(('Error', 'src'), (event.result, event.host))
+        self.assertIn('The live migration to dst failed', event.details)
+        self.assertIn('fake_fail_live_migration_for', event.details)
+
+
+class TestAbortWhileRunning(LiveMigrationTestCase):
+    """The transfer takes two steps; the admin's abort arrives at the
+    source after the first."""
+
+    source_driver = AbortedMidway
+
+    def setUp(self):
+        super().setUp()
+        self.config.config(fake_live_migration_seconds=0.4, group='compute')
+        self.manager.driver.during_transfer = lambda: \
+            self.manager.live_migration_abort(self.context, self.instance,
+                                              self.migration.id)
+        self.live_migrate()
+
+    def test_the_migration_is_cancelled_halfway(self):
+        stored = self.stored_migration()
+        self.assertEqual(('cancelled', GUEST_MEMORY // 2),
+                         (stored.status, stored.memory_processed))
+
+    def test_the_server_is_back_on_its_source_as_it_was(self):
+        self.assertBackOnItsSource()
+
+    def test_the_compute_event_says_it_was_aborted(self):
+        event = self.event('compute_live_migration')
+        self.assertEqual('Error', event.result)
+        self.assertIn('was aborted', event.details)
+
+    def test_the_abort_is_forgotten_once_done(self):
+        self.assertEqual(set(), self.manager._aborted_migrations)
+
+
+class TestCancelledWhileQueued(LiveMigrationTestCase):
+    """An admin cancelled it (from 2.65) before the source started it."""
+
+    def setUp(self):
+        super().setUp()
+        cancelled = self.stored_migration()
+        cancelled.status = 'cancelled'
+        cancelled.save()
+        self.live_migrate()
+
+    def test_it_never_starts(self):
+        self.assertEqual(['rollback_live_migration_at_destination'],
+                         self.rpc.methods())
+        self.assertIsNone(self.stored_migration().memory_total)
+
+    def test_it_stays_cancelled(self):
+        self.assertEqual('cancelled', self.stored_migration().status)
+
+    def test_the_server_is_back_on_its_source_as_it_was(self):
+        self.assertBackOnItsSource()
