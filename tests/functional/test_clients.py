@@ -359,3 +359,18 @@ class TestMoveClients(base.ControlPlaneTestCase):
             'server', 'event', 'list', 'cli-shelf'))
         self._openstack('server', 'delete', '--wait', 'cli-shelf')
         self._openstack('port', 'delete', 'p1')
+
+    def test_openstack_cli_live_migrates_and_lists_migrations(self):
+        self._openstack('server', 'create', '--flavor', 'm1.small',
+                        '--image', 'cirros', '--nic', 'none', '--wait',
+                        '--availability-zone', 'nova:compute1', 'cli-lm')
+        self._openstack('server', 'migrate', '--live-migration', '--wait',
+                        'cli-lm')
+        self.assertEqual('compute2', self._openstack(
+            'server', 'show', 'cli-lm', '-f', 'value', '-c',
+            'OS-EXT-SRV-ATTR:host').strip())
+        listed = self._openstack('server', 'migration', 'list', '--server',
+                                 'cli-lm', '-f', 'value', '-c', 'Status',
+                                 '-c', 'Type')
+        self.assertIn('completed live-migration', listed)
+        self._openstack('server', 'delete', '--wait', 'cli-lm')
