@@ -61,7 +61,50 @@ class ComputeManager(manager.Manager):
     def init_host(self, context):
         self._wait_for_conductor(context)
         self._destroy_evacuated_instances(context)
+        self._recover_interrupted_live_migrations(context)
         self.update_available_resource()
+
+    def _recover_interrupted_live_migrations(self, context):
+        """A live migration from here that this compute's restart cut off
+        is rolled back: the server stays here, ACTIVE, with its allocation
+        and bindings; the migration is in error. Nothing stays
+        ``migrating`` forever."""
+        try:
+            instances = objects.InstanceList.get_by_host(context, self.host)
+        except Exception:
+            LOG.exception('Cannot read the instances of %s', self.host)
+            return
+        for instance in instances:
+            if instance.task_state != states.MIGRATING:
+                continue
+            migrations = [m for m in objects.MigrationList.get_by_instance(
+                context, instance.uuid)
+                if m.migration_type == 'live-migration' and
+                m.source_compute == self.host and m.status in (
+                    'accepted', 'queued', 'preparing', 'running')]
+            if not migrations:
+                continue
+            migration = migrations[-1]
+            if migration.status == 'accepted':
+                continue  # still the conductor's
+            LOG.warning('The live migration %s of %s was cut off by a '
+                        'restart of %s; rolling it back', migration.uuid,
+                        instance.uuid, self.host)
+            try:
+                bound = [port['id'] for port in
+                         self.ports.ports_of(instance.uuid)
+                         if migration.dest_compute in {
+                             b['host'] for b in self.ports.bindings(
+                                 port['id'])}]
+            except exception.NovaLiteException as e:
+                LOG.error('Ports of %s not read: %s', instance.uuid, e)
+                bound = []
+            migrate_data = objects.LiveMigrateData(
+                source_host=self.host, source_node=migration.source_node,
+                dest_host=migration.dest_compute,
+                dest_node=migration.dest_node, bound_ports=bound)
+            self._rollback_live_migration(context, instance, migration,
+                                          migrate_data, 'error')
 
     def _destroy_evacuated_instances(self, context):
         """Clean up after the evacuations that happened while this host was

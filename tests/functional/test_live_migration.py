@@ -141,6 +141,26 @@ class LiveMigrationTest(test_port_resources.PortServiceMixin,
             host: b['status'] for host, b in
             self.bindings(port['id']).items()})
 
+    def test_a_source_restart_mid_transfer_rolls_the_migration_back(self):
+        server, port = self.boot_on_compute1('cut-off')
+        before = self.allocations(server['id'])
+        self.migrate(server['id'])
+        fixtures.wait_for(
+            lambda: self.migrations(server['id']) and self.migrations(
+                server['id'])[-1]['status'] == 'running',
+            30, interval=0.05, what='migration running')
+        self.plane.daemons['compute1'].kill()
+        self.plane.start_compute(1)
+        self.plane.wait_for_compute_up('compute1')
+        migration, stayed = self.wait_for_migration(server['id'],
+                                                    ('error',))
+        self.assertEqual(('ACTIVE', 'compute1'),
+                         (stayed['status'], stayed['OS-EXT-SRV-ATTR:host']))
+        self.assertEqual(before, self.allocations(server['id']))
+        self.assertEqual({'compute1': 'ACTIVE'}, {
+            host: b['status'] for host, b in
+            self.bindings(port['id']).items()})
+
     def test_an_anti_affinity_member_is_not_moved_next_to_another(self):
         response = self.admin.post('/os-server-groups', {'server_group': {
             'name': 'lm-aa', 'policies': ['anti-affinity']}})
