@@ -715,9 +715,21 @@ class ComputeManager(manager.Manager):
         try:
             self.compute_rpcapi.post_live_migration_at_destination(
                 context, instance, dest, migrate_data)
-        except Exception:
+        except Exception as error:
+            # The guest, its bindings and its allocation are on the
+            # destination now: the record follows them there, in ERROR
+            # with the reason, rather than stay "migrating" here.
             LOG.exception('%s did not finish taking %s over', dest,
                           instance.uuid)
+            instance.host = dest
+            instance.node = migrate_data.dest_node
+            try:
+                build_task.record_fault(context, instance, error, host=dest)
+                instance.vm_state = states.ERROR
+                instance.task_state = None
+                instance.save()
+            except exception.InstanceNotFound:
+                pass
             migration.status = 'error'
             migration.save()
             return

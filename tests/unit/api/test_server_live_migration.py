@@ -81,7 +81,7 @@ class LiveMigrationAPITestCase(test_server_moves.MovesTestCase):
             return objects.Migration.get_by_uuid(cctxt, migration.uuid)
 
 
-# -- os-migrateLive -------------------------------------------------------------
+# -- os-migrateLive -----------------------------------------------------------
 
 class MigrateLiveTestCase(LiveMigrationAPITestCase):
 
@@ -294,7 +294,7 @@ class TestMigrateLiveRefusals(MigrateLiveTestCase):
         self.assertEqual(202, self.migrate(instance).status_int)
 
 
-# -- /servers/{id}/migrations ---------------------------------------------------
+# -- /servers/{id}/migrations -------------------------------------------------
 
 class ServerMigrationsTestCase(LiveMigrationAPITestCase):
 
@@ -423,7 +423,7 @@ class TestAbortServerMigration(ServerMigrationsTestCase):
                          'itemNotFound')
 
 
-# -- /os-migrations ---------------------------------------------------------------
+# -- /os-migrations -----------------------------------------------------------
 
 class TestOsMigrations(LiveMigrationAPITestCase):
 

@@ -154,7 +154,7 @@ class LiveMigrationTestCase(manager_fixtures.ManagerTestCase):
                          self.bindings())
 
 
-# -- pre-checks -----------------------------------------------------------------
+# -- pre-checks ---------------------------------------------------------------
 
 class TestPreChecks(LiveMigrationTestCase):
 
@@ -196,7 +196,7 @@ class TestPreChecks(LiveMigrationTestCase):
         self.assertIn('is not on dst', str(error))
 
 
-# -- the transfer and after ------------------------------------------------------
+# -- the transfer and after ---------------------------------------------------
 
 class TestLiveMigration(LiveMigrationTestCase):
 

@@ -245,7 +245,7 @@ class LiveMigrateTestCase(move_fakes.MoveTaskTestCase):
                          self.bindings())
 
 
-# -- the way through ------------------------------------------------------------
+# -- the way through ----------------------------------------------------------
 
 class TestLiveMigrate(LiveMigrateTestCase):
 
@@ -364,7 +364,7 @@ class TestLiveMigrateWithoutPortResources(LiveMigrateTestCase):
              self.cast()[3].port_providers))
 
 
-# -- the reschedule loop --------------------------------------------------------
+# -- the reschedule loop ------------------------------------------------------
 
 class TestReschedule(LiveMigrateTestCase):
 
@@ -509,7 +509,7 @@ class TestNoValidHost(LiveMigrateTestCase):
         self.assertIn('No valid host', event.details)
 
 
-# -- refused before anything moves ----------------------------------------------
+# -- refused before anything moves --------------------------------------------
 
 class TestRefusedUpFront(LiveMigrateTestCase):
 
@@ -542,7 +542,7 @@ class TestRefusedUpFront(LiveMigrateTestCase):
         self.assertNothingMoved('binding-extended')
 
 
-# -- an admin cancels while it is accepted -------------------------------------
+# -- an admin cancels while it is accepted ------------------------------------
 
 class CancellingScheduler(HostsScheduler):
     """An admin cancels the (still accepted) migration while the scheduler
