@@ -410,3 +410,11 @@ class MultipleBindingsUnsupported(Conflict):
                'with resource requests and the port service does not serve '
                'the multiple port bindings extension (binding-extended), '
                'so the destination\'s binding cannot be prepared.')
+
+
+class MigrationNotFound(NotFound):
+    msg_fmt = 'Migration %(migration_id)s could not be found.'
+
+
+class MigrationStatusChanged(Conflict):
+    msg_fmt = 'Migration %(migration_id)s is %(status)s now.'

@@ -85,8 +85,11 @@ class ComputeManager(manager.Manager):
             if not migrations:
                 continue
             migration = migrations[-1]
-            if migration.status == 'accepted':
-                continue  # still the conductor's
+            if migration.status in ('accepted', 'queued'):
+                # Still the conductor's, or its cast to this compute is on
+                # its way: the migration starts (or is rolled back) when
+                # it arrives.
+                continue
             LOG.warning('The live migration %s of %s was cut off by a '
                         'restart of %s; rolling it back', migration.uuid,
                         instance.uuid, self.host)
@@ -661,11 +664,17 @@ class ComputeManager(manager.Manager):
                 migration.status = 'preparing'
                 try:
                     migration.save(expected_status=['queued'])
-                except Exception as e:
-                    # Cancelled while it was queued (or the record is not
-                    # what the conductor sent): it does not start.
+                except Exception:
+                    current = objects.Migration.get_by_uuid(
+                        context, migration.uuid).status
+                    if current != 'cancelled':
+                        # Not ours to run or undo any more.
+                        LOG.warning('Live migration %s of %s is %s; not '
+                                    'starting it', migration.uuid,
+                                    instance.uuid, current)
+                        return
                     raise exception.LiveMigrationAborted(
-                        instance_uuid=instance.uuid) from e
+                        instance_uuid=instance.uuid)
                 migrate_data = self.compute_rpcapi.pre_live_migration(
                     context, instance, dest, migrate_data)
                 migration.status = 'running'
@@ -724,7 +733,13 @@ class ComputeManager(manager.Manager):
             instance.host = dest
             instance.node = migrate_data.dest_node
             try:
-                build_task.record_fault(context, instance, error, host=dest)
+                build_task.record_fault(
+                    context, instance, exception.ServiceUnavailable(
+                        service='nova-lite-compute on %s' % dest,
+                        reason='it did not finish taking the live migrated '
+                               'server over (%s)' %
+                               instance_actions.error_details(error)),
+                    host=dest)
                 instance.vm_state = states.ERROR
                 instance.task_state = None
                 instance.save()
@@ -768,7 +783,9 @@ class ComputeManager(manager.Manager):
                 LOG.error('Inactive binding of port %s on %s not deleted: '
                           '%s', port_id, dest, e)
         try:
-            self.rt.reportclient.delete_allocations(instance.uuid)
+            # The move replaces what the server holds (the destination's
+            # claim) with the source side; if the migration holds nothing
+            # any more, the server keeps what it has.
             self.rt.reportclient.move_allocations(migration.uuid,
                                                   instance.uuid)
         except Exception as e:

@@ -255,12 +255,7 @@ class ResourceTracker:
             instance = objects.Instance.get_by_uuid(
                 context.elevated(read_deleted='yes'), consumer)
         except exception.InstanceNotFound:
-            # No record in this cell, not even a deleted one: most likely
-            # the scheduler has just claimed this node for a new instance
-            # that the conductor has not created here yet. Leave it (an
-            # orphan is what `nova-lite-manage placement audit` is for).
-            LOG.debug('Allocation of %s on %s has no instance record (yet); '
-                      'leaving it', consumer, node.hypervisor_hostname)
+            self._remove_finished_move(context, consumer, node)
             return
         if instance.deleted:
             LOG.info('Deleting allocations of %s: the instance is gone '
@@ -279,8 +274,40 @@ class ResourceTracker:
         if instance.host != self.host:
             LOG.info('Removing %s\'s allocation on %s: it is on %s now',
                      consumer, node.hypervisor_hostname, instance.host)
-            self.reportclient.remove_provider_from_consumer(consumer,
-                                                            node.uuid)
+            self.reportclient.remove_providers_from_consumer(
+                consumer, self._tree_of(node))
+
+    def _tree_of(self, node):
+        """The node's provider and its children (bandwidth providers)."""
+        try:
+            return {p['uuid'] for p in
+                    self.reportclient.provider_tree(node.uuid)} | {node.uuid}
+        except (report.PlacementUnavailable, report.PlacementConflict):
+            return {node.uuid}
+
+    def _remove_finished_move(self, context, consumer, node):
+        """A consumer with no instance record: a move's migration record
+        whose move is over holds nothing any more; anything else is most
+        likely a new instance the scheduler has just claimed this node for
+        and the conductor has not created yet -- left alone (an orphan is
+        what `nova-lite-manage placement audit` is for)."""
+        try:
+            migration = objects.Migration.get_by_uuid(context, consumer)
+        except exception.NotFound:
+            LOG.debug('Allocation of %s on %s has no instance record (yet); '
+                      'leaving it', consumer, node.hypervisor_hostname)
+            return
+        except Exception as e:
+            LOG.debug('Consumer %s not looked up as a migration: %s',
+                      consumer, e)
+            return
+        if migration.in_progress:
+            return
+        LOG.info('Deleting the allocation of migration %s (%s of %s, now '
+                 '%s) on %s', consumer, migration.migration_type,
+                 migration.instance_uuid, migration.status,
+                 node.hypervisor_hostname)
+        self.reportclient.delete_allocations(consumer)
 
     # -- claims ----------------------------------------------------------------
 

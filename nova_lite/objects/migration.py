@@ -42,12 +42,9 @@ _COLUMNS = ('id', 'uuid', 'instance_uuid', 'migration_type', 'status',
             'deleted') + PROGRESS
 
 
-class MigrationNotFound(exception.NotFound):
-    msg_fmt = 'Migration %(migration_id)s could not be found.'
-
-
-class MigrationStatusChanged(exception.Conflict):
-    msg_fmt = 'Migration %(migration_id)s is %(status)s now.'
+# In nova_lite.exception so that they cross RPC as themselves.
+MigrationNotFound = exception.MigrationNotFound
+MigrationStatusChanged = exception.MigrationStatusChanged
 
 
 @base.NovaLiteObjectRegistry.register

@@ -133,8 +133,13 @@ class LiveMigrationTask:
         LOG.info('Live migrating %s from %s to %s (after %d refused)',
                  self.instance.uuid, source, selection.service_host,
                  len(self.tried))
-        self.compute_rpcapi.live_migration(self.cctxt, self.instance,
-                                           self.migration, migrate_data)
+        try:
+            self.compute_rpcapi.live_migration(self.cctxt, self.instance,
+                                               self.migration, migrate_data)
+        except Exception:
+            # Nobody will use or undo the destination's bindings.
+            self._unbind(migrate_data)
+            raise
 
     def _check_source(self, source):
         try:

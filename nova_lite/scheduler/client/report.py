@@ -304,16 +304,23 @@ class SchedulerReportClient:
 
     def remove_provider_from_consumer(self, consumer_uuid, rp_uuid):
         """Drop only ``rp_uuid``'s part of a consumer's allocations."""
-        def without_provider(current):
+        self.remove_providers_from_consumer(consumer_uuid, {rp_uuid})
+
+    def remove_providers_from_consumer(self, consumer_uuid, rp_uuids):
+        """Drop the parts of a consumer's allocations on ``rp_uuids`` (a
+        compute node's tree: the node and its bandwidth providers)."""
+        rp_uuids = set(rp_uuids)
+
+        def without_providers(current):
             allocations = current.get('allocations', {})
-            if rp_uuid not in allocations:
+            if not rp_uuids & set(allocations):
                 return None
             return {'allocations': {rp: {'resources': a['resources']}
                                     for rp, a in allocations.items()
-                                    if rp != rp_uuid},
+                                    if rp not in rp_uuids},
                     'project_id': current.get('project_id'),
                     'user_id': current.get('user_id')}
-        self._update_consumer(consumer_uuid, without_provider)
+        self._update_consumer(consumer_uuid, without_providers)
 
     def get_provider_allocations(self, rp_uuid):
         """{consumer_uuid: {resource_class: amount}} on one provider."""

@@ -338,3 +338,75 @@ class TestCancelledWhileQueued(LiveMigrationTestCase):
 
     def test_the_server_is_back_on_its_source_as_it_was(self):
         self.assertBackOnItsSource()
+
+
+# -- when the destination or the source goes away -----------------------------
+
+class UnreachableDestinationRPC(DirectComputeRPC):
+    """The destination does not answer post_live_migration_at_destination
+    (it went down after the transfer)."""
+
+    def post_live_migration_at_destination(self, context, instance, host,
+                                           migrate_data):
+        self.calls.append(('post_live_migration_at_destination', host,
+                           self.status_of()))
+        raise messaging.MessagingTimeout('no answer from dst')
+
+
+class TestDestinationCannotFinish(LiveMigrationTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.manager.compute_rpcapi = UnreachableDestinationRPC(
+            {'dst': self.dest}, lambda: self.stored_migration().status)
+        self.live_migrate()
+
+    def test_the_server_is_error_on_the_destination_with_a_fault(self):
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ERROR, None, 'dst', 'dst'),
+                         (stored.vm_state, stored.task_state, stored.host,
+                          stored.node))
+        self.assertIsNotNone(stored.fault)
+
+    def test_the_migration_is_error(self):
+        self.assertEqual('error', self.stored_migration().status)
+
+    def test_the_server_keeps_what_it_holds_on_the_destination(self):
+        self.assertEqual(
+            (self.allocation_on('dst'), {},
+             {'dst': ('ACTIVE', {'allocation': self.nics['dst']})}),
+            (self.resources(self.instance.uuid),
+             self.resources(self.migration.uuid), self.bindings()))
+
+
+class TestRestartOfTheSource(LiveMigrationTestCase):
+    """The source compute restarts while a live migration from it runs."""
+
+    def restart_source(self, status):
+        interrupted = self.stored_migration()
+        interrupted.status = status
+        interrupted.save()
+        restarted = self.make_manager('src')
+        restarted.compute_rpcapi = self.rpc
+        restarted._recover_interrupted_live_migrations(self.context)
+
+    def test_a_running_migration_is_rolled_back_as_error(self):
+        self.restart_source('running')
+        stored = self.stored(self.instance)
+        self.assertEqual(('error', states.ACTIVE, None, 'src'),
+                         (self.stored_migration().status, stored.vm_state,
+                          stored.task_state, stored.host))
+
+    def test_the_server_gets_its_source_allocation_and_binding_back(self):
+        self.restart_source('running')
+        self.assertEqual(
+            (self.allocation_on('src'), {},
+             {'src': ('ACTIVE', {'allocation': self.nics['src']})}),
+            (self.resources(self.instance.uuid),
+             self.resources(self.migration.uuid), self.bindings()))
+
+    def test_a_migration_still_with_the_conductor_is_left(self):
+        self.restart_source('accepted')
+        self.assertEqual(('accepted', states.MIGRATING),
+                         (self.stored_migration().status,
+                          self.stored(self.instance).task_state))

@@ -593,3 +593,8 @@ class TestUnsentCast(LiveMigrateTestCase):
         stored = self.stored(self.instance)
         self.assertEqual((states.ACTIVE, None),
                          (stored.vm_state, stored.task_state))
+
+    def test_the_destination_bindings_made_for_it_are_deleted(self):
+        self.migrate(LiveMigrationComputeRPC(
+            cast_error=messaging.MessageDeliveryFailure('broker down')))
+        self.assertNotIn('dst', self.bindings())
