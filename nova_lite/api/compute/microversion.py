@@ -33,7 +33,16 @@ listed; everything else behaves as at 2.1.
 * 2.16 - servers show ``host_status`` to admins (UP, DOWN, MAINTENANCE,
          UNKNOWN, or "" before a host is chosen).
 * 2.19 - servers take and show ``description``.
+* 2.14 - evacuate no longer takes ``onSharedStorage`` and answers
+         without a body.
 * 2.21 - os-instance-actions also answers for a deleted server.
+* 2.23 - ``/servers/{id}/migrations`` lists and shows a server's live
+         migrations in progress; os-migrations shows ``migration_type``
+         and ``links``.
+* 2.24 - ``DELETE /servers/{id}/migrations/{id}`` aborts a running live
+         migration.
+* 2.25 - os-migrateLive takes ``block_migration: "auto"`` and no longer
+         ``disk_over_commit``.
 * 2.26 - servers show ``tags``; ``/servers/{id}/tags`` lists, checks,
          adds, replaces and removes them; the server list filters on
          ``tags``, ``tags-any``, ``not-tags`` and ``not-tags-any``.
@@ -41,6 +50,9 @@ listed; everything else behaves as at 2.1.
          pair name; 400 if the user has none of that name), and a
          ``keypairs_links`` next link when a page is full. Before 2.35
          both parameters are ignored.
+* 2.29 - evacuate takes ``force``.
+* 2.30 - os-migrateLive takes ``force`` (the destination is still checked
+         by the scheduler and placement).
 * 2.37 - ``networks`` is required on server create: "auto", "none" or a
          list of networks/ports.
 * 2.39 - /limits no longer shows ``maxImageMeta``.
@@ -65,6 +77,8 @@ listed; everything else behaves as at 2.1.
 * 2.58 - os-instance-actions lists in pages (``limit``, ``marker``: a
          request id; a ``links`` next link) and filters on
          ``changes-since``; actions show ``updated_at``.
+* 2.59 - migrations (``/servers/{id}/migrations``, os-migrations) show
+         their ``uuid``.
 * 2.61 - flavor details (detail, show, create, update) embed
          ``extra_specs`` for callers allowed to read them.
 * 2.62 - instance action events show ``hostId`` and, to admins,
@@ -80,18 +94,18 @@ listed; everything else behaves as at 2.1.
          same UUID, tags, key pair, networks, block devices and config
          drive (seed 003). Before 2.65 that rebuild answers 409 as it
          always did. A server created with personality files is refused
-         (409): their content is not kept. Upstream Nova gives 2.65 to
-         aborting queued live migrations; nova_lite will honour that
-         under the same number when it serves live migration.
+         (409): their content is not kept. As in upstream Nova, 2.65
+         also lets an admin abort a live migration that is still queued.
 
 Server actions (``POST /servers/{id}/action``): ``rebuild`` (2.19 with
 ``description``, 2.54 with ``key_name``, 2.57 with ``user_data`` and
 without ``personality``, 2.63 with ``trusted_image_certificates``),
-``os-stop`` and ``os-start``.
+``os-stop``, ``os-start``, ``evacuate``, ``shelve``, ``shelveOffload``,
+``unshelve`` and ``os-migrateLive``.
 
 Versions in between change only resources nova_lite does not serve:
-2.56 (cold migrate to a host), 2.59 (migrations), 2.60 (multiattach
-volumes, which need a volume service).
+2.56 (cold migrate to a host), 2.60 (multiattach volumes, which need a
+volume service).
 """
 
 from nova_lite.api import microversion
