@@ -757,77 +757,83 @@ class API:
                 lambda cctxt, i: self.compute_rpcapi.unshelve_instance(
                     cctxt, i, i.host), version='1.3')
             return
-        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
-                or instance.vm_state != states.SHELVED_OFFLOADED:
-            raise exception.InstanceInvalidState(
-                method='unshelve', instance_uuid=instance.uuid,
-                attr='vm_state', state=instance.vm_state)
-        if instance.task_state is not None:
-            raise exception.InstanceInvalidState(
-                method='unshelve', instance_uuid=instance.uuid,
-                attr='task_state', state=instance.task_state)
-        if not self.conductor_api.can_evacuate():
+        self._start_task(
+            context, instance, instance_actions.UNSHELVE,
+            [states.SHELVED_OFFLOADED], states.UNSHELVING,
+            check=lambda cctxt, i: self._check_conductor(
+                'unshelve', '1.2', self.conductor_api.can_evacuate),
+            send=lambda cctxt, i: self.conductor_api.unshelve_instance(
+                context, i),
+            service=lambda i: 'nova-lite-conductor')
+
+    def _check_conductor(self, action, version, can):
+        if not can():
             raise exception.ConductorTooOld(
-                action='unshelve', version='1.2',
+                action=action, version=version,
                 pinned=self.conductor_api.version_cap)
-        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
-            instance._context = cctxt
-            instance.task_state = states.UNSHELVING
-            try:
-                instance.save(expected_task_state=[None])
-            except exception.UnexpectedTaskStateError as e:
-                raise exception.InstanceInvalidState(
-                    method='unshelve', instance_uuid=instance.uuid,
-                    attr='task_state', state=e.kwargs.get('actual'))
-            instance_actions.record_action(cctxt, instance.uuid,
-                                           instance_actions.UNSHELVE)
-            try:
-                self.conductor_api.unshelve_instance(context, instance)
-            except messaging.MessagingException as e:
-                instance.task_state = None
-                instance.save()
-                raise exception.ServiceUnavailable(
-                    service='nova-lite-conductor',
-                    reason='the unshelve could not be sent (%s)' % e)
 
     def _cast_to_host(self, context, instance, action, vm_states, task_state,
                       cast, version='1.1'):
-        """Checks, task state, action record and the cast to the server's
-        compute, which must be up and speak compute RPC ``version``."""
-        mapping, instance = self._locate(context, instance.uuid)
-        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
-                or instance.vm_state not in vm_states:
-            raise exception.InstanceInvalidState(
-                method=action, instance_uuid=instance.uuid,
-                attr='vm_state', state=instance.vm_state)
-        if instance.task_state is not None:
-            raise exception.InstanceInvalidState(
-                method=action, instance_uuid=instance.uuid,
-                attr='task_state', state=instance.task_state)
-        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
-            instance._context = cctxt
+        """An action the server's compute does: it must be up and speak
+        compute RPC ``version``."""
+        def check(cctxt, instance):
             self._check_compute_for(cctxt, instance, action)
             if not self.compute_rpcapi.can_send_version(
                     cctxt, instance.host, version):
                 raise exception.ComputeTooOld(
                     host=instance.host, action=action, version=version,
                     pinned=self.compute_rpcapi.version_cap)
+        self._start_task(
+            context, instance, action, vm_states, task_state, check=check,
+            send=cast,
+            service=lambda i: 'nova-lite-compute on %s' % i.host)
+
+    def _start_task(self, context, instance, action, vm_states, task_state,
+                    check, send, service, needs_host=False, method=None):
+        """The shape of every server action the API hands on. The server
+        must be in one of ``vm_states`` in a real cell (with a host if
+        ``needs_host``) and in no task; ``check(cctxt, instance)`` refuses
+        what cannot be done before anything changes; then the task state
+        is set (a racing task wins: 409), the action recorded and
+        ``send(cctxt, instance)`` hands it on. If sending fails the task
+        state is put back; a message that could not be sent is a 503
+        naming ``service(instance)``."""
+        method = method or action
+        mapping, instance = self._locate(context, instance.uuid)
+        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
+                or (needs_host and not instance.host) \
+                or instance.vm_state not in vm_states:
+            raise exception.InstanceInvalidState(
+                method=method, instance_uuid=instance.uuid,
+                attr='vm_state', state=instance.vm_state)
+        if instance.task_state is not None:
+            raise exception.InstanceInvalidState(
+                method=method, instance_uuid=instance.uuid,
+                attr='task_state', state=instance.task_state)
+        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+            instance._context = cctxt
+            check(cctxt, instance)
             instance.task_state = task_state
             try:
                 instance.save(expected_task_state=[None])
             except exception.UnexpectedTaskStateError as e:
                 raise exception.InstanceInvalidState(
-                    method=action, instance_uuid=instance.uuid,
+                    method=method, instance_uuid=instance.uuid,
                     attr='task_state', state=e.kwargs.get('actual'))
             instance_actions.record_action(cctxt, instance.uuid, action)
             try:
-                cast(cctxt, instance)
-            except messaging.MessagingException as e:
-                instance.task_state = None
-                instance.save()
-                raise exception.ServiceUnavailable(
-                    service='nova-lite-compute on %s' % instance.host,
-                    reason='the %s could not be sent (%s)' % (action, e))
+                send(cctxt, instance)
+            except Exception as e:
+                LOG.error('%s of %s not sent: %s', action, instance.uuid, e)
+                with _logged_cleanup('%s of %s' % (action, instance.uuid)):
+                    instance.task_state = None
+                    instance.save()
+                if isinstance(e, messaging.MessagingException):
+                    raise exception.ServiceUnavailable(
+                        service=service(instance),
+                        reason='the %s could not be sent (%s); nothing was '
+                               'changed' % (action, e))
+                raise
 
     # -- live migration ---------------------------------------------------
 
@@ -842,40 +848,15 @@ class API:
         live migration -- or for the port bindings of a server with
         resource-request ports -- (409), a port service without multiple
         bindings for such a server (409)."""
-        mapping, instance = self._locate(context, instance.uuid)
-        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
-                or not instance.host or \
-                instance.vm_state != states.ACTIVE:
-            raise exception.InstanceInvalidState(
-                method='os-migrateLive', instance_uuid=instance.uuid,
-                attr='vm_state', state=instance.vm_state)
-        if instance.task_state is not None:
-            raise exception.InstanceInvalidState(
-                method='os-migrateLive', instance_uuid=instance.uuid,
-                attr='task_state', state=instance.task_state)
-        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
-            instance._context = cctxt
-            self._check_live_migration(cctxt, instance, host)
-            instance.task_state = states.MIGRATING
-            try:
-                instance.save(expected_task_state=[None])
-            except exception.UnexpectedTaskStateError as e:
-                raise exception.InstanceInvalidState(
-                    method='os-migrateLive', instance_uuid=instance.uuid,
-                    attr='task_state', state=e.kwargs.get('actual'))
-            instance_actions.record_action(cctxt, instance.uuid,
-                                           instance_actions.LIVE_MIGRATION)
-            try:
-                self.conductor_api.live_migrate_instance(
-                    context, instance, host=host,
-                    block_migration=block_migration)
-            except messaging.MessagingException as e:
-                instance.task_state = None
-                instance.save()
-                raise exception.ServiceUnavailable(
-                    service='nova-lite-conductor',
-                    reason='the live migration could not be sent (%s); '
-                           'nothing was changed' % e)
+        self._start_task(
+            context, instance, instance_actions.LIVE_MIGRATION,
+            [states.ACTIVE], states.MIGRATING,
+            check=lambda cctxt, i: self._check_live_migration(cctxt, i,
+                                                             host),
+            send=lambda cctxt, i: self.conductor_api.live_migrate_instance(
+                context, i, host=host, block_migration=block_migration),
+            service=lambda i: 'nova-lite-conductor', needs_host=True,
+            method='os-migrateLive')
 
     def _check_live_migration(self, context, instance, host):
         if host is not None:
@@ -892,10 +873,8 @@ class API:
                 method='os-migrateLive', instance_uuid=instance.uuid,
                 attr='host', state='%s (its compute is down)' %
                 instance.host)
-        if not self.conductor_api.can_live_migrate():
-            raise exception.ConductorTooOld(
-                action='live migrate', version='1.3',
-                pinned=self.conductor_api.version_cap)
+        self._check_conductor('live migrate', '1.3',
+                              self.conductor_api.can_live_migrate)
         from nova_lite.network import api as network_api
         groups = network_api.request_groups(
             self.port_client.ports_of(instance.uuid))
@@ -969,46 +948,14 @@ class API:
         conductor, which records the migration, schedules and hands the
         server to the destination. Nothing changes unless every check
         passes."""
-        mapping, instance = self._locate(context, instance.uuid)
-        if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
-                or not instance.host or instance.vm_state not in (
-                    states.ACTIVE, states.STOPPED, states.ERROR):
-            raise exception.InstanceInvalidState(
-                method='evacuate', instance_uuid=instance.uuid,
-                attr='vm_state', state=instance.vm_state)
-        if instance.task_state is not None:
-            raise exception.InstanceInvalidState(
-                method='evacuate', instance_uuid=instance.uuid,
-                attr='task_state', state=instance.task_state)
-        with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
-            instance._context = cctxt
-            self._check_evacuation(cctxt, instance, host)
-            instance.task_state = states.REBUILDING
-            try:
-                instance.save(expected_task_state=[None])
-            except exception.UnexpectedTaskStateError as e:
-                raise exception.InstanceInvalidState(
-                    method='evacuate', instance_uuid=instance.uuid,
-                    attr='task_state', state=e.kwargs.get('actual'))
-            instance_actions.record_action(cctxt, instance.uuid,
-                                           instance_actions.EVACUATE)
-            try:
-                self.conductor_api.evacuate_instance(context, instance,
-                                                     host=host)
-            except Exception as e:
-                LOG.error('Evacuation of %s not sent to the conductor: %s',
-                          instance.uuid, e)
-                with _logged_cleanup('evacuation of %s' % instance.uuid):
-                    instance.task_state = None
-                    instance.save()
-                if isinstance(e, messaging.MessagingException):
-                    raise exception.ServiceUnavailable(
-                        service='nova-lite-conductor',
-                        reason='the evacuation could not be sent (%s); '
-                               'nothing was changed' % e)
-                raise
-            LOG.info('Evacuation of %s from %s sent to the conductor',
-                     instance.uuid, instance.host)
+        self._start_task(
+            context, instance, instance_actions.EVACUATE,
+            [states.ACTIVE, states.STOPPED, states.ERROR],
+            states.REBUILDING,
+            check=lambda cctxt, i: self._check_evacuation(cctxt, i, host),
+            send=lambda cctxt, i: self.conductor_api.evacuate_instance(
+                context, i, host=host),
+            service=lambda i: 'nova-lite-conductor', needs_host=True)
 
     def _check_evacuation(self, context, instance, host):
         if self._compute_is_up(context, instance.host):
@@ -1026,10 +973,8 @@ class API:
                                                        COMPUTE_BINARY)
             except exception.ServiceNotFound:
                 raise exception.ComputeHostNotFound(host=host)
-        if not self.conductor_api.can_evacuate():
-            raise exception.ConductorTooOld(
-                action='evacuate', version='1.2',
-                pinned=self.conductor_api.version_cap)
+        self._check_conductor('evacuate', '1.2',
+                              self.conductor_api.can_evacuate)
         from nova_lite.network import api as network_api
         groups = network_api.request_groups(
             self.port_client.ports_of(instance.uuid))

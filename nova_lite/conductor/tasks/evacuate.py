@@ -32,7 +32,6 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import move_common
-from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite.network import api as network_api
 from nova_lite import objects
@@ -58,26 +57,9 @@ class EvacuateTask:
         self._claimed = False
 
     def execute(self):
-        mapping = objects.InstanceMapping.get_by_instance_uuid(
-            self.context, self.instance.uuid)
-        with nova_context.target_cell(self.context,
-                                      mapping.cell_mapping) as cctxt:
-            self.cctxt = cctxt
-            self.instance._context = cctxt
-            with instance_actions.event(
-                    cctxt, self.instance.uuid, 'conductor_rebuild_instance',
-                    action=instance_actions.EVACUATE) as step:
-                try:
-                    self._evacuate()
-                except Exception as error:
-                    if not isinstance(error, (exception.NovaLiteException,)):
-                        LOG.exception('Evacuation of %s failed',
-                                      self.instance.uuid)
-                    else:
-                        LOG.warning('Evacuation of %s failed: %s',
-                                    self.instance.uuid, error)
-                    step.fail(build._fault_message(error), error)
-                    self._rollback(error)
+        move_common.run_in_cell(self, 'Evacuation', 'conductor_rebuild_instance',
+                                instance_actions.EVACUATE, self._evacuate,
+                                self._rollback)
 
     def _evacuate(self):
         self.migration = objects.Migration(

@@ -36,7 +36,6 @@ from nova_lite.compute import states
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import move_common
 from nova_lite import conf as nova_conf
-from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite.network import api as network_api
 from nova_lite import objects
@@ -79,28 +78,9 @@ class LiveMigrationTask:
         self.tried = []
 
     def execute(self):
-        mapping = objects.InstanceMapping.get_by_instance_uuid(
-            self.context, self.instance.uuid)
-        with nova_context.target_cell(self.context,
-                                      mapping.cell_mapping) as cctxt:
-            self.cctxt = cctxt
-            self.instance._context = cctxt
-            with instance_actions.event(
-                    cctxt, self.instance.uuid, 'conductor_live_migrate',
-                    action=instance_actions.LIVE_MIGRATION) as step:
-                try:
-                    self._live_migrate()
-                except Exception as error:
-                    if isinstance(error, exception.NovaLiteException):
-                        LOG.warning('Live migration of %s not started: %s',
-                                    self.instance.uuid, error)
-                    else:
-                        LOG.exception('Live migration of %s failed',
-                                      self.instance.uuid)
-                    step.fail(build._fault_message(error), error)
-                    self.rollback(error)
-
-    # -- the steps -------------------------------------------------------------
+        move_common.run_in_cell(self, 'Live migration', 'conductor_live_migrate',
+                                instance_actions.LIVE_MIGRATION, self._live_migrate,
+                                self.rollback)
 
     def _live_migrate(self):
         source = self.instance.host

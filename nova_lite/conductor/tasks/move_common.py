@@ -5,9 +5,42 @@ the destination, each group's provider taken from the allocation's
 ``mappings`` (seed 001: the destination compute binds each port with it).
 """
 
+from oslo_log import log as logging
+
+from nova_lite.compute import instance_actions
+from nova_lite.conductor.tasks import build
+from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite.network import api as network_api
 from nova_lite import objects
+
+LOG = logging.getLogger(__name__)
+
+
+def run_in_cell(task, what, event, action, steps, rollback):
+    """Run a move task's ``steps()`` in its server's cell, as the event
+    ``event`` of ``action`` in the server's history; any failure is
+    logged (a traceback only for the unexpected), recorded on the event
+    and handed to ``rollback(error)``. The task gets ``cctxt``."""
+    mapping = objects.InstanceMapping.get_by_instance_uuid(
+        task.context, task.instance.uuid)
+    with nova_context.target_cell(task.context,
+                                  mapping.cell_mapping) as cctxt:
+        task.cctxt = cctxt
+        task.instance._context = cctxt
+        with instance_actions.event(cctxt, task.instance.uuid, event,
+                                    action=action) as step:
+            try:
+                steps()
+            except Exception as error:
+                if isinstance(error, exception.NovaLiteException):
+                    LOG.warning('%s of %s failed: %s', what,
+                                task.instance.uuid, error)
+                else:
+                    LOG.exception('%s of %s failed', what,
+                                  task.instance.uuid)
+                step.fail(build._fault_message(error), error)
+                rollback(error)
 
 
 def request_spec_for_move(context, instance, port_client, ignore_hosts=None,

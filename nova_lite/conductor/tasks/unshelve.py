@@ -15,10 +15,8 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import move_common
-from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite.network import api as network_api
-from nova_lite import objects
 
 LOG = logging.getLogger(__name__)
 
@@ -36,26 +34,9 @@ class UnshelveTask:
         self._claimed = False
 
     def execute(self):
-        mapping = objects.InstanceMapping.get_by_instance_uuid(
-            self.context, self.instance.uuid)
-        with nova_context.target_cell(self.context,
-                                      mapping.cell_mapping) as cctxt:
-            self.cctxt = cctxt
-            self.instance._context = cctxt
-            with instance_actions.event(
-                    cctxt, self.instance.uuid, 'conductor_unshelve_instance',
-                    action=instance_actions.UNSHELVE) as step:
-                try:
-                    self._unshelve()
-                except Exception as error:
-                    if isinstance(error, exception.NovaLiteException):
-                        LOG.warning('Unshelve of %s failed: %s',
-                                    self.instance.uuid, error)
-                    else:
-                        LOG.exception('Unshelve of %s failed',
-                                      self.instance.uuid)
-                    step.fail(build._fault_message(error), error)
-                    self._rollback(error)
+        move_common.run_in_cell(self, 'Unshelve', 'conductor_unshelve_instance',
+                                instance_actions.UNSHELVE, self._unshelve,
+                                self._rollback)
 
     def _unshelve(self):
         spec = move_common.request_spec_for_move(
