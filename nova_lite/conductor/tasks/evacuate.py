@@ -36,7 +36,6 @@ from nova_lite import exception
 from nova_lite.network import api as network_api
 from nova_lite import objects
 from nova_lite.objects import migration as migration_obj
-from nova_lite.scheduler.client import report
 
 LOG = logging.getLogger(__name__)
 
@@ -109,14 +108,9 @@ class EvacuateTask:
                 build.give_back(self.reportclient, self.migration.uuid)
             self._moved_to_migration = False
         if self._moved_to_migration:
-            try:
-                self.reportclient.move_allocations(self.migration.uuid,
-                                                   self.instance.uuid)
-            except (report.PlacementUnavailable,
-                    report.PlacementConflict) as e:
-                LOG.error('Could not give %s its source allocation back '
-                          'from migration %s: %s', self.instance.uuid,
-                          self.migration.uuid, e)
+            move_common.return_source_side(self.reportclient,
+                                           self.migration,
+                                           self.instance.uuid)
         if self.migration is not None and \
                 self.migration.obj_attr_is_set('id'):
             self.migration.status = 'error'

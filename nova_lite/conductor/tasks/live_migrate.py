@@ -40,7 +40,6 @@ from nova_lite import exception
 from nova_lite.network import api as network_api
 from nova_lite import objects
 from nova_lite.objects import migration as migration_obj
-from nova_lite.scheduler.client import report
 from nova_lite import servicegroup
 
 CONF = nova_conf.CONF
@@ -230,14 +229,9 @@ class LiveMigrationTask:
         bindings; the migration is in error with the reason."""
         if self._moved_to_migration:
             build.give_back(self.reportclient, self.instance.uuid)
-            try:
-                self.reportclient.move_allocations(self.migration.uuid,
-                                                   self.instance.uuid)
-            except (report.PlacementUnavailable,
-                    report.PlacementConflict) as e:
-                LOG.error('Could not give %s its source allocation back '
-                          'from migration %s: %s', self.instance.uuid,
-                          self.migration.uuid, e)
+            move_common.return_source_side(self.reportclient,
+                                           self.migration,
+                                           self.instance.uuid)
         if self.migration is not None and \
                 self.migration.obj_attr_is_set('id'):
             self.migration.status = (

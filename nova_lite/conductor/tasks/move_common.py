@@ -13,6 +13,7 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite.network import api as network_api
 from nova_lite import objects
+from nova_lite.scheduler.client import report
 
 LOG = logging.getLogger(__name__)
 
@@ -84,3 +85,14 @@ def fill_provider_mapping(spec, selection):
                 reason='the allocation on %s does not say which provider '
                        'satisfied its resource request' %
                        selection.service_host)
+
+
+def return_source_side(reportclient, migration, instance_uuid):
+    """Give the server back what its migration's consumer holds (the
+    source side of a move that is undone); an error is logged: the source
+    compute's audit settles it later."""
+    try:
+        reportclient.move_allocations(migration.uuid, instance_uuid)
+    except (report.PlacementUnavailable, report.PlacementConflict) as e:
+        LOG.error('Could not give %s its source allocation back from '
+                  'migration %s: %s', instance_uuid, migration.uuid, e)
