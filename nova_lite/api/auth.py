@@ -24,6 +24,7 @@ import webob.dec
 
 from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
+from nova_lite import exception
 from nova_lite.api import faults
 from nova_lite.api import wsgi
 
@@ -56,6 +57,11 @@ class _ContextMiddleware:
 
     @webob.dec.wsgify
     def __call__(self, request):
+        try:
+            wsgi.check_url(request)
+        except exception.Invalid as e:
+            return faults.error_response(400, e.format_message(),
+                                         self.error_formatter)
         context = self.context_from(request)
         if context is None:
             if not self._is_public(request):

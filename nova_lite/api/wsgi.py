@@ -64,6 +64,9 @@ class Request(webob.Request):
         except (ValueError, UnicodeDecodeError) as e:
             raise exception.MalformedRequestBody(
                 reason='it is not valid JSON (%s)' % e)
+        except RecursionError:
+            raise exception.MalformedRequestBody(
+                reason='it is nested too deeply')
         self.environ['nova_lite.json_body'] = document
         return document
 
@@ -90,6 +93,26 @@ def empty_response(status=204, headers=None):
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def check_url(request):
+    """400 unless the path and query string are UTF-8 once unquoted
+    (webob would raise UnicodeDecodeError on reading them)."""
+    try:
+        request.path_info
+        request.GET
+    except UnicodeDecodeError:
+        raise exception.Invalid(
+            reason='the request URL is not valid UTF-8 once '
+                   'percent-decoded.')
+
+
+def safe_path(request):
+    """The request path for a log line, even when it is not UTF-8."""
+    try:
+        return request.path
+    except UnicodeDecodeError:
+        return repr(request.environ.get('PATH_INFO'))
 
 
 def require_uuid(value, not_found):
@@ -142,6 +165,7 @@ class Application:
         request = Request(environ)
         version = None
         try:
+            check_url(request)
             route, params = self._match(request)
             if self.microversions is not None:
                 version = self.microversions.negotiate(request.headers)
@@ -186,22 +210,24 @@ class Application:
             error_code = (getattr(error, 'error_code', None) or
                           type(error).__name__)
             if status >= 500:
-                LOG.error('%s %s failed: %s', request.method, request.path,
-                          message)
+                LOG.error('%s %s failed: %s', request.method,
+                          safe_path(request), message)
         elif isinstance(error, webob.exc.HTTPException):
             status, message = error.code, error.detail or error.explanation
         elif isinstance(error, messaging.MessagingTimeout):
             status = 504
             message = 'A service did not answer in time: %s' % error
-            LOG.error('%s %s: %s', request.method, request.path, message)
+            LOG.error('%s %s: %s', request.method, safe_path(request),
+                      message)
         elif isinstance(error, messaging.MessagingException):
             status = 503
             message = 'The message bus is unavailable: %s' % error
-            LOG.error('%s %s: %s', request.method, request.path, message)
+            LOG.error('%s %s: %s', request.method, safe_path(request),
+                      message)
         else:
             request_id = getattr(request.context, 'request_id', None)
             LOG.exception('Unexpected error in %s %s (request %s)',
-                          request.method, request.path, request_id)
+                          request.method, safe_path(request), request_id)
             status, message = 500, faults.generic_500_message(request_id)
         return faults.error_response(status, message, self.error_formatter,
                                      error_code=error_code, headers=headers)
@@ -237,7 +263,7 @@ class VersionHeaders:
             response = request.get_response(self.application)
         except Exception:
             LOG.exception('Unexpected error in the middleware of %s %s',
-                          request.method, request.path)
+                          request.method, safe_path(request))
             response = faults.error_response(
                 500, faults.generic_500_message(), self.error_formatter)
         if 'Vary' not in response.headers:

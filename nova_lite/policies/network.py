@@ -93,11 +93,14 @@ rules += [
     _rule('get_port:resource_request', base.ADMIN_API,
           'See the resources a port asks placement for.',
           _ops('GET', _PORTS, _PORT)),
-    _rule('update_port', ADMIN_OWNER_OR_NETWORK_OWNER, 'Update a port.',
+    # The network's owner sees and deletes the ports other projects put
+    # on it, but only the port's project changes them (Neutron's
+    # update_port is admin_or_owner).
+    _rule('update_port', base.ADMIN_OR_OWNER, 'Update a port.',
           _ops('PUT', _PORT)),
     _rule('update_port:mac_address', base.ADMIN_API,
           'Change the MAC address of a port.', _ops('PUT', _PORT)),
-    _rule('update_port:binding:vnic_type', ADMIN_OWNER_OR_NETWORK_OWNER,
+    _rule('update_port:binding:vnic_type', base.ADMIN_OR_OWNER,
           'Change the vnic type of a port.', _ops('PUT', _PORT)),
     _rule('delete_port', ADMIN_OWNER_OR_NETWORK_OWNER, 'Delete a port.',
           _ops('DELETE', _PORT)),

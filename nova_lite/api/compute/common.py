@@ -8,6 +8,9 @@ from nova_lite import exception
 CONF = nova_conf.CONF
 
 API_PREFIX = 'v2.1'
+# The largest integer a query parameter may carry: the database's integer
+# columns (and SQLite's driver) refuse larger ones with an error, not a row.
+MAX_INT = 2 ** 31 - 1
 
 
 def links(request, collection, ident):
@@ -37,9 +40,9 @@ def next_link(request, collection, items, limit, last_id):
     return [{'rel': 'next', 'href': '%s/%s?%s' % (base, collection, query)}]
 
 
-def _non_negative(request, name):
+def _non_negative(request, name, maximum=None):
     """The integer query parameter ``name`` (None if absent); 400 if it is
-    not a non-negative integer."""
+    not a non-negative integer (or above ``maximum``)."""
     value = request.GET.get(name)
     if value is None:
         return None
@@ -51,12 +54,15 @@ def _non_negative(request, name):
     if value < 0:
         raise exception.ValidationError(
             attribute=name, reason='%s must be >= 0.' % name)
+    if maximum is not None and value > maximum:
+        raise exception.ValidationError(
+            attribute=name, reason='%s must be <= %d.' % (name, maximum))
     return value
 
 
 def offset(request):
     """``offset`` from the query string (0 if absent)."""
-    return _non_negative(request, 'offset') or 0
+    return _non_negative(request, 'offset', MAX_INT) or 0
 
 
 def paging(request):

@@ -70,10 +70,15 @@ def _int_param(request, name):
     if value is None:
         return None
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
         raise exception.ValidationError(attribute=name,
                                         reason='%r is not an integer.' % value)
+    if abs(number) > common.MAX_INT:
+        raise exception.ValidationError(
+            attribute=name, reason='%s is out of range: at most %d.' % (
+                value, common.MAX_INT))
+    return number
 
 
 def _list(request):
@@ -120,8 +125,19 @@ def _add_next(request, body, flavors, limit):
         body['flavors_links'] = next_links
 
 
+def accessible(context, flavor):
+    """Whether the caller may see and use ``flavor``: a public one, or a
+    private one its project was given access to; administrators see all.
+    Nova answers the others as if they did not exist."""
+    return (flavor.is_public or context.project_id in flavor.projects or
+            context.can(POLICY + 'os-flavor-access', fatal=False))
+
+
 def _get(request, flavor_id):
-    return objects.Flavor.get_by_flavor_id(request.context, flavor_id)
+    flavor = objects.Flavor.get_by_flavor_id(request.context, flavor_id)
+    if not accessible(request.context, flavor):
+        raise exception.FlavorNotFound(flavor_id=flavor_id)
+    return flavor
 
 
 def show(request, flavor_id):

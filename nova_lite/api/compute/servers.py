@@ -11,6 +11,7 @@ from nova_lite import servicegroup
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.api.compute import common
+from nova_lite.api.compute import flavors
 from nova_lite.api.compute import microversion as mv
 from nova_lite.api.compute import server_views
 from nova_lite.api.compute.schemas import servers as schema
@@ -150,7 +151,7 @@ def _flavor(context, flavor_ref):
         flavor = objects.Flavor.get_by_flavor_id(context, flavor_id)
     except exception.FlavorNotFound:
         raise exception.InvalidFlavorRef(flavor_ref=flavor_ref)
-    if flavor.disabled:
+    if flavor.disabled or not flavors.accessible(context, flavor):
         raise exception.InvalidFlavorRef(flavor_ref=flavor_ref)
     return flavor
 

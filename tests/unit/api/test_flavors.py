@@ -44,6 +44,12 @@ class TestFlavorReads(base.APITestCase):
                                ).json['flavors']
         self.assertEqual(['2'], [f['id'] for f in flavors])
 
+    def test_min_ram_or_disk_past_the_largest_integer_is_400_not_500(self):
+        for name in ('minRam', 'minDisk'):
+            response = self.request('GET', '/v2.1/flavors/detail?%s=%s' % (
+                name, '9' * 25))
+            self.assertError(response, 400, 'badRequest', 'out of range')
+
     def test_limit_gives_a_next_link(self):
         body = self.request('GET', '/v2.1/flavors?limit=1').json
         self.assertEqual(1, len(body['flavors']))
@@ -140,6 +146,19 @@ class TestFlavorManage(base.APITestCase):
         self.make_flavor('1', is_public=False)
         flavors = self.request('GET', '/v2.1/flavors').json['flavors']
         self.assertEqual([], flavors)
+
+    def test_a_private_flavor_is_not_found_by_other_projects(self):
+        self.make_flavor('1', is_public=False)
+        for path in ('/v2.1/flavors/1', '/v2.1/flavors/1/os-extra_specs'):
+            self.assertError(self.request('GET', path), 404, 'itemNotFound')
+
+    def test_a_private_flavor_is_shown_to_admins_and_granted_projects(self):
+        self.make_flavor('1', is_public=False, projects=[base.DEMO])
+        self.make_flavor('2', 'm1.other', is_public=False)
+        self.assertEqual(200, self.request('GET', '/v2.1/flavors/1')
+                         .status_int)
+        self.assertEqual(200, self.request('GET', '/v2.1/flavors/2',
+                                           token=base.ADMIN).status_int)
 
 
 class TestFlavorDescription(base.APITestCase):

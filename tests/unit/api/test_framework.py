@@ -30,6 +30,20 @@ class TestRouting(base.APITestCase):
         response = self.request('POST', '/v2.1/servers')
         self.assertError(response, 400, 'badRequest', 'no body')
 
+    def test_json_nested_too_deeply_is_400_not_500(self):
+        body = b'[' * 100000 + b']' * 100000
+        response = self.request('POST', '/v2.1/servers', raw_body=body)
+        self.assertError(response, 400, 'badRequest', 'nested too deeply')
+
+    def test_a_path_that_is_not_utf8_is_400_not_500(self):
+        for token in (base.DEMO, None):
+            response = self.request('GET', '/v2.1/servers/%ff', token=token)
+            self.assertError(response, 400, 'badRequest', 'not valid UTF-8')
+
+    def test_a_query_string_that_is_not_utf8_is_400_not_500(self):
+        response = self.request('GET', '/v2.1/servers?%ff=%ff')
+        self.assertError(response, 400, 'badRequest', 'not valid UTF-8')
+
     def test_empty_accept_header_is_fine(self):
         response = self.request('GET', '/v2.1/flavors',
                                 headers={'Accept': ''})

@@ -352,6 +352,14 @@ class TestList(ServerGroupsTestCase):
             self.assertError(self.list(query), 400, 'badRequest',
                              query[1:].split('=')[0])
 
+    def test_an_offset_past_the_largest_integer_is_400_not_500(self):
+        self.assertError(self.list('?offset=99999999999999999999999'), 400,
+                         'badRequest', 'offset must be <= 2147483647')
+
+    def test_a_huge_limit_is_capped_by_max_limit(self):
+        self.assertEqual(200, self.list('?limit=99999999999999999999999'
+                                        ).status_int)
+
     def test_bad_all_projects_is_400(self):
         self.assertError(self.list('?all_projects=maybe', token=base.ADMIN),
                          400, 'badRequest', 'all_projects')

@@ -215,6 +215,12 @@ class TestCreate(ServersTestCase):
                                 server_body(flavorRef='42'))
         self.assertError(response, 400, 'badRequest', '42')
 
+    def test_a_private_flavor_of_no_access_is_400(self):
+        self.make_flavor('7', 'm1.private', is_public=False)
+        response = self.request('POST', '/v2.1/servers',
+                                server_body(flavorRef='7'))
+        self.assertError(response, 400, 'badRequest', '7')
+
     def test_flavor_link_is_accepted(self):
         self.boot(flavorRef='http://example.com/v2.1/flavors/1')
 
@@ -239,6 +245,15 @@ class TestCreate(ServersTestCase):
         response = self.request('POST', '/v2.1/servers',
                                 server_body(min_count=3, max_count=2))
         self.assertError(response, 400, 'badRequest', 'min_count')
+
+    def test_more_than_a_thousand_servers_in_one_request_is_400(self):
+        for count in (1001, '1001', 2 ** 31, '99999999999'):
+            response = self.request('POST', '/v2.1/servers',
+                                    server_body(min_count=count))
+            self.assertError(response, 400, 'badRequest', 'min_count')
+            response = self.request('POST', '/v2.1/servers',
+                                    server_body(max_count=count))
+            self.assertError(response, 400, 'badRequest', 'max_count')
 
     def test_user_data_must_be_base64(self):
         response = self.request('POST', '/v2.1/servers',

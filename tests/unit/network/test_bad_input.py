@@ -102,3 +102,14 @@ class TestBadInput(base.NetworkTestCase):
     def test_a_body_on_a_get_is_ignored(self):
         response = self.request('GET', '/v2.0/ports', raw_body=b'garbage')
         self.assertStatus(200, response)
+
+    def test_json_nested_too_deeply_is_400(self):
+        response = self.request('POST', '/v2.0/ports',
+                                raw_body=b'{"port": ' + b'[' * 100000)
+        self.assertError(response, 400, fragment='nested too deeply')
+
+    def test_a_url_that_is_not_utf8_is_400(self):
+        for path in ('/v2.0/ports/%ff', '/v2.0/ports?name=%ff'):
+            self.assertError(self.get(path), 400, fragment='UTF-8')
+            self.assertError(self.get(path, token=None), 400,
+                             fragment='UTF-8')

@@ -147,6 +147,16 @@ class TestVisibility(base.NetworkTestCase):
         self.assertEqual(port['id'],
                          self.show_port(port['id'], token=DEMO)['id'])
 
+    def test_network_owners_delete_but_do_not_change_others_ports(self):
+        network = self.make_network(project_id=DEMO, shared=True)
+        port = self.make_port(network['id'], token=OTHER)
+        for path, body in (('/v2.0/ports/%s', {'port': {'name': 'x'}}),
+                           ('/v2.0/ports/%s/tags', {'tags': ['x']})):
+            response = self.put(path % port['id'], body, token=DEMO)
+            self.assertError(response, 403)
+        self.assertStatus(204, self.delete('/v2.0/ports/%s' % port['id'],
+                                           token=DEMO))
+
     def test_members_cannot_filter_on_the_binding_host(self):
         response = self.get('/v2.0/ports?binding:host_id=host1', token=DEMO)
         self.assertError(response, 403)

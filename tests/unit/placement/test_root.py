@@ -82,3 +82,14 @@ class TestAuthAndErrors(base.PlacementTestCase):
         response = self.request('POST', '/resource_providers',
                                 raw_body=b'{"name": ')
         self.assertError(response, 400, 'placement.undefined_code')
+
+    def test_json_nested_too_deeply_is_400_not_500(self):
+        response = self.request('POST', '/resource_providers',
+                                raw_body=b'[' * 100000 + b']' * 100000)
+        self.assertError(response, 400, fragment='nested too deeply')
+
+    def test_a_url_that_is_not_utf8_is_400_not_500(self):
+        for path in ('/resource_providers/%ff', '/resource_providers?%ff=1'):
+            self.assertError(self.get(path), 400, fragment='UTF-8')
+            self.assertError(self.get(path, token=None), 400,
+                             fragment='UTF-8')

@@ -9,8 +9,12 @@ import copy
 
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
          'pattern': r'^(?!\s)[^\x00-\x1f]*(?<!\s)$'}
-_COUNT = {'type': ['integer', 'string'], 'pattern': r'^[0-9]+$',
-          'minimum': 1}
+# At most 1000 servers per request, whatever the quota: an unlimited
+# quota must not let one request ask for millions.
+MAX_COUNT = 1000
+_COUNT = {'type': ['integer', 'string'],
+          'pattern': r'^0*([1-9][0-9]{0,2}|1000)$',
+          'minimum': 1, 'maximum': MAX_COUNT}
 _METADATA = {
     'type': 'object',
     'patternProperties': {

@@ -1,0 +1,110 @@
+"""Every route of the Placement API, fuzzed (see ``tests.unit.fuzz``): no
+hostile path, body, query string, token or microversion makes it answer
+5xx or show a traceback, and every error is a Placement error document
+with a detail."""
+
+from oslo_utils import uuidutils
+
+from nova_lite.api.placement import handler
+from nova_lite.api.placement import microversion as mv
+from tests.unit import fuzz
+from tests.unit.placement import base
+
+EXAMPLES = 12
+
+
+def check_errors(status, document):
+    """Placement's {"errors": [{"status": ..., "detail": ...}]}."""
+    [error] = document['errors']
+    assert error['status'] == status, document
+    assert isinstance(error['detail'], str) and error['detail'], document
+    assert error['title'], document
+
+
+def version_headers(values, version):
+    service = values.pick(('placement',) * 6 + ('compute', 'PLACEMENT', ''))
+    return {'OpenStack-API-Version': ('%s %s' % (service, version)).strip()}
+
+
+def versions():
+    """Every placement microversion, and one past the last."""
+    low, high = mv.MIN_VERSION.split('.'), mv.MAX_VERSION.split('.')
+    return ['%s.%d' % (low[0], minor)
+            for minor in range(int(low[1]), int(high[1]) + 2)]
+
+
+class TestFuzzPlacementAPI(base.PlacementTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.known = None
+        self.fuzzer = fuzz.RouteFuzzer(
+            self.app, handler.ROUTE_DECLARATIONS, self.state,
+            good_tokens=(base.ADMIN, 'admin:other'),
+            tokens=('demo', None, ''),
+            check_error=check_errors, version_header=version_headers,
+            versions=versions(),
+            strings=('VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_FUZZ',
+                     'HW_CPU_X86_AVX', 'VCPU:1', 'VCPU:1,MEMORY_MB:64',
+                     'CUSTOM_FUZZ,!HW_CPU_X86_AVX', 'p1', 'u1'))
+        send = self.fuzzer.send
+
+        def sending(method, path, headers, body, content_type):
+            response = send(method, path, headers, body, content_type)
+            if method == 'DELETE' and response.status_int < 300:
+                self.known = None  # build the objects again
+            return response
+        self.fuzzer.send = sending
+
+    def state(self):
+        if self.known is None:
+            self.known = self.make_state()
+        return self.known
+
+    def make_state(self):
+        """A compute node with a child, custom class and trait,
+        aggregates and an allocation, for the paths to name."""
+        root = self.compute_node()
+        child = self.make_provider(parent=root)['uuid']
+        self.put('/resource_classes/CUSTOM_FUZZ')
+        self.put('/traits/CUSTOM_FUZZ')
+        self.set_inventory(child, CUSTOM_FUZZ=10)
+        aggregate = uuidutils.generate_uuid()
+        for provider in (root, child):
+            generation = self.get('/resource_providers/%s' %
+                                  provider).json['generation']
+            self.put('/resource_providers/%s/aggregates' % provider,
+                     {'aggregates': [aggregate],
+                      'resource_provider_generation': generation})
+            generation += 1
+            self.put('/resource_providers/%s/traits' % provider,
+                     {'traits': ['CUSTOM_FUZZ'],
+                      'resource_provider_generation': generation})
+        consumer = uuidutils.generate_uuid()
+        self.allocate(consumer, {root: {'VCPU': 1, 'MEMORY_MB': 64},
+                                 child: {'CUSTOM_FUZZ': 1}})
+        return {
+            'uuid': [root, child, aggregate],
+            'resource_class': ['VCPU', 'MEMORY_MB', 'CUSTOM_FUZZ'],
+            'name': ['CUSTOM_FUZZ', 'VCPU', 'HW_CPU_X86_AVX'],
+            'consumer_uuid': [consumer],
+        }
+
+    def fuzz(self, select):
+        failures = self.fuzzer.fuzz(EXAMPLES, select)
+        if failures:
+            self.fail('\n\n'.join(failures))
+
+    def test_every_path_parameter_names_an_existing_object(self):
+        known = self.state()
+        for template, _method, _handler in self.fuzzer.routes():
+            for name in fuzz.path_parameters(template):
+                self.assertIn(name, known, template)
+
+    def test_provider_routes(self):
+        self.fuzz(lambda template, method:
+                  template.startswith('/resource_providers'))
+
+    def test_other_routes(self):
+        self.fuzz(lambda template, method:
+                  not template.startswith('/resource_providers'))
