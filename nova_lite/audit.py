@@ -15,7 +15,10 @@ For every server:
 Besides: a move in progress (a migration record not finished) may hold
 the source node's resources as its own consumer, and nothing else;
 allocations of any other consumer, and ports bound to servers that do not
-exist, are violations too. Servers in the middle of a task (task_state
+exist, are violations too. No provider may have more of a resource in use
+than its inventory allows (total - reserved, times the allocation ratio).
+Each server exists once: in one cell (or as one BuildRequest while it is
+scheduled, not both), and its instance mapping points at that cell. Servers in the middle of a task (task_state
 set) and servers still being scheduled (BuildRequests) are skipped: their
 operation owns their resources for now.
 """
@@ -63,9 +66,13 @@ class Audit:
             if port.get('device_id'):
                 ports_by_server[port['device_id']].append(port)
 
+        for uuid in sorted(providers):
+            self._check_capacity(uuid)
         building = {r.instance_uuid for r in
                     objects.BuildRequestList.get_all(self.context)}
         servers = set()
+        cell_of = collections.defaultdict(list)  # server -> [cell]
+        in_task = set()
         for cell in objects.CellMappingList.get_all(self.context):
             with nova_context.target_cell(self.context, cell) as cctxt:
                 nodes = {(n.host, n.hypervisor_hostname): n.uuid
@@ -73,6 +80,9 @@ class Audit:
                 for instance in objects.InstanceList.get_by_filters(cctxt,
                                                                     {}):
                     servers.add(instance.uuid)
+                    cell_of[instance.uuid].append(cell)
+                    if instance.task_state is not None:
+                        in_task.add(instance.uuid)
                     self._check_server(instance, nodes, trees, sharing,
                                        consumers.pop(instance.uuid, {}),
                                        ports_by_server.pop(instance.uuid,
@@ -92,6 +102,7 @@ class Audit:
                                 migration.uuid, migration.migration_type,
                                 migration.instance_uuid,
                                 migration.source_compute, self._rp(rp)))
+        self._check_records(cell_of, building, in_task)
         for consumer, held in sorted(consumers.items()):
             if consumer in building:
                 continue
@@ -106,6 +117,47 @@ class Audit:
                 self.violation('port %s is bound to %s, which is not a '
                                'server' % (port['id'], server))
         return self.violations
+
+    def _check_capacity(self, uuid):
+        for resource_class, (usable, used) in sorted(
+                self.placement.provider_capacity(uuid).items()):
+            if used > usable:
+                self.violation('provider %s: %d %s in use, more than the %d '
+                               'its inventory allows' % (
+                                   self._rp(uuid), used, resource_class,
+                                   usable))
+
+    def _check_records(self, cell_of, building, in_task):
+        """Each server once: in one cell or being built, never both, and
+        mapped to the cell that holds it. A server the conductor is placing
+        in its cell right now (in a task) may still have its BuildRequest
+        and a mapping to no cell for a moment."""
+        mappings = {m.instance_uuid: m for m in
+                    objects.InstanceMappingList.get_by_instance_uuids(
+                        self.context, list(cell_of))} if cell_of else {}
+        for server, cells in sorted(cell_of.items()):
+            names = ', '.join(c.name or c.uuid for c in cells)
+            if len(cells) > 1:
+                self.violation('server %s exists in more than one cell: %s'
+                               % (server, names))
+            placing = server in in_task
+            if server in building and not placing:
+                self.violation('server %s exists in cell %s and is still a '
+                               'BuildRequest' % (server, names))
+            mapping = mappings.get(server)
+            if mapping is not None and mapping.cell_mapping is None and \
+                    placing:
+                continue
+            if mapping is None:
+                self.violation('server %s in cell %s has no instance '
+                               'mapping' % (server, names))
+            elif mapping.cell_mapping is None or mapping.cell_mapping.uuid \
+                    not in {c.uuid for c in cells}:
+                self.violation('server %s is in cell %s but its mapping '
+                               'points at %s' % (
+                                   server, names,
+                                   mapping.cell_mapping.name
+                                   if mapping.cell_mapping else 'no cell'))
 
     def _rp(self, uuid):
         return '%s (%s)' % (self.names.get(uuid, '?'), uuid)

@@ -257,6 +257,12 @@ class BuildAbortException(NovaLiteException):
     msg_fmt = 'Build of instance %(instance_uuid)s aborted: %(reason)s'
 
 
+class InstanceTaskInterrupted(NovaLiteException):
+    msg_fmt = ('The %(task)s of instance %(instance_uuid)s was interrupted '
+               '(%(reason)s); the server is in ERROR: try the action again, '
+               'rebuild or delete it.')
+
+
 class ComputeResourcesUnavailable(NovaLiteException):
     msg_fmt = 'Insufficient compute resources: %(reason)s'
 
@@ -265,6 +271,26 @@ class RPCPinnedTooOld(NovaLiteException):
     msg_fmt = ('%(service)s RPC API is pinned to %(pinned)s, which cannot '
                'send %(method)s (needs %(needed)s).')
     code = 409
+
+
+class InvalidRPCMessage(Invalid):
+    """An RPC message a daemon refuses before running any of its code: no
+    such method for it, arguments that do not fit the method, an object
+    it cannot read. The sender gets this class back (for a call)."""
+    msg_fmt = 'Malformed RPC message: %(reason)s'
+
+
+class UnreadableObject(InvalidRPCMessage):
+    """A versioned object primitive this process cannot turn into an
+    object: unknown class or namespace, a version it has no compatible
+    class for, or fields that do not fit."""
+    msg_fmt = 'Cannot read object %(objtype)s: %(reason)s'
+
+
+class DBNotAllowed(NovaLiteException):
+    msg_fmt = ('%(binary)s holds no database credentials and must not use '
+               'the database directly; objects go through the conductor '
+               '(attempted: %(attempted)s)')
 
 
 class QuotaError(NovaLiteException):

@@ -5,6 +5,9 @@ goes through the conductor (object indirection, set up in
 ``nova_lite.cmd.compute``).
 """
 
+import collections
+import contextlib
+import datetime
 import threading
 import time
 
@@ -53,6 +56,9 @@ class ComputeManager(manager.Manager):
                 CONF.compute.max_concurrent_builds)
         self._instance_locks = {}
         self._locks_guard = threading.Lock()
+        # Instances this process has work for (queued or running): the
+        # look for interrupted tasks leaves them alone.
+        self._in_flight = collections.Counter()
         # Ids of migrations an admin asked to abort while they run here.
         self._aborted_migrations = set()
 
@@ -62,18 +68,25 @@ class ComputeManager(manager.Manager):
         self._wait_for_conductor(context)
         self._destroy_evacuated_instances(context)
         self._recover_interrupted_live_migrations(context)
+        self._resolve_interrupted_tasks(context, restarted=True)
         self.update_available_resource()
 
-    def _recover_interrupted_live_migrations(self, context):
+    def _recover_interrupted_live_migrations(self, context, instances=None,
+                                             stale=False):
         """A live migration from here that this compute's restart cut off
         is rolled back: the server stays here, ACTIVE, with its allocation
         and bindings; the migration is in error. Nothing stays
-        ``migrating`` forever."""
-        try:
-            instances = objects.InstanceList.get_by_host(context, self.host)
-        except Exception:
-            LOG.exception('Cannot read the instances of %s', self.host)
-            return
+        ``migrating`` forever. With ``stale`` (``instances`` have not moved
+        for [compute] interrupted_task_timeout) one that never reached
+        this compute is rolled back too: its conductor died, or its cast
+        was lost."""
+        if instances is None:
+            try:
+                instances = objects.InstanceList.get_by_host(context,
+                                                             self.host)
+            except Exception:
+                LOG.exception('Cannot read the instances of %s', self.host)
+                return
         for instance in instances:
             if instance.task_state != states.MIGRATING:
                 continue
@@ -85,14 +98,16 @@ class ComputeManager(manager.Manager):
             if not migrations:
                 continue
             migration = migrations[-1]
-            if migration.status in ('accepted', 'queued'):
+            if migration.status in ('accepted', 'queued') and not stale:
                 # Still the conductor's, or its cast to this compute is on
                 # its way: the migration starts (or is rolled back) when
                 # it arrives.
                 continue
-            LOG.warning('The live migration %s of %s was cut off by a '
-                        'restart of %s; rolling it back', migration.uuid,
-                        instance.uuid, self.host)
+            LOG.warning('The live migration %s of %s was interrupted (%s); '
+                        'rolling it back', migration.uuid, instance.uuid,
+                        'no progress for %ss' %
+                        CONF.compute.interrupted_task_timeout if stale else
+                        'a restart of %s' % self.host)
             try:
                 bound = [port['id'] for port in
                          self.ports.ports_of(instance.uuid)
@@ -108,6 +123,187 @@ class ComputeManager(manager.Manager):
                 dest_node=migration.dest_node, bound_ports=bound)
             self._rollback_live_migration(context, instance, migration,
                                           migrate_data, 'error')
+
+    # Task states only this compute sets: a server found in one when the
+    # compute starts was being worked on by the process that died.
+    _STARTED_HERE = (states.NETWORKING, states.BLOCK_DEVICE_MAPPING,
+                     states.SPAWNING, states.REBUILD_SPAWNING)
+
+    @service.periodic_task(lambda: CONF.compute.recovery_interval)
+    def resolve_interrupted_tasks(self):
+        self._resolve_interrupted_tasks(nova_context.get_admin_context())
+
+    def _resolve_interrupted_tasks(self, context, restarted=False):
+        """Finish or undo the tasks of servers on this host that nothing
+        here is working on, so none stays in a task state forever: at
+        start (``restarted``), those the previous process was doing when
+        it died; and, every [compute] recovery_interval, any task that has
+        not moved for [compute] interrupted_task_timeout seconds (its
+        message was lost: a conductor died, or this compute died after
+        taking the message off its queue). A live migration from here is
+        left to _recover_interrupted_live_migrations."""
+        timeout = CONF.compute.interrupted_task_timeout
+        cutoff = (timeutils.utcnow().replace(tzinfo=None) -
+                  datetime.timedelta(seconds=timeout)) if timeout else None
+        try:
+            instances = objects.InstanceList.get_by_host(context, self.host)
+        except Exception:
+            LOG.exception('Cannot read the instances of %s', self.host)
+            return
+        for instance in instances:
+            if instance.task_state is None and \
+                    instance.vm_state != states.BUILDING:
+                continue
+            if self._is_worked_on(instance.uuid):
+                continue
+            interrupted = (restarted and
+                           instance.task_state in self._STARTED_HERE)
+            stale = (cutoff is not None and instance.updated_at is not None
+                     and instance.updated_at.replace(tzinfo=None) < cutoff)
+            if not (interrupted or stale):
+                continue
+            if instance.task_state == states.MIGRATING:
+                if stale:
+                    self._recover_interrupted_live_migrations(
+                        context, [instance], stale=True)
+                continue
+            with self._working_on(instance.uuid):
+                try:
+                    self._resolve_interrupted(context, instance, restarted)
+                except Exception:
+                    LOG.exception('Could not resolve the interrupted task '
+                                  '%s of %s', instance.task_state,
+                                  instance.uuid)
+
+    def _resolve_interrupted(self, context, instance, restarted):
+        task = instance.task_state
+        why = ('%s restarted during it' % self.host if restarted and
+               task in self._STARTED_HERE else
+               'no progress for %ss' % CONF.compute.interrupted_task_timeout)
+        LOG.warning('Instance %s: its %s was interrupted (%s); resolving '
+                    'it', instance.uuid, task or instance.vm_state, why)
+        if task == states.DELETING:
+            self.terminate_instance(context, instance)
+        elif task in (states.POWERING_OFF, states.POWERING_ON):
+            # Done again: powering off or on twice is harmless.
+            if task == states.POWERING_OFF:
+                self.stop_instance(context, instance)
+            else:
+                self.start_instance(context, instance)
+        elif task == states.SHELVING_OFFLOADING:
+            self._shelve_offload(context, instance)
+        elif task == states.SHELVING:
+            # Not shelved: it stays as it was, running.
+            instance.task_state = None
+            instance.save(expected_task_state=[task])
+        elif task == states.UNSHELVING:
+            # Shelved here and not offloaded: power it on again.
+            self._unshelve(context, instance, None, None, None)
+        elif instance.vm_state == states.SHELVED_OFFLOADED:
+            # An unshelve that had taken the server over here.
+            self.driver.destroy(context, instance)
+            self.rt.drop_instance(context, instance, instance.node)
+            self._unshelve_failed(context, instance, exception.
+                                  InstanceTaskInterrupted(
+                                      instance_uuid=instance.uuid,
+                                      task=task, reason=why))
+        elif instance.vm_state == states.BUILDING:
+            self._fail_interrupted_build(context, instance, why)
+        elif task in (states.REBUILDING, states.REBUILD_SPAWNING):
+            evacuation = self._evacuation_in_progress(context, instance)
+            if evacuation is None:
+                # A rebuild here: it stays here with its allocation, in
+                # ERROR; rebuild it again or delete it.
+                self._fail_in_place(context, instance, task, why)
+            elif (task == states.REBUILD_SPAWNING and
+                  evacuation.dest_compute == self.host):
+                self._evacuation_cut_off(context, instance, evacuation, why)
+            # else this host is the evacuation's source: the destination
+            # and the conductor own the server now.
+        else:
+            self._fail_in_place(context, instance, task, why)
+
+    def _fail_interrupted_build(self, context, instance, why):
+        """A build that died here ends in ERROR holding nothing, as a failed
+        build does; only if its state is still the one we read."""
+        task = instance.task_state
+        nodename = instance.node or self.driver.nodename
+        instance.vm_state = states.ERROR
+        instance.task_state = None
+        instance.host = None
+        instance.node = None
+        try:
+            instance.save(expected_vm_state=[states.BUILDING],
+                          expected_task_state=[task])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError):
+            return
+        error = exception.BuildAbortException(
+            instance_uuid=instance.uuid,
+            reason='the build on %s was interrupted (%s). Delete the '
+                   'server, or rebuild it.' % (self.host, why))
+        build_task.record_fault(context, instance, error, host=self.host)
+        with instance_actions.event(
+                context, instance.uuid, 'compute_recover_interrupted_build',
+                host=self.host, action=instance_actions.CREATE) as step:
+            step.fail(error.format_message())
+        self.driver.destroy(context, instance)
+        self.rt.drop_instance(context, instance, nodename)
+        network_api.release_ports(self.ports, instance)
+        if instance.obj_what_changed():
+            instance.save()
+
+    def _fail_in_place(self, context, instance, task, why):
+        instance.vm_state = states.ERROR
+        instance.task_state = None
+        try:
+            instance.save(expected_task_state=[task])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError):
+            return
+        build_task.record_fault(
+            context, instance, exception.InstanceTaskInterrupted(
+                instance_uuid=instance.uuid, task=task, reason=why),
+            host=self.host)
+
+    def _evacuation_in_progress(self, context, instance):
+        """The evacuation of ``instance`` that is not over, or None."""
+        for migration in objects.MigrationList.get_by_instance(
+                context, instance.uuid):
+            if migration.migration_type == 'evacuation' and \
+                    migration.status in ('accepted', 'pre-migrating'):
+                return migration
+        return None
+
+    def _evacuation_cut_off(self, context, instance, migration, why):
+        """An evacuation to this host that a restart here cut off while it
+        spawned: undone like a failed one (the server back on its source,
+        in ERROR, holding its source allocation, to be evacuated again),
+        its ports pointed back at the source with the source providers."""
+        error = exception.InstanceTaskInterrupted(
+            instance_uuid=instance.uuid, task='evacuation', reason=why)
+        self.driver.destroy(context, instance)
+        self.rt.drop_instance(context, instance, instance.node or
+                              self.driver.nodename)
+        self._evacuation_failed(context, instance, migration, [], error)
+        try:
+            held = self.rt.reportclient.get_allocations(instance.uuid).get(
+                'allocations') or {}
+            for port in self.ports.ports_of(instance.uuid):
+                wanted = objects.RequestGroup.from_port(port)
+                provider = None
+                if wanted is not None:
+                    provider = next((
+                        rp for rp, allocation in sorted(held.items())
+                        if set(wanted.resources) <= set(
+                            allocation['resources'])), None)
+                self.ports.update_port(port['id'], **{
+                    'binding:host_id': migration.source_compute,
+                    'binding:profile': network_api.profile_naming(
+                        port, provider)})
+        except exception.NovaLiteException as e:
+            LOG.error('Ports of %s not pointed back at %s: %s',
+                      instance.uuid, migration.source_compute, e)
 
     def _destroy_evacuated_instances(self, context):
         """Clean up after the evacuations that happened while this host was
@@ -168,14 +364,46 @@ class ComputeManager(manager.Manager):
                                CONF.compute.conductor_wait_seconds)
                 LOG.warning('Waiting for a conductor to answer...')
 
-    def _submit(self, work, context, *args):
-        """Run ``work(context, *args)`` on the build pool, with the
-        request's context as the thread's current one, so its log lines
-        carry the request id like the RPC thread's do."""
+    def _submit(self, work, context, instance, *args):
+        """Run ``work(context, instance, *args)`` on the build pool, with
+        the request's context as the thread's current one, so its log
+        lines carry the request id like the RPC thread's do. From now
+        until it ends the instance counts as being worked on here."""
+        self._begin_work(instance.uuid)
+
         def run():
-            context.update_store()
-            return work(context, *args)
-        return self._builds.submit(run)
+            try:
+                context.update_store()
+                return work(context, instance, *args)
+            finally:
+                self._end_work(instance.uuid)
+        try:
+            return self._builds.submit(run)
+        except Exception:
+            self._end_work(instance.uuid)
+            raise
+
+    def _begin_work(self, uuid):
+        with self._locks_guard:
+            self._in_flight[uuid] += 1
+
+    def _end_work(self, uuid):
+        with self._locks_guard:
+            self._in_flight[uuid] -= 1
+            if self._in_flight[uuid] <= 0:
+                del self._in_flight[uuid]
+
+    @contextlib.contextmanager
+    def _working_on(self, uuid):
+        self._begin_work(uuid)
+        try:
+            yield
+        finally:
+            self._end_work(uuid)
+
+    def _is_worked_on(self, uuid):
+        with self._locks_guard:
+            return self._in_flight[uuid] > 0
 
     def cleanup_host(self):
         self._builds.shutdown(wait=True)
@@ -576,7 +804,8 @@ class ComputeManager(manager.Manager):
 
     def _power(self, context, instance, action, task_state, operation,
                vm_state, power_state):
-        with self._instance_lock(instance.uuid), instance_actions.event(
+        with self._working_on(instance.uuid), \
+                self._instance_lock(instance.uuid), instance_actions.event(
                 context, instance.uuid, 'compute_%s_instance' % action,
                 host=self.host, action=action) as step:
             try:
@@ -985,7 +1214,8 @@ class ComputeManager(manager.Manager):
     # -- delete --------------------------------------------------------------
 
     def terminate_instance(self, context, instance):
-        with self._instance_lock(instance.uuid), instance_actions.event(
+        with self._working_on(instance.uuid), \
+                self._instance_lock(instance.uuid), instance_actions.event(
                 context, instance.uuid, 'compute_terminate_instance',
                 host=self.host, action=instance_actions.DELETE):
             self.driver.destroy(context, instance)

@@ -263,7 +263,14 @@ class ResourceTracker:
             self.reportclient.delete_allocations(consumer)
             return
         if instance.host is None:
-            # Created by the conductor and on its way here (or to an
+            if instance.task_state is None and instance.vm_state in (
+                    states.ERROR, states.SHELVED_OFFLOADED):
+                # A failed build or an offload whose give-back did not
+                # reach placement: such a server holds nothing.
+                LOG.info('Deleting allocations of %s: it is %s on no host',
+                         consumer, instance.vm_state)
+                self.reportclient.delete_allocations(consumer)
+            # Else created by the conductor and on its way here (or to an
             # alternate): its build claims or gives back the allocation.
             return
         if instance.task_state is not None:

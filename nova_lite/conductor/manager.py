@@ -5,6 +5,8 @@ is here; each orchestrated flow lives in its own module under
 ``conductor/tasks``.
 """
 
+import time
+
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
@@ -13,15 +15,39 @@ from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import evacuate
 from nova_lite.conductor.tasks import live_migrate
 from nova_lite.conductor.tasks import rebuild_from_cell0
+from nova_lite.conductor.tasks import recover
 from nova_lite.conductor.tasks import unshelve
+from nova_lite import conf as nova_conf
+from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import manager
 from nova_lite import objects
 from nova_lite.objects import base as objects_base
 from nova_lite.scheduler.client import report
 from nova_lite.scheduler import rpcapi as scheduler_rpcapi
+from nova_lite import service
 
+CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
+
+
+def _refused(reason):
+    LOG.warning('Refused object indirection request: %s', reason)
+    return exception.InvalidRPCMessage(reason=reason)
+
+
+def _remotable(target, objmethod, args, kwargs):
+    """``target``'s remotable method ``objmethod``: a compute may ask for
+    those only, never any other attribute of an object or its class."""
+    method = getattr(target, objmethod, None) if isinstance(
+        objmethod, str) else None
+    if not getattr(method, 'remotable', False):
+        raise _refused('%r is not a remotable method of %s' % (
+            objmethod, target.obj_name()))
+    if not isinstance(args, (list, tuple)) or not isinstance(kwargs, dict):
+        raise _refused('the args and kwargs of %s.%s are not a list and a '
+                       'mapping' % (target.obj_name(), objmethod))
+    return method
 
 
 class ConductorManager(manager.Manager):
@@ -31,15 +57,26 @@ class ConductorManager(manager.Manager):
         self.scheduler_rpcapi = scheduler_rpcapi.SchedulerAPI()
         self.compute_rpcapi = compute_rpcapi.ComputeAPI()
         self.reportclient = report.SchedulerReportClient()
+        # {consumer: when first seen holding an allocation that no server,
+        # build or move explains} (recover.OrphanAllocations).
+        self._orphans_first_seen = {}
 
     # -- object indirection ------------------------------------------------
 
     @messaging.expected_exceptions(exception.NovaLiteException)
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
-        objclass = objects_base.NovaLiteObject.obj_class_from_name(
-            objname, object_versions[objname])
-        result = getattr(objclass, objmethod)(context, *args, **kwargs)
+        if not isinstance(object_versions, dict) or \
+                not isinstance(object_versions.get(objname), str):
+            raise _refused('object_class_action_versions: no version of %r '
+                           'in object_versions' % (objname,))
+        try:
+            objclass = objects_base.NovaLiteObject.obj_class_from_name(
+                objname, object_versions[objname])
+        except Exception as e:
+            raise _refused('object_class_action_versions: %s' % e)
+        result = _remotable(objclass, objmethod, args, kwargs)(
+            context, *args, **kwargs)
         if isinstance(result, objects_base.NovaLiteObject):
             return result.obj_to_primitive(
                 target_version=object_versions[objname],
@@ -48,8 +85,9 @@ class ConductorManager(manager.Manager):
 
     @messaging.expected_exceptions(exception.NovaLiteException)
     def object_action(self, context, objinst, objmethod, args, kwargs):
+        method = _remotable(objinst, objmethod, args, kwargs)
         before = objinst.obj_clone()
-        result = getattr(objinst, objmethod)(*args, **kwargs)
+        result = method(*args, **kwargs)
         updates = {}
         for name, field in objinst.fields.items():
             if not objinst.obj_attr_is_set(name):
@@ -70,6 +108,27 @@ class ConductorManager(manager.Manager):
 
     def ping(self, context, arg):
         return {'service': 'conductor', 'arg': arg}
+
+    # -- interrupted work ----------------------------------------------------
+
+    @service.periodic_task(lambda: CONF.conductor.recovery_interval)
+    def recover_interrupted_builds(self):
+        """Take over the builds a dead daemon left half-done (see
+        ``conductor/tasks/recover.py``). A cell conductor has no API
+        database and leaves it to the superconductors."""
+        timeout = CONF.conductor.interrupted_task_timeout
+        if timeout <= 0 or not CONF.api_database.connection:
+            return
+        context = nova_context.get_admin_context()
+        counts = recover.InterruptedBuilds(
+            context, timeout, self.scheduler_rpcapi, self.compute_rpcapi,
+            self.reportclient).run()
+        if any(counts.values()):
+            LOG.warning('Interrupted builds taken over: %(rebuilt)d built '
+                        'again, %(failed)d set to ERROR', counts)
+        recover.OrphanAllocations(context, timeout, self.reportclient,
+                                  self._orphans_first_seen).run(
+                                      time.monotonic())
 
     # -- compute tasks -------------------------------------------------------
 

@@ -55,6 +55,19 @@ compute_opts = [
     cfg.IntOpt('conductor_wait_seconds', default=60, min=0,
                help='At start, seconds the compute waits for a conductor to '
                     'answer before giving up (0: forever).'),
+    cfg.IntOpt('interrupted_task_timeout', default=300, min=0,
+               help='Seconds after which this compute finishes or undoes '
+                    'the task of a server on this host that nothing here '
+                    'is working on: a delete, stop, start, shelve or '
+                    'rebuild whose message was lost, or a live migration '
+                    'whose conductor died before sending it here. (Work '
+                    'that a restart of this compute cut off is resolved '
+                    'when it starts, without waiting.) Must exceed how '
+                    'long a message may wait in the queue while this '
+                    'compute is busy. 0 turns it off.'),
+    cfg.IntOpt('recovery_interval', default=30, min=0,
+               help='Seconds between two looks for interrupted tasks (see '
+                    'interrupted_task_timeout); 0 turns it off.'),
 ]
 
 

@@ -13,6 +13,22 @@ conductor_opts = [
     cfg.IntOpt('scheduler_call_timeout', default=60, min=1,
                help='Seconds the conductor waits for select_destinations '
                     'before the build fails with a fault.'),
+    cfg.IntOpt('interrupted_task_timeout', default=300, min=0,
+               help='Seconds after which a conductor takes over a build '
+                    'that no daemon has moved forward, because the '
+                    'daemon doing it died (SIGKILL, a crashed host) or its '
+                    'message was lost: a build request accepted or claimed '
+                    'that long ago is scheduled again, and a server that '
+                    'long in BUILD with no compute working on it (never '
+                    'sent to one, or its compute is down) goes to ERROR '
+                    'with a fault, holding no allocation and no port '
+                    'binding. Must exceed the longest a healthy build '
+                    'takes (scheduler_call_timeout plus the reschedules). '
+                    '0 turns the takeover off. Only conductors with '
+                    '[api_database] connection do it.'),
+    cfg.IntOpt('recovery_interval', default=30, min=0,
+               help='Seconds between two looks for interrupted builds '
+                    '(see interrupted_task_timeout); 0 turns it off.'),
 ]
 
 

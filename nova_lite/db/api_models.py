@@ -93,6 +93,9 @@ class BuildRequest(_Timestamps, Base):
     instance = sa.Column(LongText, nullable=False)
     block_device_mappings = sa.Column(LongText, nullable=True)
     tags = sa.Column(sa.Text, nullable=True)
+    # When a conductor took the build on (None: nobody yet). A build
+    # whose conductor died is taken over once this is old enough.
+    claimed_at = sa.Column(DateTime, nullable=True)
 
 
 class RequestSpec(_Timestamps, Base):

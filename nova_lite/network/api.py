@@ -231,7 +231,9 @@ def mappings_from_allocations(request_groups_, allocations,
     return found
 
 
-def _profile(port, provider):
+def profile_naming(port, provider):
+    """``port``'s binding profile with ``allocation`` naming ``provider``
+    (none when ``provider`` is None), the rest kept."""
     profile = dict(port.get('binding:profile') or {})
     if provider is None:
         profile.pop('allocation', None)
@@ -246,7 +248,7 @@ def bind_port(client, port, instance, host, provider=None):
     bound = client.update_port(
         port['id'], device_id=instance.uuid, device_owner=DEVICE_OWNER,
         **{'binding:host_id': host,
-           'binding:profile': _profile(port, provider)})
+           'binding:profile': profile_naming(port, provider)})
     if bound.get('binding:vif_type') in VIF_FAILED:
         raise exception.PortBindingFailed(
             port_id=port['id'], host=host,
@@ -301,7 +303,7 @@ def release_ports(client, instance, ports=None):
                 continue
             client.update_port(port['id'], device_id='', device_owner='',
                                **{'binding:host_id': None,
-                                  'binding:profile': _profile(port, None)})
+                                  'binding:profile': profile_naming(port, None)})
     except (exception.NetworkUnavailable, exception.PortUpdateFailed,
             exception.PortNotFound) as e:
         LOG.warning('Ports of %s not released: %s', instance.uuid, e)
@@ -314,7 +316,7 @@ def unbind_from_host(client, port):
     server's (an offloaded server keeps its ports)."""
     return client.update_port(port['id'], **{
         'binding:host_id': None,
-        'binding:profile': _profile(port, None)})
+        'binding:profile': profile_naming(port, None)})
 
 
 def move_bindings(client, instance, host, provider_of_port, ports=None):

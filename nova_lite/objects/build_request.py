@@ -69,6 +69,32 @@ class BuildRequest(base.NovaLiteObject):
         self.created_at = self.updated_at = now
         self.obj_reset_changes()
 
+    @classmethod
+    def claim(cls, context, instance_uuid, stale_before=None):
+        """Take the build of ``instance_uuid`` on; True when the caller now
+        owns it. Nobody owns a request the API just wrote: the conductor
+        that receives its cast claims it. With ``stale_before`` (a naive
+        UTC time) a request is also taken over when its owner claimed it
+        before that time -- or when nobody ever did and it was accepted
+        before then: its conductor is gone, or its cast was lost.
+
+        One UPDATE whose condition is the claim itself, so of several
+        conductors trying at once exactly one wins.
+        """
+        table = models.BuildRequest
+        taken = table.claimed_at.is_(None)
+        if stale_before is not None:
+            taken = sa.or_(
+                sa.and_(table.claimed_at.is_(None),
+                        table.created_at < stale_before),
+                table.claimed_at < stale_before)
+        with db.api_session() as session:
+            result = session.execute(
+                sa.update(table)
+                .where(table.instance_uuid == instance_uuid, taken)
+                .values(claimed_at=base.utcnow()))
+        return result.rowcount == 1
+
     def destroy(self):
         """Delete the request; BuildRequestNotFound if someone else did."""
         with db.api_session() as session:
@@ -91,6 +117,22 @@ class BuildRequestList(base.ObjectListBase, base.NovaLiteObject):
             models.BuildRequest.id)
         if project_id is not None:
             query = query.where(models.BuildRequest.project_id == project_id)
+        with db.api_session() as session:
+            rows = list(session.execute(query).scalars())
+        return cls(context, objects=[BuildRequest._from_db(context, r)
+                                     for r in rows])
+
+    @classmethod
+    def get_stale(cls, context, stale_before, limit=50):
+        """The requests that ``BuildRequest.claim(..., stale_before)``
+        would take over: claimed before ``stale_before``, or never claimed
+        and accepted before it. Oldest first."""
+        table = models.BuildRequest
+        query = (sa.select(table).where(sa.or_(
+            sa.and_(table.claimed_at.is_(None),
+                    table.created_at < stale_before),
+            table.claimed_at < stale_before))
+            .order_by(table.id).limit(limit))
         with db.api_session() as session:
             rows = list(session.execute(query).scalars())
         return cls(context, objects=[BuildRequest._from_db(context, r)

@@ -171,9 +171,12 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     @classmethod
     def get_by_filters(cls, context, filters):
         """For os-migrations: ``instance_uuid``, ``migration_type``,
-        ``status`` and ``host`` (source or destination)."""
+        ``status`` and ``host`` (source or destination); ``uuids``, a list
+        of migration uuids."""
         M = models.Migration
         where = []
+        if filters.get('uuids') is not None:
+            where.append(M.uuid.in_(list(filters['uuids'])))
         for name in ('instance_uuid', 'migration_type', 'status'):
             if filters.get(name):
                 where.append(getattr(M, name) == filters[name])

@@ -75,16 +75,22 @@ class AuditTestCase(testtools.TestCase):
             'p', 'u')
 
     def server(self, host='h1', allocated_on='h1', task_state=None,
-               vm_state=states.ACTIVE, cell=None, node=None):
-        """A server of cell1 on ``host`` holding its flavor on
-        ``allocated_on`` (None: nothing)."""
+               vm_state=states.ACTIVE, cell=None, node=None, uuid=None,
+               mapped=True):
+        """A server of cell1 (or ``cell``) on ``host`` holding its flavor
+        on ``allocated_on`` (None: nothing), its instance mapping pointing
+        at that cell (``mapped=False``: none written)."""
         with self.in_cell(cell) as cctxt:
             instance = objects.Instance(
-                cctxt, uuid=uuidutils.generate_uuid(), project_id='p',
-                user_id='u', display_name='vm', vm_state=vm_state,
-                task_state=task_state, host=host, node=node or host,
-                flavor=make_flavor())
+                cctxt, uuid=uuid or uuidutils.generate_uuid(),
+                project_id='p', user_id='u', display_name='vm',
+                vm_state=vm_state, task_state=task_state, host=host,
+                node=node or host, flavor=make_flavor())
             instance.create()
+        if mapped:
+            objects.InstanceMapping(
+                self.admin, instance_uuid=instance.uuid, project_id='p',
+                cell_mapping=cell or self.databases.cell1).create()
         if allocated_on is not None:
             self.allocate(instance.uuid,
                           {self.nodes[allocated_on]: FLAVOR_USAGE})

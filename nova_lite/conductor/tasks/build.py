@@ -60,8 +60,12 @@ class ScheduleAndBuildTask:
 
     def __init__(self, context, scheduler_rpcapi, compute_rpcapi,
                  build_requests, request_specs, image, reportclient,
-                 requested_networks=None, action=instance_actions.CREATE):
+                 requested_networks=None, action=instance_actions.CREATE,
+                 claimed=False):
         self.context = context
+        # Whether the caller has claimed the build requests already (the
+        # takeover of an interrupted build has); else execute() does.
+        self.claimed = claimed
         # What the servers' action history calls this build: create, or
         # rebuild for a server built again from cell0.
         self.action = action
@@ -77,6 +81,10 @@ class ScheduleAndBuildTask:
         self._cells = {}
 
     def execute(self):
+        if not self.claimed:
+            self._claim()
+        if not self.build_requests:
+            return
         uuids = [br.instance_uuid for br in self.build_requests]
         if not self._quota_holds(uuids):
             return
@@ -92,6 +100,9 @@ class ScheduleAndBuildTask:
                             _fault_message(error))
             for build_request, spec in zip(self.build_requests,
                                            self.request_specs):
+                # A scheduler that claimed and then died (or whose answer
+                # came too late) leaves claims nobody else would remove.
+                give_back(self.reportclient, build_request.instance_uuid)
                 bury_in_cell0(self.context, build_request, spec, error,
                               self.requested_networks, self.action)
             return
@@ -106,6 +117,23 @@ class ScheduleAndBuildTask:
                 give_back(self.reportclient, build_request.instance_uuid)
                 bury_in_cell0(self.context, build_request, spec, error,
                               self.requested_networks, self.action)
+
+    def _claim(self):
+        """Own each build request before working on it. One this conductor
+        cannot claim was deleted by its user, or taken over by another
+        conductor because this cast waited too long in the queue (every
+        conductor was down): either way it is not ours to build."""
+        kept = [(br, spec) for br, spec in zip(self.build_requests,
+                                                self.request_specs)
+                if objects.BuildRequest.claim(self.context,
+                                              br.instance_uuid)]
+        skipped = ({br.instance_uuid for br in self.build_requests} -
+                   {br.instance_uuid for br, _ in kept})
+        if skipped:
+            LOG.info('Not building %s: deleted, or taken over by another '
+                     'conductor', ', '.join(sorted(skipped)))
+        self.build_requests = [br for br, _ in kept]
+        self.request_specs = [spec for _, spec in kept]
 
     def _quota_holds(self, uuids):
         """Re-check the project's quota now that these servers count:

@@ -332,6 +332,22 @@ class SchedulerReportClient:
         return {consumer: item['resources'] for consumer, item in
                 response.json()['allocations'].items()}
 
+    def provider_capacity(self, uuid):
+        """{resource_class: (usable, used)} of one provider: usable is
+        (total - reserved) * allocation_ratio, what placement may hand
+        out; used is what its consumers hold."""
+        inventories = self._request(
+            'GET', '/resource_providers/%s/inventories' % uuid)
+        usages = self._request('GET', '/resource_providers/%s/usages' % uuid)
+        if inventories.status_code == 404 or usages.status_code == 404:
+            return {}
+        self._check(inventories, 'GET inventory of %s' % uuid)
+        self._check(usages, 'GET usages of %s' % uuid)
+        used = usages.json()['usages']
+        return {rc: (int((inv['total'] - inv['reserved']) *
+                         inv['allocation_ratio']), used.get(rc, 0))
+                for rc, inv in inventories.json()['inventories'].items()}
+
     def list_providers(self, **filters):
         response = self._request('GET', '/resource_providers',
                                  params=filters or None, version='1.14')

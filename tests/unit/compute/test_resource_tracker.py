@@ -326,6 +326,20 @@ class TestPlacementReports(ResourceTrackerTestCase):
         self.assertEqual([node.uuid], list(self.client().get_allocations(
             instance.uuid)['allocations']))
 
+    def test_audit_deletes_what_a_server_in_error_on_no_host_holds(self):
+        # A build that failed here while placement was down could not
+        # give its allocation back; a server in ERROR on no host holds
+        # nothing.
+        node = self.audit()
+        instance = self.make_instance(host=None)
+        instance.vm_state = states.ERROR
+        instance.task_state = None
+        instance.save()
+        self.scheduler_claim(node, instance.uuid)
+        self.audit()
+        self.assertEqual(
+            {}, self.client().get_allocations(instance.uuid)['allocations'])
+
     def test_claim_keeps_the_schedulers_identical_allocation(self):
         node = self.audit()
         instance = self.make_instance(memory_mb=512, root_gb=10)

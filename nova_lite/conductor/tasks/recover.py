@@ -1,0 +1,290 @@
+"""Taking over the builds that a dead daemon left half-done.
+
+An RPC cast is taken off its queue when a daemon receives it, so a
+conductor killed in the middle of a build takes the rest of that build with
+it, and a cast to a compute that dies before it starts the build is gone
+too. Nothing else would ever move those servers out of BUILD. Every
+``[conductor] recovery_interval`` seconds a conductor holding the API
+database looks for them:
+
+- a **build request** accepted or claimed longer than
+  ``interrupted_task_timeout`` ago: its conductor died (or every conductor
+  was down while its cast waited). The conductor claims it -- one UPDATE,
+  so of several conductors exactly one does --, undoes whatever the dead
+  one had done (an instance half-created in a cell, a claim in placement)
+  and builds it again from its request spec, as if it had just come from
+  the API;
+- a **server in BUILD in a cell** that long, sent to no compute (its cast
+  was lost) or to a compute that is down: it goes to ERROR with a fault
+  saying so, holding no allocation and no port binding. Its state changes
+  only from the state it was read in, so a build that resumes meanwhile
+  (a queued cast reaching a restarted compute) wins, and the takeover
+  loses harmlessly.
+
+A compute that comes back finds its own interrupted work itself (see
+``ComputeManager.resolve_interrupted_tasks``).
+
+And **allocations nobody holds** (``OrphanAllocations``): a scheduler that
+claimed and then died, or answered after the conductor had given up on
+it, leaves a claim for a server that went to cell0 -- or for no server at
+all. A compute's own audit cannot tell (it sees only its cell), so the
+conductor deletes allocations of servers in cell0 that are not being
+rebuilt, and of consumers that are neither a server, nor a build request,
+nor a migration, once it has seen them so for interrupted_task_timeout.
+"""
+
+import datetime
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_lite.compute import instance_actions
+from nova_lite.compute import states
+from nova_lite.conductor.tasks import build
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite.network import api as network_api
+from nova_lite import objects
+from nova_lite.objects import cell_mapping as cell_mapping_obj
+from nova_lite import servicegroup
+
+LOG = logging.getLogger(__name__)
+
+COMPUTE_BINARY = 'nova-lite-compute'
+
+
+def stale_before(timeout):
+    return (timeutils.utcnow().replace(tzinfo=None) -
+            datetime.timedelta(seconds=timeout))
+
+
+class InterruptedBuilds:
+    """One look for interrupted builds; ``run()`` returns how many servers
+    it took over ({'rebuilt': n, 'failed': n})."""
+
+    def __init__(self, context, timeout, scheduler_rpcapi, compute_rpcapi,
+                 reportclient, ports=None):
+        self.context = context
+        self.stale_before = stale_before(timeout)
+        self.timeout = timeout
+        self.scheduler_rpcapi = scheduler_rpcapi
+        self.compute_rpcapi = compute_rpcapi
+        self.reportclient = reportclient
+        self.ports = ports or network_api.PortClient()
+        self.counts = {'rebuilt': 0, 'failed': 0}
+
+    def run(self):
+        cells = objects.CellMappingList.get_all(self.context)
+        for build_request in objects.BuildRequestList.get_stale(
+                self.context, self.stale_before):
+            try:
+                self._take_over_build_request(build_request, cells)
+            except Exception:
+                # One request that cannot be taken over must not keep the
+                # others (and the cells' look below) from being.
+                LOG.exception('Cannot take over the build of %s',
+                              build_request.instance_uuid)
+        for cell in cells:
+            if cell.uuid == cell_mapping_obj.CELL0_UUID:
+                continue
+            try:
+                self._fail_stuck_builds(cell)
+            except Exception:
+                LOG.exception('Cannot look for interrupted builds in cell '
+                              '%s', cell.name)
+        return self.counts
+
+    # -- build requests ------------------------------------------------------
+
+    def _take_over_build_request(self, build_request, cells):
+        uuid = build_request.instance_uuid
+        if not objects.BuildRequest.claim(self.context, uuid,
+                                          self.stale_before):
+            return  # another conductor was quicker, or it moved on
+        try:
+            spec = objects.RequestSpec.get_by_instance_uuid(self.context,
+                                                            uuid)
+        except exception.RequestSpecNotFound:
+            # Its user deleted it after we read it: nothing to build.
+            return
+        try:
+            objects.InstanceMapping.get_by_instance_uuid(self.context, uuid)
+        except exception.InstanceMappingNotFound:
+            # The API died while it wrote the request down: it never
+            # answered 202, so nobody waits for this server.
+            LOG.warning('Removing the build request of %s: the API that '
+                        'accepted it died before mapping it', uuid)
+            objects.RequestSpec(self.context, instance_uuid=uuid).destroy()
+            try:
+                build_request.destroy()
+            except exception.BuildRequestNotFound:
+                pass
+            return
+        LOG.warning('The build of %s was interrupted (accepted at %s, no '
+                    'progress for %ss: its conductor is gone); scheduling '
+                    'it again', uuid, build_request.created_at,
+                    self.timeout)
+        action = self._undo_partial_build(uuid, cells)
+        build.give_back(self.reportclient, uuid)
+        networks = spec.requested_networks
+        try:
+            build.ScheduleAndBuildTask(
+                self.context, self.scheduler_rpcapi, self.compute_rpcapi,
+                [build_request], [spec], spec.image, self.reportclient,
+                requested_networks=networks, action=action,
+                claimed=True).execute()
+        except Exception:
+            # The task buries what it cannot build; this is the unexpected.
+            LOG.exception('Taking over the build of %s failed; trying '
+                          'again after %ss', uuid, self.timeout)
+            return
+        self.counts['rebuilt'] += 1
+
+    def _undo_partial_build(self, uuid, cells):
+        """Remove what a conductor that died while building ``uuid`` had
+        made: the instance created in a cell and the mapping pointing at
+        it (its build request still exists, so it was never sent to a
+        compute). Returns the action the build records: a rebuild when the
+        server's history is in cell0 (it came back from there)."""
+        action = instance_actions.CREATE
+        for cell in cells:
+            with nova_context.target_cell(self.context, cell) as cctxt:
+                if cell.uuid == cell_mapping_obj.CELL0_UUID:
+                    if objects.InstanceActionList.get_by_instance_uuid(
+                            cctxt, uuid, limit=1):
+                        action = instance_actions.REBUILD
+                    continue
+                try:
+                    instance = objects.Instance.get_by_uuid(cctxt, uuid)
+                except exception.InstanceNotFound:
+                    continue
+                LOG.info('Removing the half-built %s from cell %s', uuid,
+                         cell.name)
+                instance.destroy(hard_delete=True)
+        mapping = objects.InstanceMapping.get_by_instance_uuid(self.context,
+                                                               uuid)
+        if mapping.cell_mapping is not None:
+            mapping.cell_mapping = None
+            mapping.save()
+        return action
+
+    # -- servers in BUILD ----------------------------------------------------
+
+    def _fail_stuck_builds(self, cell):
+        with nova_context.target_cell(self.context, cell) as cctxt:
+            building = objects.InstanceList.get_by_filters(
+                cctxt, {'vm_state': [states.BUILDING]})
+            hosts_up = {}
+            for instance in building:
+                if instance.updated_at is None or instance.updated_at.replace(
+                        tzinfo=None) >= self.stale_before:
+                    continue
+                if instance.host is None:
+                    if instance.task_state != states.SCHEDULING:
+                        continue
+                    reason = ('it was never started on a compute: its '
+                              'build message was lost')
+                else:
+                    if instance.host not in hosts_up:
+                        hosts_up[instance.host] = self._compute_up(
+                            cctxt, instance.host)
+                    if hosts_up[instance.host]:
+                        continue  # that compute resolves its own
+                    reason = ('its compute %s is down' % instance.host)
+                self._fail_build(cctxt, instance, reason)
+
+    @staticmethod
+    def _compute_up(cctxt, host):
+        try:
+            service = objects.Service.get_by_host_and_binary(
+                cctxt, host, COMPUTE_BINARY)
+        except exception.ServiceNotFound:
+            return False
+        return servicegroup.service_is_up(service)
+
+    def _fail_build(self, cctxt, instance, reason):
+        error = exception.BuildAbortException(
+            instance_uuid=instance.uuid,
+            reason='no progress for %ss: %s. Delete the server, or '
+                   'rebuild it.' % (self.timeout, reason))
+        was = instance.task_state
+        instance.vm_state = states.ERROR
+        instance.task_state = None
+        instance.host = None
+        instance.node = None
+        try:
+            instance.save(expected_vm_state=[states.BUILDING],
+                          expected_task_state=[was])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError):
+            return  # it moved on (or was deleted) meanwhile
+        LOG.warning('Instance %s: %s', instance.uuid,
+                    error.format_message())
+        build.record_fault(cctxt, instance, error)
+        with instance_actions.event(cctxt, instance.uuid,
+                                    'conductor_recover_interrupted_build',
+                                    action=instance_actions.CREATE) as step:
+            step.fail(error.format_message())
+        build.give_back(self.reportclient, instance.uuid)
+        network_api.release_ports(self.ports, instance)
+        if instance.obj_what_changed():
+            instance.save()
+        self.counts['failed'] += 1
+
+
+class OrphanAllocations:
+    """Deletes the allocations that no server, build or move holds (see
+    the module's docstring). ``first_seen`` ({consumer: monotonic time})
+    is kept by the caller between runs."""
+
+    def __init__(self, context, timeout, reportclient, first_seen):
+        self.context = context
+        self.timeout = timeout
+        self.reportclient = reportclient
+        self.first_seen = first_seen
+
+    def run(self, now):
+        consumers = set()
+        for provider in self.reportclient.list_providers():
+            consumers.update(self.reportclient.get_provider_allocations(
+                provider['uuid']))
+        if not consumers:
+            self.first_seen.clear()
+            return 0
+        building = {r.instance_uuid for r in
+                    objects.BuildRequestList.get_all(self.context)}
+        buried, known = set(), set()
+        for cell in objects.CellMappingList.get_all(self.context):
+            with nova_context.target_cell(self.context, cell) as cctxt:
+                instances = objects.InstanceList.get_by_filters(
+                    cctxt, {'uuid': sorted(consumers)})
+                if cell.uuid == cell_mapping_obj.CELL0_UUID:
+                    buried.update(i.uuid for i in instances)
+                    continue
+                known.update(i.uuid for i in instances)
+                known.update(m.uuid for m in objects.MigrationList
+                             .get_by_filters(cctxt, {'uuids': sorted(
+                                 consumers)}))
+        deleted = 0
+        for consumer in sorted(consumers - building - known):
+            if consumer in buried:
+                why = 'its server is in cell0, where servers hold nothing'
+            else:
+                first = self.first_seen.setdefault(consumer, now)
+                if now - first < self.timeout:
+                    continue
+                why = ('it is no server, build or move (for %ss)' %
+                       self.timeout)
+            LOG.warning('Deleting the allocations of %s: %s', consumer, why)
+            try:
+                self.reportclient.delete_allocations(consumer)
+                deleted += 1
+            except Exception as e:
+                LOG.warning('Allocations of %s not deleted (next time): %s',
+                            consumer, e)
+                continue
+            self.first_seen.pop(consumer, None)
+        for consumer in set(self.first_seen) - (consumers - building -
+                                                 known):
+            del self.first_seen[consumer]
+        return deleted

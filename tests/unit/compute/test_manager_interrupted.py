@@ -1,0 +1,385 @@
+"""The compute's own interrupted work: at start, the tasks the previous
+process was doing when it died; every [compute] recovery_interval, the
+tasks on this host that have not moved for [compute]
+interrupted_task_timeout and that nothing here works on.
+
+As in ``test_manager_moves``: a real cell database, real placement (the
+app, in this process), the fake driver and the in-memory port service.
+This compute is ``dst``. A server's last change is aged by writing its
+``updated_at`` with SQL, as the clock would have.
+"""
+
+import datetime
+import threading
+
+import fixtures
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from nova_lite.compute import states
+from nova_lite.db import api as db
+from nova_lite.db import main_models
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import base
+from tests.unit.compute import test_manager_live_migration as live_fixtures
+from tests.unit.compute import test_manager_moves as manager_fixtures
+from tests.unit.network import test_client_helpers as port_fakes
+
+TIMEOUT = 300
+STALE = TIMEOUT + 100
+
+
+class ConductorThatAnswers(manager_fixtures.RecordingConductor):
+
+    def ping(self, context, arg, timeout=None):
+        return {'service': 'conductor', 'arg': arg}
+
+
+class InterruptedTestCase(manager_fixtures.ManagerTestCase):
+
+    host = 'dst'
+
+    def setUp(self):
+        super().setUp()
+        self.config.config(interrupted_task_timeout=TIMEOUT,
+                           group='compute')
+
+    def server(self, vm_state=states.ACTIVE, task_state=None,
+               seconds_ago=0, power_state=states.RUNNING):
+        """A server on this host in ``task_state``, its guest running
+        here, holding its flavor here and a port bound here; last changed
+        ``seconds_ago``."""
+        instance = self.make_instance(vm_state=vm_state,
+                                      task_state=task_state, host='dst')
+        if power_state != states.RUNNING:
+            instance.power_state = power_state
+            instance.save()
+        self.manager.driver.spawn(self.context, instance)
+        self.allocate(instance.uuid, self.allocation_on('dst',
+                                                        with_port=False))
+        self.ports.add(port_fakes.port(device_id=instance.uuid, host='dst'))
+        if seconds_ago:
+            self.age(instance, seconds_ago)
+        return instance
+
+    def age(self, instance, seconds_ago):
+        with db.cell_session(self.context) as session:
+            session.execute(sa.update(main_models.Instance).where(
+                main_models.Instance.uuid == instance.uuid).values(
+                    updated_at=base.utcnow() -
+                    datetime.timedelta(seconds=seconds_ago)))
+
+    def restart(self):
+        self.manager._resolve_interrupted_tasks(self.context,
+                                                restarted=True)
+
+    def look(self):
+        """The periodic look, as ``resolve_interrupted_tasks`` does it."""
+        self.manager._resolve_interrupted_tasks(self.context)
+
+    def state(self, instance):
+        stored = self.stored(instance)
+        return (stored.vm_state, stored.task_state, stored.host)
+
+    def bound_ports(self, instance):
+        return [p['id'] for p in self.ports.ports_of(instance.uuid)
+                if p.get('binding:host_id')]
+
+    def assertUntouched(self, instance):
+        stored = self.stored(instance)
+        self.assertEqual(
+            (instance.vm_state, instance.task_state, 'dst', None,
+             self.allocation_on('dst', with_port=False), 1),
+            (stored.vm_state, stored.task_state, stored.host, stored.fault,
+             self.resources(instance.uuid), len(self.bound_ports(instance))))
+
+
+# -- at start ----------------------------------------------------------------
+
+class TestSpawnCutOffByARestart(InterruptedTestCase):
+    """The previous process died while it spawned a server (fresh: the
+    restart is why, not the time)."""
+
+    def setUp(self):
+        super().setUp()
+        self.instance = self.server(vm_state=states.BUILDING,
+                                    task_state=states.SPAWNING)
+        self.restart()
+
+    def test_it_ends_in_error_without_a_task_or_a_host(self):
+        self.assertEqual((states.ERROR, None, None),
+                         self.state(self.instance))
+
+    def test_its_fault_says_the_restart_interrupted_it(self):
+        fault = self.stored(self.instance).fault
+        self.assertEqual('dst', fault.host)
+        self.assertIn('dst restarted during it', fault.details)
+
+    def test_it_holds_no_allocation(self):
+        self.assertEqual({}, self.resources(self.instance.uuid))
+
+    def test_its_ports_are_released(self):
+        self.assertEqual([], self.ports.ports_of(self.instance.uuid))
+
+    def test_its_guest_is_gone(self):
+        self.assertEqual([], self.guests())
+
+
+class TestInitHost(InterruptedTestCase):
+
+    def test_init_host_resolves_a_spawn_cut_off_by_the_restart(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.network.agent.report_state',
+            lambda host, nodename: True))
+        self.manager.conductor_api = ConductorThatAnswers()
+        instance = self.server(vm_state=states.BUILDING,
+                               task_state=states.SPAWNING)
+        self.manager.init_host(self.context)
+        self.assertEqual((states.ERROR, None, None), self.state(instance))
+
+
+class TestFreshTasksAtStart(InterruptedTestCase):
+    """A task this compute does not start itself may still be on its way
+    to it: at start, a fresh one is left alone."""
+
+    def test_scheduling_is_left_alone(self):
+        instance = self.server(vm_state=states.BUILDING,
+                               task_state=states.SCHEDULING)
+        self.restart()
+        self.assertUntouched(instance)
+
+    def test_rebuilding_is_left_alone(self):
+        instance = self.server(task_state=states.REBUILDING)
+        self.restart()
+        self.assertUntouched(instance)
+
+    def test_powering_off_is_left_alone(self):
+        instance = self.server(task_state=states.POWERING_OFF)
+        self.restart()
+        self.assertUntouched(instance)
+
+
+# -- after interrupted_task_timeout -------------------------------------------
+
+class TestStaleTasks(InterruptedTestCase):
+    """Tasks whose message was lost, found by the periodic look."""
+
+    def test_powering_off_is_finished_stopped(self):
+        instance = self.server(task_state=states.POWERING_OFF,
+                               seconds_ago=STALE)
+        self.look()
+        stored = self.stored(instance)
+        self.assertEqual((states.STOPPED, None, states.SHUTDOWN),
+                         (stored.vm_state, stored.task_state,
+                          stored.power_state))
+
+    def test_powering_on_is_finished_active(self):
+        instance = self.server(vm_state=states.STOPPED,
+                               task_state=states.POWERING_ON,
+                               power_state=states.SHUTDOWN,
+                               seconds_ago=STALE)
+        self.look()
+        stored = self.stored(instance)
+        self.assertEqual((states.ACTIVE, None, states.RUNNING),
+                         (stored.vm_state, stored.task_state,
+                          stored.power_state))
+
+    def test_deleting_is_finished_deleted(self):
+        instance = self.server(task_state=states.DELETING,
+                               seconds_ago=STALE)
+        self.look()
+        self.assertRaises(exception.InstanceNotFound, self.stored, instance)
+        self.assertEqual(({}, [], []),
+                         (self.resources(instance.uuid), self.guests(),
+                          self.ports.ports_of(instance.uuid)))
+
+    def test_shelving_is_undone_active_without_a_task(self):
+        instance = self.server(task_state=states.SHELVING,
+                               seconds_ago=STALE)
+        self.look()
+        self.assertEqual((states.ACTIVE, None, 'dst'), self.state(instance))
+
+    def test_rebuilding_ends_in_error_on_its_host(self):
+        instance = self.server(task_state=states.REBUILDING,
+                               seconds_ago=STALE)
+        self.look()
+        stored = self.stored(instance)
+        self.assertEqual((states.ERROR, None, 'dst'), self.state(instance))
+        self.assertIn('interrupted', stored.fault.message)
+
+    def test_rebuilding_keeps_its_allocation(self):
+        instance = self.server(task_state=states.REBUILDING,
+                               seconds_ago=STALE)
+        self.look()
+        self.assertEqual(self.allocation_on('dst', with_port=False),
+                         self.resources(instance.uuid))
+
+    def test_a_fresh_task_is_left_alone(self):
+        instance = self.server(task_state=states.POWERING_OFF,
+                               seconds_ago=TIMEOUT - 100)
+        self.look()
+        self.assertUntouched(instance)
+
+    def test_nothing_is_resolved_when_the_timeout_is_zero(self):
+        self.config.config(interrupted_task_timeout=0, group='compute')
+        instance = self.server(task_state=states.POWERING_OFF,
+                               seconds_ago=STALE)
+        self.look()
+        self.assertUntouched(instance)
+
+
+class TestEvacuationInProgress(InterruptedTestCase):
+    """A server evacuated from this host while it was down is in
+    REBUILDING here: the evacuation's, not ours."""
+
+    def evacuating(self, status):
+        instance = self.server(task_state=states.REBUILDING,
+                               seconds_ago=STALE)
+        objects.Migration(
+            self.context, instance_uuid=instance.uuid,
+            migration_type='evacuation', status=status,
+            source_compute='dst', source_node='dst', dest_compute='src',
+            dest_node='src', dest_host='src').create()
+        return instance
+
+    def test_an_accepted_evacuation_is_left_alone(self):
+        instance = self.evacuating('accepted')
+        self.look()
+        self.assertUntouched(instance)
+
+    def test_a_pre_migrating_evacuation_is_left_alone(self):
+        instance = self.evacuating('pre-migrating')
+        self.look()
+        self.assertUntouched(instance)
+
+    def test_a_failed_evacuation_does_not_protect_it(self):
+        instance = self.evacuating('failed')
+        self.look()
+        self.assertEqual((states.ERROR, None, 'dst'), self.state(instance))
+
+
+class TestEvacuationToThisHostCutOff(InterruptedTestCase):
+    """This compute (``dst``) was the destination of an evacuation from
+    ``src`` and died while it spawned the server: the server is on
+    ``dst`` in REBUILD_SPAWNING, the migration pre-migrating. Nothing
+    else will ever move it on, so the restart must not leave it so."""
+
+    def setUp(self):
+        super().setUp()
+        self.instance = self.server(task_state=states.REBUILD_SPAWNING)
+        self.migration = objects.Migration(
+            self.context, instance_uuid=self.instance.uuid,
+            migration_type='evacuation', status='pre-migrating',
+            source_compute='src', source_node='src', dest_compute='dst',
+            dest_node='dst', dest_host='dst')
+        self.migration.create()
+        self.allocate(self.migration.uuid,
+                      self.allocation_on('src', with_port=False))
+        self.restart()
+
+    def test_the_server_does_not_stay_in_rebuild_spawning(self):
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ERROR, None),
+                         (stored.vm_state, stored.task_state))
+
+    def test_the_migration_does_not_stay_pre_migrating(self):
+        self.assertEqual('failed', objects.Migration.get_by_uuid(
+            self.context, self.migration.uuid).status)
+
+
+class TestWorkedOn(InterruptedTestCase):
+    """What this process is working on is never touched, however old."""
+
+    def test_a_server_being_worked_on_is_not_touched(self):
+        instance = self.server(task_state=states.POWERING_OFF,
+                               seconds_ago=STALE)
+        with self.manager._working_on(instance.uuid):
+            self.look()
+        self.assertUntouched(instance)
+
+    def test_a_submitted_build_still_running_is_not_touched(self):
+        instance = self.server(vm_state=states.BUILDING,
+                               task_state=states.SPAWNING,
+                               seconds_ago=STALE)
+        started, release = threading.Event(), threading.Event()
+
+        def slow_build(context, instance):
+            started.set()
+            release.wait(10)
+        self.addCleanup(release.set)
+        running = self.manager._submit(slow_build, self.context, instance)
+        self.assertTrue(started.wait(10))
+        self.restart()
+        self.look()
+        self.assertTrue(self.manager._is_worked_on(instance.uuid))
+        release.set()
+        running.result(10)
+        self.assertUntouched(instance)
+
+    def test_a_finished_submission_is_no_longer_worked_on(self):
+        instance = self.server()
+        self.manager._submit(lambda context, instance: None, self.context,
+                             instance).result(10)
+        self.assertFalse(self.manager._is_worked_on(instance.uuid))
+
+    def test_a_failed_submission_is_no_longer_worked_on(self):
+        instance = self.server()
+
+        def fails(context, instance):
+            raise RuntimeError('boom')
+        future = self.manager._submit(fails, self.context, instance)
+        self.assertRaises(RuntimeError, future.result, 10)
+        self.assertFalse(self.manager._is_worked_on(instance.uuid))
+
+    def test_nested_work_on_one_server_counts_until_the_last_ends(self):
+        uuid = uuidutils.generate_uuid()
+        with self.manager._working_on(uuid):
+            with self.manager._working_on(uuid):
+                pass
+            self.assertTrue(self.manager._is_worked_on(uuid))
+        self.assertFalse(self.manager._is_worked_on(uuid))
+
+
+# -- a live migration whose conductor died ------------------------------------
+
+class TestStaleLiveMigration(live_fixtures.LiveMigrationTestCase):
+    """The conductor accepted a live migration from ``src`` (this
+    compute) and died before casting it here."""
+
+    def setUp(self):
+        super().setUp()
+        self.config.config(interrupted_task_timeout=TIMEOUT,
+                           group='compute')
+        accepted = self.stored_migration()
+        accepted.status = 'accepted'
+        accepted.save()
+
+    def age(self, seconds_ago):
+        with db.cell_session(self.context) as session:
+            session.execute(sa.update(main_models.Instance).where(
+                main_models.Instance.uuid == self.instance.uuid).values(
+                    updated_at=base.utcnow() -
+                    datetime.timedelta(seconds=seconds_ago)))
+
+    def look(self):
+        self.manager._resolve_interrupted_tasks(self.context)
+
+    def test_a_stale_one_is_rolled_back_as_error(self):
+        self.age(STALE)
+        self.look()
+        self.assertEqual('error', self.stored_migration().status)
+
+    def test_a_stale_one_gives_the_server_its_source_back(self):
+        self.age(STALE)
+        self.look()
+        self.assertBackOnItsSource()
+
+    def test_a_fresh_one_is_left_to_the_conductor(self):
+        self.age(TIMEOUT - 100)
+        self.look()
+        self.assertEqual(('accepted', states.MIGRATING,
+                          self.allocation_on('dst')),
+                         (self.stored_migration().status,
+                          self.stored(self.instance).task_state,
+                          self.resources(self.instance.uuid)))

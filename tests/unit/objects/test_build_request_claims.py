@@ -1,0 +1,177 @@
+"""BuildRequest.claim and BuildRequestList.get_stale: which conductor owns
+a build, and which builds a conductor may take over.
+
+A real (SQLite) API database. ``claimed_at`` is not a field of the object,
+so the tests read it, and age a request, with SQL on the table.
+"""
+
+import datetime
+
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+import testtools
+
+from nova_lite import context as nova_context
+from nova_lite.db import api as db
+from nova_lite.db import api_models
+from nova_lite import objects
+from nova_lite.objects import base
+from tests.unit import fixtures as nova_fixtures
+from tests.unit.objects import test_migration_and_groups as db_fixtures
+
+TABLE = api_models.BuildRequest
+
+
+def make_flavor():
+    return objects.Flavor(id=1, flavorid='1', name='small', memory_mb=512,
+                          vcpus=1, root_gb=1, ephemeral_gb=0, swap=0)
+
+
+def ago(seconds):
+    return base.utcnow() - datetime.timedelta(seconds=seconds)
+
+
+class BuildRequestClaimTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(nova_fixtures.Config())
+        self.useFixture(db_fixtures.MigratedDatabases())
+        self.admin = nova_context.get_admin_context()
+
+    def accepted(self, seconds_ago=0):
+        """A build request as the API writes it, ``seconds_ago``."""
+        uuid = uuidutils.generate_uuid()
+        objects.BuildRequest(
+            self.admin, instance_uuid=uuid, project_id='p',
+            instance=objects.Instance(uuid=uuid, project_id='p',
+                                      flavor=make_flavor())).create()
+        if seconds_ago:
+            self.set_columns(uuid, created_at=ago(seconds_ago),
+                             updated_at=ago(seconds_ago))
+        return uuid
+
+    def set_columns(self, uuid, **values):
+        with db.api_session() as session:
+            session.execute(sa.update(TABLE).where(
+                TABLE.instance_uuid == uuid).values(**values))
+
+    def claimed_at(self, uuid):
+        with db.api_session() as session:
+            return session.execute(sa.select(TABLE.claimed_at).where(
+                TABLE.instance_uuid == uuid)).scalar_one()
+
+    def claim(self, uuid, stale_before=None):
+        return objects.BuildRequest.claim(self.admin, uuid,
+                                          stale_before=stale_before)
+
+    def stale(self, stale_before):
+        return sorted(r.instance_uuid for r in
+                      objects.BuildRequestList.get_stale(self.admin,
+                                                         stale_before))
+
+
+class TestClaim(BuildRequestClaimTestCase):
+
+    def test_a_request_nobody_owns_is_claimed(self):
+        uuid = self.accepted()
+        self.assertTrue(self.claim(uuid))
+        self.assertIsNotNone(self.claimed_at(uuid))
+
+    def test_a_second_claim_loses(self):
+        uuid = self.accepted()
+        self.assertTrue(self.claim(uuid))
+        self.assertFalse(self.claim(uuid))
+
+    def test_a_lost_claim_leaves_the_winners_time(self):
+        uuid = self.accepted()
+        self.claim(uuid)
+        won_at = self.claimed_at(uuid)
+        self.claim(uuid)
+        self.assertEqual(won_at, self.claimed_at(uuid))
+
+    def test_a_claim_older_than_stale_before_is_taken_over(self):
+        uuid = self.accepted(seconds_ago=600)
+        self.claim(uuid)
+        self.set_columns(uuid, claimed_at=ago(400))
+        self.assertTrue(self.claim(uuid, stale_before=ago(300)))
+        self.assertGreater(self.claimed_at(uuid), ago(300))
+
+    def test_a_fresh_claim_is_not_taken_over(self):
+        uuid = self.accepted(seconds_ago=600)
+        self.claim(uuid)
+        self.assertFalse(self.claim(uuid, stale_before=ago(300)))
+
+    def test_a_takeover_wins_once(self):
+        uuid = self.accepted(seconds_ago=600)
+        self.set_columns(uuid, claimed_at=ago(400))
+        self.assertEqual(
+            [True, False],
+            [self.claim(uuid, stale_before=ago(300)) for _ in range(2)])
+
+    def test_an_unclaimed_request_accepted_before_stale_before_is_taken(
+            self):
+        uuid = self.accepted(seconds_ago=400)
+        self.assertTrue(self.claim(uuid, stale_before=ago(300)))
+
+    def test_an_unclaimed_request_accepted_after_stale_before_is_not(self):
+        uuid = self.accepted(seconds_ago=100)
+        self.assertFalse(self.claim(uuid, stale_before=ago(300)))
+        self.assertIsNone(self.claimed_at(uuid))
+
+    def test_a_deleted_request_cannot_be_claimed(self):
+        uuid = self.accepted()
+        objects.BuildRequest.get_by_instance_uuid(self.admin, uuid).destroy()
+        self.assertFalse(self.claim(uuid))
+
+    def test_a_deleted_stale_request_cannot_be_taken_over(self):
+        uuid = self.accepted(seconds_ago=400)
+        objects.BuildRequest.get_by_instance_uuid(self.admin, uuid).destroy()
+        self.assertFalse(self.claim(uuid, stale_before=ago(300)))
+
+    def test_an_unknown_uuid_cannot_be_claimed(self):
+        self.assertFalse(self.claim(uuidutils.generate_uuid()))
+
+    def test_a_claim_touches_only_its_own_request(self):
+        uuid, other = self.accepted(), self.accepted()
+        self.claim(uuid)
+        self.assertIsNone(self.claimed_at(other))
+
+
+class TestGetStale(BuildRequestClaimTestCase):
+
+    def test_lists_exactly_what_a_takeover_could_claim(self):
+        unclaimed_old = self.accepted(seconds_ago=400)
+        unclaimed_new = self.accepted(seconds_ago=100)
+        claimed_old = self.accepted(seconds_ago=600)
+        self.set_columns(claimed_old, claimed_at=ago(400))
+        claimed_new = self.accepted(seconds_ago=600)
+        self.set_columns(claimed_new, claimed_at=ago(100))
+        self.assertEqual(sorted([unclaimed_old, claimed_old]),
+                         self.stale(ago(300)))
+        self.assertEqual(
+            {unclaimed_old: True, claimed_old: True, unclaimed_new: False,
+             claimed_new: False},
+            {uuid: self.claim(uuid, stale_before=ago(300)) for uuid in
+             (unclaimed_old, claimed_old, unclaimed_new, claimed_new)})
+
+    def test_nothing_is_stale_when_everything_is_fresh(self):
+        self.accepted()
+        self.claim(self.accepted())
+        self.assertEqual([], self.stale(ago(300)))
+
+    def test_a_deleted_request_is_not_listed(self):
+        uuid = self.accepted(seconds_ago=400)
+        objects.BuildRequest.get_by_instance_uuid(self.admin, uuid).destroy()
+        self.assertEqual([], self.stale(ago(300)))
+
+    def test_oldest_first_up_to_the_limit(self):
+        uuids = [self.accepted(seconds_ago=400) for _ in range(3)]
+        found = objects.BuildRequestList.get_stale(self.admin, ago(300),
+                                                   limit=2)
+        self.assertEqual(uuids[:2], [r.instance_uuid for r in found])
+
+    def test_a_listed_request_carries_its_instance(self):
+        uuid = self.accepted(seconds_ago=400)
+        [found] = objects.BuildRequestList.get_stale(self.admin, ago(300))
+        self.assertEqual(uuid, found.instance.uuid)
