@@ -2,7 +2,10 @@
 
 Every object it persists goes through the conductor: the object classes'
 indirection API is set to the conductor RPC client before anything else
-touches an object.
+touches an object. It needs no [database] or [api_database] option; if the
+config it reads has a connection (one machine whose daemons all read the
+same nova-lite.conf), the compute says so, forgets it and starts, and any
+direct database use in the process raises DBNotAllowed.
 """
 
 from oslo_log import log as logging
@@ -23,6 +26,8 @@ def main():
                         'them so the host holds no database credentials.')
             common.CONF.set_override('connection', None, 'database')
             common.CONF.set_override('connection', None, 'api_database')
+        from nova_lite.db import api as db_api
+        db_api.block_access('nova-lite-compute')
         from nova_lite.network import agent
         # A malformed [network] bandwidths or bridge_mappings stops the
         # compute here, with one clear line, not at its first report.

@@ -25,6 +25,36 @@ LOG = logging.getLogger(__name__)
 
 _ENGINES = {}
 _LOCK = threading.Lock()
+# The binary of a process that must never touch a database (a compute),
+# set by block_access().
+_BLOCKED_FOR = None
+
+
+def block_access(binary):
+    """Make every database use in this process raise DBNotAllowed.
+
+    A compute holds no database credentials: its objects go through the
+    conductor (``indirection_api``), so a direct use is a bug that must
+    fail loudly, not find some connection string to try.
+    """
+    global _BLOCKED_FOR
+    _BLOCKED_FOR = binary
+
+
+def _refuse_if_blocked(url):
+    if _BLOCKED_FOR is None:
+        return
+    import traceback
+    # The first frame outside this module (and contextlib's wrapping of
+    # the session context managers) is the code that asked.
+    caller = next(frame for frame in reversed(traceback.extract_stack())
+                  if frame.filename not in (__file__, contextlib.__file__))
+    attempted = '%s from %s:%d %s()' % (
+        safe_url(url) if url else 'no connection', caller.filename,
+        caller.lineno, caller.name)
+    LOG.error('Direct database access attempted in %s: %s', _BLOCKED_FOR,
+              attempted)
+    raise exception.DBNotAllowed(binary=_BLOCKED_FOR, attempted=attempted)
 
 
 def safe_url(url):
@@ -49,6 +79,7 @@ def _parse(url):
 
 def get_engine(url, group=None):
     """Return the shared engine for ``url``, creating it on first use."""
+    _refuse_if_blocked(url)
     engine = _ENGINES.get(url)
     if engine is not None:
         return engine

@@ -10,12 +10,16 @@ older than the sender asks the sender's side to backport the object
 
 import copy
 import datetime
+import re
 
 from oslo_utils import timeutils
 from oslo_versionedobjects import base as ovo_base
+from oslo_versionedobjects import exception as ovo_exception
 from oslo_versionedobjects import fields
 
 remotable = ovo_base.remotable
+
+_VERSION_RE = re.compile(r'^\d+\.\d+(\.\d+)?$')
 
 
 class NovaLiteObjectRegistry(ovo_base.VersionedObjectRegistry):
@@ -70,7 +74,47 @@ class ObjectListBase(ovo_base.ObjectListBase):
 
 
 class NovaLiteObjectSerializer(ovo_base.VersionedObjectSerializer):
+    """Objects to primitives and back, refusing what cannot be read.
+
+    A primitive of a class this process does not know, of a version it
+    has no compatible class for (and no conductor to backport it), or
+    whose fields do not fit raises ``UnreadableObject``: a clear error the
+    sender gets back, where oslo.versionedobjects would raise (and log)
+    whatever its parsing tripped over.
+    """
     OBJ_BASE_CLASS = NovaLiteObject
+
+    def _process_object(self, context, objprim):
+        from nova_lite import exception
+        prefix = self.OBJ_BASE_CLASS.OBJ_SERIAL_NAMESPACE + '.'
+        namespace = objprim.get(prefix + 'namespace')
+        name = objprim.get(prefix + 'name')
+        version = objprim.get(prefix + 'version')
+        objtype = '%s.%s' % (namespace, name)
+        if namespace != self.OBJ_BASE_CLASS.OBJ_PROJECT_NAMESPACE or \
+                not isinstance(name, str) or \
+                name not in ovo_base.VersionedObjectRegistry.obj_classes():
+            raise exception.UnreadableObject(
+                objtype=objtype, reason='no such object class here')
+        if not isinstance(version, str) or \
+                not _VERSION_RE.match(version):
+            raise exception.UnreadableObject(
+                objtype=objtype, reason='version %r is not X.Y' % (version,))
+        if not isinstance(objprim.get(prefix + 'data'), dict):
+            raise exception.UnreadableObject(
+                objtype=objtype, reason='its data is not a mapping')
+        try:
+            return super()._process_object(context, objprim)
+        except exception.NovaLiteException:
+            raise  # the conductor's answer to a backport
+        except ovo_exception.IncompatibleObjectVersion as e:
+            raise exception.UnreadableObject(
+                objtype=objtype, reason='version %s is not supported (newest '
+                'known: %s)' % (version, e.kwargs.get('supported')))
+        except (ovo_exception.VersionedObjectsException, ValueError,
+                TypeError, KeyError, AttributeError) as e:
+            raise exception.UnreadableObject(
+                objtype=objtype, reason='%s: %s' % (type(e).__name__, e))
 
 
 def obj_to_json_primitive(obj):

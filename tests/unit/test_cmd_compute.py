@@ -1,0 +1,131 @@
+"""nova-lite-compute needs no database credentials and uses none.
+
+It starts from a config with no [database] or [api_database] at all (what
+the functional tests and quickstart write for computes). A config that has
+connections (one machine whose daemons all read one nova-lite.conf) is
+warned about and ignored, and any direct database use in the process
+raises DBNotAllowed.
+"""
+
+import functools
+import logging
+import os
+
+import fixtures
+import testtools
+
+from nova_lite.cmd import compute as compute_cmd
+from nova_lite import conf as nova_conf
+from nova_lite.conf import database as database_conf
+from nova_lite import config
+from nova_lite.db import api as db_api
+from nova_lite import exception
+from nova_lite.objects import base as objects_base
+from nova_lite import rpc
+from nova_lite import service
+from tests.unit import fixtures as nova_fixtures
+
+CONF = nova_conf.CONF
+
+COMPUTE_CONF = """
+[DEFAULT]
+host = compute9
+transport_url = fake:/
+[placement]
+endpoint = http://127.0.0.1:9
+[network]
+endpoint = http://127.0.0.1:9
+"""
+
+WITH_DATABASE = COMPUTE_CONF + """
+[database]
+connection = mysql+pymysql://nova:SECRET@db.example/nova_cell1
+[api_database]
+connection = mysql+pymysql://nova:SECRET@db.example/nova_api
+"""
+
+
+class TestComputeHoldsNoDatabaseCredentials(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        # The daemon registers oslo.log's command-line options, which
+        # cannot be added once the Config fixture has parsed CONF.
+        CONF.reset()
+        config._set_log_defaults()
+        self.useFixture(nova_fixtures.Config())
+        self.log = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        self.directory = self.useFixture(fixtures.TempDir()).path
+        # oslo.log's setup would replace the captured root logger.
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.cmd.common.config.parse_args',
+            functools.partial(config.parse_args, configure_logging=False)))
+        self.served = []
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.service.serve', lambda *s: self.served.extend(s)))
+        self.addCleanup(rpc.cleanup)
+        self.addCleanup(setattr, objects_base.NovaLiteObject,
+                        'indirection_api', None)
+        self.addCleanup(db_api.block_access, None)
+
+    def _start(self, text):
+        path = os.path.join(self.directory, 'compute.conf')
+        with open(path, 'w') as f:
+            f.write(text)
+        self.useFixture(fixtures.MonkeyPatch(
+            'sys.argv', ['nova-lite-compute', '--config-file', path]))
+        compute_cmd.main()
+        [compute] = self.served
+        return compute
+
+    def test_no_database_option_is_required(self):
+        for group, opts in database_conf.list_opts().items():
+            for opt in opts:
+                self.assertFalse(opt.required, '[%s] %s' % (group.name,
+                                                             opt.name))
+
+    def test_starts_from_a_config_without_database_sections(self):
+        compute = self._start(COMPUTE_CONF)
+        self.assertIsInstance(compute, service.Service)
+        self.assertEqual('compute.compute9', compute.topic)
+        self.assertIsNone(CONF.database.connection)
+        self.assertIsNone(CONF.api_database.connection)
+        self.assertIsNotNone(objects_base.NovaLiteObject.indirection_api)
+        self.assertNotIn('database connection strings', self.log.output)
+
+    def test_database_connections_in_its_config_are_warned_and_dropped(self):
+        self._start(WITH_DATABASE)
+        self.assertIn('This compute has database connection strings in its '
+                      'configuration; computes never use them',
+                      self.log.output)
+        self.assertNotIn('SECRET', self.log.output)
+        self.assertIsNone(CONF.database.connection)
+        self.assertIsNone(CONF.api_database.connection)
+
+    def test_direct_database_access_raises(self):
+        self._start(COMPUTE_CONF)
+        for use in (lambda: db_api.cell_session(None).__enter__(),
+                    lambda: db_api.api_session().__enter__(),
+                    lambda: db_api.get_engine('sqlite://')):
+            error = self.assertRaises(exception.DBNotAllowed, use)
+            self.assertIn('nova-lite-compute holds no database credentials',
+                          error.message)
+            self.assertIn('test_cmd_compute.py', error.message)
+        self.assertIn('Direct database access attempted in '
+                      'nova-lite-compute', self.log.output)
+
+    def test_a_configuration_error_is_one_line_and_exit_status_2(self):
+        # What a compute with a broken option prints: no traceback.
+        stderr = self.useFixture(fixtures.StringStream('stderr')).stream
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', stderr))
+        error = self.assertRaises(SystemExit, self._start,
+                                  COMPUTE_CONF + '[network]\n'
+                                  'bandwidths = nonsense\n')
+        self.assertEqual(2, error.code)
+        stderr.seek(0)
+        output = stderr.read()
+        self.assertTrue(output.startswith('ERROR: '), output)
+        self.assertNotIn('Traceback', output)
+
+
+
