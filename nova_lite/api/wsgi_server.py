@@ -208,6 +208,11 @@ class _ThreadingServer(socketserver.ThreadingMixIn,
     daemon_threads = True
     allow_reuse_address = True
     block_on_close = False
+    # The listen backlog. socketserver's default of 5 made the kernel
+    # reset connections when more clients than that connected at once
+    # while every worker was busy (a burst of boots: every compute,
+    # scheduler and conductor asks placement together).
+    request_queue_size = 1024
 
     def __init__(self, address, max_threads, keep_alive_timeout, ipv6=False):
         if ipv6:

@@ -31,9 +31,10 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def _mysql(statement):
+def _mysql(statement, port=3306):
     import pymysql
-    connection = pymysql.connect(host='127.0.0.1', user='root', password='')
+    connection = pymysql.connect(host='127.0.0.1', port=port, user='root',
+                                 password='')
     try:
         with connection.cursor() as cursor:
             cursor.execute(statement)
@@ -42,16 +43,17 @@ def _mysql(statement):
         connection.close()
 
 
-def _rabbitmqctl(*args):
-    subprocess.run(['rabbitmqctl', '-q'] + list(args), check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def _rabbitmqctl(*args, node_args=()):
+    subprocess.run(['rabbitmqctl', '-q'] + list(node_args) + list(args),
+                   check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE)
 
 
-def query(database, statement, args=None):
+def query(database, statement, args=None, port=3306):
     """Rows (as dicts) of ``statement`` run directly on ``database``."""
     import pymysql
-    connection = pymysql.connect(host='127.0.0.1', user='root', password='',
-                                 database=database,
+    connection = pymysql.connect(host='127.0.0.1', port=port, user='root',
+                                 password='', database=database,
                                  cursorclass=pymysql.cursors.DictCursor)
     try:
         with connection.cursor() as cursor:
@@ -148,8 +150,19 @@ class ControlPlane:
     BANDWIDTH_KBPS = 10000
 
     def __init__(self, computes=2, compute_conf=None, extra_conf='',
-                 backend='threading'):
+                 backend='threading', services=None):
         self.num_computes = computes
+        # A broker and a database of the plane's own (faults.
+        # PrivateServices, started by the caller), or the machine's.
+        self.services = services
+        if services is not None:
+            self.rabbit = services.rabbit
+            self.mysql_port = services.mysql_port
+            self.rabbitmqctl_args = services.rabbitmqctl_args()
+        else:
+            self.rabbit = RABBIT
+            self.mysql_port = 3306
+            self.rabbitmqctl_args = []
         # {compute index (1-based): "ini text"} for per-host overrides.
         self.compute_conf = compute_conf or {}
         self.extra_conf = extra_conf
@@ -171,6 +184,9 @@ class ControlPlane:
         self.env = dict(os.environ, NOVA_LITE_CONCURRENCY_BACKEND=backend,
                         PYTHONPATH=ROOT)
         self.env.pop('NOTIFY_SOCKET', None)
+        # Seconds start() waits for the API and the computes (more for
+        # many computes on two cores).
+        self.start_timeout = 60
 
     # -- configuration -----------------------------------------------------
 
@@ -193,7 +209,7 @@ class ControlPlane:
         return path
 
     def _write_configs(self):
-        self.transport_url = RABBIT + self.vhost
+        self.transport_url = self.rabbit + self.vhost
         self.conf = self._write('nova-lite.conf', """
             [DEFAULT]
             transport_url = %(transport)s
@@ -228,8 +244,9 @@ class ControlPlane:
             fake_memory_mb = 8192
             fake_local_gb = 100
             """ % {'transport': self.transport_url, 'backend': self.backend,
-                   'cell1': MYSQL % self.databases[1],
-                   'api': MYSQL % self.databases[0], 'port': self.api_port,
+                   'cell1': self.database_url(self.databases[1]),
+                   'api': self.database_url(self.databases[0]),
+                   'port': self.api_port,
                    'placement_port': self.placement_port,
                    'placement': self.placement_url,
                    'network_port': self.network_port,
@@ -275,6 +292,13 @@ class ControlPlane:
             self.compute_conf.get(index, '') if extra is None else extra)
         return self.compute_confs[index]
 
+    def database_url(self, name):
+        return 'mysql+pymysql://root:@127.0.0.1:%d/%s?charset=utf8mb4' % (
+            self.mysql_port, name)
+
+    def _rabbitmqctl(self, *args):
+        _rabbitmqctl(*args, node_args=self.rabbitmqctl_args)
+
     def _config_files(self):
         return [self.conf] + ([self.extra] if self.extra else [])
 
@@ -292,9 +316,9 @@ class ControlPlane:
         return result
 
     def start(self):
-        _rabbitmqctl('add_vhost', self.vhost)
-        _rabbitmqctl('set_permissions', '-p', self.vhost, 'guest', '.*',
-                     '.*', '.*')
+        self._rabbitmqctl('add_vhost', self.vhost)
+        self._rabbitmqctl('set_permissions', '-p', self.vhost, 'guest',
+                          '.*', '.*', '.*')
         self._write_configs()
         self.manage('api_db', 'sync')
         self.manage('db', 'sync')
@@ -310,8 +334,8 @@ class ControlPlane:
             self.start_daemon(name)
         for index in range(1, self.num_computes + 1):
             self.start_compute(index)
-        self.wait_for_api()
-        self.wait_for_hypervisors(self.num_computes)
+        self.wait_for_api(self.start_timeout)
+        self.wait_for_hypervisors(self.num_computes, self.start_timeout)
 
     def start_daemon(self, name, module=None, extra_conf=None):
         """Start daemon ``name`` (``nova_lite.cmd.<module or name>``) with
@@ -361,13 +385,14 @@ class ControlPlane:
         ``cell_v2 discover_hosts`` then maps them to the cell.
         """
         cell = Cell(name, 'nl_ft_%s_%s' % (self.suffix, name),
-                    'nl_ft_%s_%s' % (self.suffix, name), hosts)
+                    'nl_ft_%s_%s' % (self.suffix, name), hosts,
+                    self.rabbit, self.database_url)
         # Recorded first, so that stop() removes them even if this fails.
         self.databases.append(cell.database)
         self.extra_vhosts.append(cell.vhost)
-        _rabbitmqctl('add_vhost', cell.vhost)
-        _rabbitmqctl('set_permissions', '-p', cell.vhost, 'guest', '.*',
-                     '.*', '.*')
+        self._rabbitmqctl('add_vhost', cell.vhost)
+        self._rabbitmqctl('set_permissions', '-p', cell.vhost, 'guest',
+                          '.*', '.*', '.*')
         cell.uuid = self.manage(
             'cell_v2', 'create_cell', '--name', name, '--transport-url',
             cell.transport_url, '--database_connection',
@@ -411,7 +436,7 @@ class ControlPlane:
         # The scheduler's periodic discovery may map them first; either
         # way they are mapped once the command is done.
         self.manage('cell_v2', 'discover_hosts', '--cell_uuid', cell.uuid)
-        mapped = {row['host'] for row in query(
+        mapped = {row['host'] for row in self.query(
             self.databases[0], 'SELECT h.host FROM host_mappings h JOIN '
             'cell_mappings c ON h.cell_id = c.id WHERE c.uuid = %s',
             (cell.uuid,))}
@@ -423,7 +448,7 @@ class ControlPlane:
     def query(self, database, statement, args=None):
         """Rows of ``statement`` run on ``database`` (a name from
         ``databases``), read directly in MariaDB."""
-        return query(database, statement, args)
+        return query(database, statement, args, port=self.mysql_port)
 
     def wait_for_compute_up(self, host, timeout=60):
         admin = self.client()
@@ -441,12 +466,13 @@ class ControlPlane:
         stop_together([d for d in daemons if d.module != 'compute'])
         for name in self.databases:
             try:
-                _mysql('DROP DATABASE IF EXISTS `%s`' % name)
+                _mysql('DROP DATABASE IF EXISTS `%s`' % name,
+                       port=self.mysql_port)
             except Exception:
                 pass
         for vhost in [self.vhost] + self.extra_vhosts:
             try:
-                _rabbitmqctl('delete_vhost', vhost)
+                self._rabbitmqctl('delete_vhost', vhost)
             except Exception:
                 pass
 
@@ -530,12 +556,14 @@ class Cell:
     """A real cell added by ``ControlPlane.add_cell``: its database, vhost,
     cell conductor (a daemon name) and compute hosts."""
 
-    def __init__(self, name, database, vhost, hosts):
+    def __init__(self, name, database, vhost, hosts, rabbit=RABBIT,
+                 database_url=None):
         self.name = name
         self.database = database
-        self.database_url = MYSQL % database
+        self.database_url = (database_url(database) if database_url
+                             else MYSQL % database)
         self.vhost = vhost
-        self.transport_url = RABBIT + vhost
+        self.transport_url = rabbit + vhost
         self.hosts = ['compute%d' % index for index in hosts]
         self.uuid = None
         self.conductor = None

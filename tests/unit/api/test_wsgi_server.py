@@ -55,6 +55,31 @@ class TestServer(testtools.TestCase):
         server.stop()
         self.assertIn('"GET /ping HTTP/1.1" status: 200', self.logs.output)
 
+    def test_many_clients_at_once_wait_for_a_worker_instead_of_a_reset(self):
+        # More clients than workers plus socketserver's default backlog
+        # of 5: each must be served, none reset.
+        def slow(environ, start_response):
+            time.sleep(0.05)
+            return _hello(environ, start_response)
+        server = wsgi_server.Server('test', slow, '127.0.0.1', 0, 2,
+                                    backend='threading')
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        connections = []
+        for _ in range(60):
+            connection = http.client.HTTPConnection('127.0.0.1', server.port,
+                                                    timeout=30)
+            connection.connect()
+            connections.append(connection)
+        for connection in connections:
+            connection.request('GET', '/')
+        for connection in connections:
+            response = connection.getresponse()
+            self.assertEqual(200, response.status)
+            response.read()
+            connection.close()
+
     def test_stop_then_wait_returns(self):
         server = wsgi_server.Server('test', _hello, '127.0.0.1', 0, 1,
                                     backend='threading')

@@ -1,0 +1,244 @@
+"""Load against a real control plane: a burst of concurrent boots onto
+many fake hosts filled to about 95%, with two schedulers and two
+conductors; and a soak of mixed operations with the audit every minute.
+
+``burst(...)`` and ``soak(...)`` return a dict of figures;
+``tools/load_suite.py`` runs them at full size (200 boots on 50 hosts, a
+10-minute soak) and prints them, ``tests/functional/test_load.py`` runs
+small versions in the normal test run.
+"""
+
+import collections
+import concurrent.futures
+import random
+import re
+import time
+
+import requests
+
+from tests.functional import faults
+from tests.functional import fixtures
+
+# A m1.small is 2048 MB; a host has room for 4 or, every fifth host, 5
+# (plus the 512 MB [DEFAULT] reserved_host_memory_mb keeps back).
+SLOT_MB = 2048
+RESERVED_MB = 512
+
+
+def host_slots(index):
+    return 5 if index % 5 == 0 else 4
+
+
+def host_memory_mb(index):
+    return host_slots(index) * SLOT_MB + RESERVED_MB
+
+
+def plane_for_burst(hosts, services=None):
+    """A control plane of ``hosts`` fake computes (4 or 5 m1.small each)
+    and a second scheduler and conductor, started."""
+    compute_conf = {
+        index: faults.COMPUTE_RECOVERY_CONF + (
+            '\n[compute]\nfake_memory_mb = %d\nfake_vcpus = 64\n'
+            'fake_local_gb = 1000\n' % host_memory_mb(index))
+        for index in range(1, hosts + 1)}
+    plane = fixtures.ControlPlane(
+        computes=hosts, compute_conf=compute_conf,
+        extra_conf=faults.RECOVERY_CONF, services=services)
+    plane.start_timeout = max(60, hosts * 3)
+    plane.start()
+    plane.start_daemon('scheduler2', 'scheduler',
+                       '[DEFAULT]\nhost = scheduler2\n')
+    plane.start_daemon('conductor2', 'conductor',
+                       '[DEFAULT]\nhost = conductor2\n')
+    return plane
+
+
+def capacity(hosts):
+    return sum(host_slots(i) for i in range(1, hosts + 1))
+
+
+def _log_count(plane, pattern, names):
+    expression = re.compile(pattern)
+    return sum(len(expression.findall(plane.daemons[name].log()))
+               for name in names if name in plane.daemons)
+
+
+def burst(plane, hosts, boots, threads=25, settle_timeout=600):
+    """``boots`` concurrent boots; the figures: accepted, final states,
+    ERRORs beyond what capacity forces, over-committed hosts (audit and
+    per-hypervisor), placement conflicts and reschedules, seconds."""
+    row = faults.Row('burst of %d boots onto %d hosts' % (boots, hosts))
+    admin = plane.client('admin')
+    started = time.monotonic()
+
+    def boot(index):
+        try:
+            response = admin.post('/servers', {'server': {
+                'name': 'load-%d' % index, 'flavorRef': '2',
+                'imageRef': plane.image_id}}, timeout=60)
+        except requests.RequestException as error:
+            return type(error).__name__
+        return response.status_code
+
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        answers = collections.Counter(pool.map(boot, range(boots)))
+    accepted_seconds = time.monotonic() - started
+    row.accepted = answers.get(202, 0)
+    for answer, count in answers.items():
+        if answer != 202:
+            row.refused[str(answer)] += count
+    faults.settle(plane, row, settle_timeout)
+    settled_seconds = time.monotonic() - started
+    faults.check(plane, row, audit_timeout=60)
+    room = capacity(hosts)
+    forced = max(0, row.accepted - room)
+    errors = row.final.get('ERROR', 0)
+    over = []
+    for hypervisor in admin.get('/os-hypervisors/detail').json()[
+            'hypervisors']:
+        if hypervisor['memory_mb_used'] > hypervisor['memory_mb']:
+            over.append(hypervisor['hypervisor_hostname'])
+    schedulers = ['scheduler', 'scheduler2']
+    conductors = ['conductor', 'conductor2'] + [
+        'compute%d' % i for i in range(1, hosts + 1)]
+    return {
+        'boots': boots, 'hosts': hosts, 'capacity': room,
+        'fill %': round(100.0 * min(row.accepted, room) / room, 1),
+        'accepted': row.accepted, 'refused': dict(row.refused),
+        'final': dict(row.final), 'not final': len(row.not_final),
+        'ERROR beyond capacity': max(0, errors - forced),
+        'over-committed hosts': len(over),
+        'audit violations': len(row.violations),
+        'listing problems': len(row.listing_problems),
+        'placement conflicts': _log_count(plane, r'Claim on \S+ refused',
+                                          schedulers),
+        'reschedules': _log_count(plane, r'Rescheduling \S+ to',
+                                  conductors),
+        'seconds to accept': round(accepted_seconds, 1),
+        'seconds to settle': round(settled_seconds, 1),
+        'details': row.details(),
+    }
+
+
+def daemon_rss_kb(plane):
+    """{daemon: resident memory in kB}, read from /proc."""
+    found = {}
+    for name, daemon in plane.daemons.items():
+        if not daemon.running:
+            continue
+        try:
+            with open('/proc/%d/status' % daemon.process.pid) as status:
+                for line in status:
+                    if line.startswith('VmRSS:'):
+                        found[name] = int(line.split()[1])
+        except OSError:
+            pass
+    return found
+
+
+def soak(plane, seconds, audit_every=60, concurrency=4, seed=None):
+    """Mixed operations for ``seconds``: boots (some with a bandwidth
+    port), stops, starts, rebuilds, live migrations and deletes, at most
+    ``concurrency`` in flight, the number of servers kept between 2 and
+    12; every ``audit_every`` seconds all operations are let finish and
+    the audit runs. Figures: operations by kind and answer, audits and
+    their violations, memory of each daemon before and after."""
+    rng = random.Random(seed)
+    admin = plane.client('admin')
+    network = faults.bandwidth_network(plane)
+    memory_before = daemon_rss_kb(plane)
+    operations = collections.Counter()
+    audits = []
+    stuck = []
+    deadline = time.monotonic() + seconds
+    next_audit = time.monotonic() + audit_every
+
+    def servers():
+        return faults.all_servers(plane)
+
+    def act(server_list):
+        settled = [s for s in server_list
+                   if s['status'] in faults.FINAL and
+                   not s.get('OS-EXT-STS:task_state')]
+        choices = ['boot'] if len(server_list) < 12 else []
+        if len(server_list) > 2:
+            choices += ['delete']
+        if any(s['status'] == 'ACTIVE' for s in settled):
+            choices += ['stop', 'rebuild', 'live-migrate']
+        if any(s['status'] == 'SHUTOFF' for s in settled):
+            choices += ['start']
+        if any(s['status'] == 'ERROR' for s in settled):
+            choices += ['delete-error']
+        kind = rng.choice(choices or ['boot'])
+        active = [s for s in settled if s['status'] == 'ACTIVE']
+        if kind == 'boot':
+            body = {'server': {'name': 'soak', 'flavorRef': '2',
+                               'imageRef': plane.image_id}}
+            if rng.random() < 0.3:
+                body['server']['networks'] = [{'port': network.qos_port()}]
+            response = admin.post('/servers', body)
+        elif kind == 'delete':
+            response = admin.delete('/servers/%s' %
+                                    rng.choice(server_list)['id'])
+        elif kind == 'delete-error':
+            response = admin.delete('/servers/%s' % rng.choice(
+                [s for s in settled if s['status'] == 'ERROR'])['id'])
+        elif kind == 'stop':
+            response = admin.post('/servers/%s/action' %
+                                  rng.choice(active)['id'],
+                                  {'os-stop': None})
+        elif kind == 'start':
+            response = admin.post('/servers/%s/action' % rng.choice(
+                [s for s in settled if s['status'] == 'SHUTOFF'])['id'],
+                {'os-start': None})
+        elif kind == 'rebuild':
+            response = admin.post('/servers/%s/action' %
+                                  rng.choice(active)['id'],
+                                  {'rebuild': {'imageRef': plane.image_id}})
+        else:
+            response = admin.post(
+                '/servers/%s/action' % rng.choice(active)['id'],
+                {'os-migrateLive': {'host': None,
+                                    'block_migration': 'auto'}},
+                microversion='2.30')
+        operations['%s %d' % (kind, response.status_code)] += 1
+
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        while time.monotonic() < deadline:
+            if time.monotonic() >= next_audit:
+                audits.append(_audit_now(plane, stuck))
+                next_audit = time.monotonic() + audit_every
+            server_list = servers()
+            futures = [pool.submit(act, server_list)
+                       for _ in range(concurrency)]
+            for future in futures:
+                try:
+                    future.result(timeout=120)
+                except Exception as error:
+                    operations['client error %s' % type(error).__name__] += 1
+            time.sleep(0.5)
+    audits.append(_audit_now(plane, stuck))
+    memory_after = daemon_rss_kb(plane)
+    return {
+        'seconds': seconds,
+        'operations': dict(sorted(operations.items())),
+        'operations total': sum(operations.values()),
+        'audits': len(audits),
+        'audits with violations': sum(1 for a in audits if a),
+        'violations': [v for a in audits for v in a][:20],
+        'stuck servers': stuck[:20],
+        'rss kB before': memory_before,
+        'rss kB after': memory_after,
+    }
+
+
+def _audit_now(plane, stuck, settle_timeout=120):
+    """Let what runs finish, then audit; the violations."""
+    row = faults.Row('soak audit')
+    faults.settle(plane, row, settle_timeout)
+    stuck.extend(row.not_final)
+    result = plane.audit(timeout=30)
+    if result.returncode == 0:
+        return []
+    return [line for line in result.stdout.splitlines()
+            if line.startswith('VIOLATION')]

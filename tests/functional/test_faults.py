@@ -1,0 +1,132 @@
+"""Faults: daemons killed with SIGKILL in the middle of work, the plane's
+broker and database restarted under load. Whatever was accepted ends in a
+final state, the audit finds nothing, every server is listed once and the
+daemons serve again (tests/functional/faults.py has the checks).
+
+These are the short versions; ``tools/fault_suite.py`` runs longer ones
+and prints the table.
+"""
+
+from tests.functional import base
+from tests.functional import faults
+from tests.functional import fixtures
+
+
+class FaultTestCase(base.ControlPlaneTestCase):
+
+    extra_conf = faults.RECOVERY_CONF
+    # The scenario audits itself (and after deleting everything).
+    audit_after_each_test = False
+
+    def run_scenario(self, name, scenario, settle_timeout=120):
+        row = faults.run_scenario(self.plane, name, scenario,
+                                  settle_timeout=settle_timeout)
+        self.addDetail('row', _text('%s\n%s' % (
+            faults.table([row]), row.details())))
+        self.assertTrue(row.ok, 'scenario %s: %s\n%s' % (
+            name, row.as_dict(), row.details()))
+        return row
+
+
+class TestDaemonKilledDuringBuildBurst(FaultTestCase):
+
+    computes = 2
+    compute_conf = {1: faults.COMPUTE_RECOVERY_CONF,
+                    2: faults.COMPUTE_RECOVERY_CONF + '\n[compute]\n'
+                    'fake_spawn_seconds = 1\n'}
+
+    def _burst(self, daemon):
+        self.run_scenario('%s killed during a build burst' % daemon,
+                          faults.kill_during_build_burst(daemon, count=10))
+
+    def test_conductor(self):
+        self._burst('conductor')
+
+    def test_scheduler(self):
+        self._burst('scheduler')
+
+    def test_compute(self):
+        self._burst('compute2')
+
+    def test_api(self):
+        self._burst('api')
+
+    def test_placement(self):
+        self._burst('placement')
+
+    def test_network(self):
+        self._burst('network')
+
+
+class TestComputeKilledDuringMoves(FaultTestCase):
+
+    computes = 2
+    compute_conf = {
+        1: faults.COMPUTE_RECOVERY_CONF + '\n[compute]\n'
+           'fake_live_migration_seconds = 8\n',
+        2: faults.COMPUTE_RECOVERY_CONF + '\n[compute]\n'
+           'fake_live_migration_seconds = 8\n'}
+
+    def test_source_compute_killed_mid_live_migration(self):
+        self.run_scenario('source compute killed mid-live-migration',
+                          faults.compute_killed_mid_live_migration('source'))
+
+    def test_destination_compute_killed_mid_live_migration(self):
+        self.run_scenario(
+            'destination compute killed mid-live-migration',
+            faults.compute_killed_mid_live_migration('destination'))
+
+    def test_source_compute_restarted_after_evacuation(self):
+        self.run_scenario('source compute restarted after evacuation',
+                          faults.source_restarted_after_evacuation())
+
+
+class TestBrokerAndDatabaseRestarted(FaultTestCase):
+    """On a RabbitMQ node and a MariaDB server of the plane's own, so
+    that no other test feels the restarts."""
+
+    computes = 2
+    compute_conf = {1: faults.COMPUTE_RECOVERY_CONF,
+                    2: faults.COMPUTE_RECOVERY_CONF}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.services = faults.PrivateServices()
+        cls.services.start()
+        try:
+            cls.plane = fixtures.ControlPlane(
+                computes=cls.computes, compute_conf=cls.compute_conf,
+                extra_conf=cls.extra_conf, backend=cls.backend,
+                services=cls.services)
+            try:
+                cls.plane.start()
+            except Exception:
+                logs = cls.plane.logs()
+                cls.plane.stop()
+                raise AssertionError('control plane did not start:\n' +
+                                     logs)
+        except BaseException:
+            cls.services.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            cls.plane.stop()
+        finally:
+            cls.services.stop()
+
+    def test_rabbitmq_restarted_under_load(self):
+        self.run_scenario('RabbitMQ restarted under load',
+                          faults.service_restarted_under_load('rabbitmq'),
+                          settle_timeout=180)
+
+    def test_mariadb_restarted_under_load(self):
+        self.run_scenario('MariaDB restarted under load',
+                          faults.service_restarted_under_load('mariadb'),
+                          settle_timeout=180)
+
+
+def _text(value):
+    import testtools.content
+    return testtools.content.text_content(value)
