@@ -287,20 +287,10 @@ class ComputeManager(manager.Manager):
                               self.driver.nodename)
         self._evacuation_failed(context, instance, migration, [], error)
         try:
-            held = self.rt.reportclient.get_allocations(instance.uuid).get(
-                'allocations') or {}
-            for port in self.ports.ports_of(instance.uuid):
-                wanted = objects.RequestGroup.from_port(port)
-                provider = None
-                if wanted is not None:
-                    provider = next((
-                        rp for rp, allocation in sorted(held.items())
-                        if set(wanted.resources) <= set(
-                            allocation['resources'])), None)
-                self.ports.update_port(port['id'], **{
-                    'binding:host_id': migration.source_compute,
-                    'binding:profile': network_api.profile_naming(
-                        port, provider)})
+            network_api.point_back(
+                self.ports, instance, migration.source_compute,
+                self.rt.reportclient.get_allocations(instance.uuid).get(
+                    'allocations') or {})
         except exception.NovaLiteException as e:
             LOG.error('Ports of %s not pointed back at %s: %s',
                       instance.uuid, migration.source_compute, e)

@@ -112,8 +112,9 @@ class ConductorManager(manager.Manager):
     # -- interrupted work ----------------------------------------------------
 
     @service.periodic_task(lambda: CONF.conductor.recovery_interval)
-    def recover_interrupted_builds(self):
-        """Take over the builds a dead daemon left half-done (see
+    def recover_interrupted_work(self):
+        """Take over the builds and undo the moves a dead daemon left
+        half-done, and delete what nobody holds (see
         ``conductor/tasks/recover.py``). A cell conductor has no API
         database and leaves it to the superconductors."""
         timeout = CONF.conductor.interrupted_task_timeout
@@ -126,6 +127,10 @@ class ConductorManager(manager.Manager):
         if any(counts.values()):
             LOG.warning('Interrupted builds taken over: %(rebuilt)d built '
                         'again, %(failed)d set to ERROR', counts)
+        undone = recover.InterruptedMoves(context, timeout,
+                                          self.reportclient).run()
+        if undone:
+            LOG.warning('Interrupted moves undone: %d', undone)
         recover.OrphanAllocations(context, timeout, self.reportclient,
                                   self._orphans_first_seen).run(
                                       time.monotonic())

@@ -22,13 +22,19 @@ conductor_opts = [
                     'long in BUILD with no compute working on it (never '
                     'sent to one, or its compute is down) goes to ERROR '
                     'with a fault, holding no allocation and no port '
-                    'binding. Must exceed the longest a healthy build '
-                    'takes (scheduler_call_timeout plus the reschedules). '
+                    'binding; an evacuation that long without its '
+                    'destination taking the server over is undone (the '
+                    'server back on its source, in ERROR) and an unshelve '
+                    'that never reached a compute leaves the server '
+                    'offloaded. Must exceed the longest a healthy build '
+                    'or move takes (scheduler_call_timeout plus the '
+                    'reschedules). '
                     '0 turns the takeover off. Only conductors with '
                     '[api_database] connection do it.'),
     cfg.IntOpt('recovery_interval', default=30, min=0,
-               help='Seconds between two looks for interrupted builds '
-                    '(see interrupted_task_timeout); 0 turns it off.'),
+               help='Seconds between two looks for interrupted builds and '
+                    'moves and for allocations nobody holds (see '
+                    'interrupted_task_timeout); 0 turns it off.'),
 ]
 
 

@@ -311,6 +311,27 @@ def release_ports(client, instance, ports=None):
         instance.system_metadata.pop(CREATED_PORTS, None)
 
 
+def point_back(client, instance, host, held, ports=None):
+    """Bind each of ``instance``'s ports to ``host`` again, a port with a
+    resource request with ``allocation`` naming the provider of ``held``
+    (the server's allocations, {rp: {'resources': ...}}) that has its
+    resource classes: after a move to another host was undone. Raises
+    what the port service raises."""
+    if ports is None:
+        ports = client.ports_of(instance.uuid)
+    for port in ports:
+        wanted = objects.RequestGroup.from_port(port)
+        provider = None
+        if wanted is not None:
+            provider = next((
+                rp for rp, allocation in sorted(held.items())
+                if set(wanted.resources) <= set(allocation['resources'])),
+                None)
+        client.update_port(port['id'], **{
+            'binding:host_id': host,
+            'binding:profile': profile_naming(port, provider)})
+
+
 def unbind_from_host(client, port):
     """Bind ``port`` to no host, dropping its ``allocation``; it stays the
     server's (an offloaded server keeps its ports)."""

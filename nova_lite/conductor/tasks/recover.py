@@ -22,7 +22,15 @@ database looks for them:
   loses harmlessly.
 
 A compute that comes back finds its own interrupted work itself (see
-``ComputeManager.resolve_interrupted_tasks``).
+``ComputeManager.resolve_interrupted_tasks``). What a conductor was
+orchestrating on hosts that are down is undone here (``InterruptedMoves``):
+an **evacuation** whose destination never took the server over goes back
+to its source (its allocation moved back from the migration, its ports
+pointed back at the source; the server in ERROR, to be evacuated again),
+and an **unshelve** that never reached a compute leaves the server
+SHELVED_OFFLOADED holding nothing. Each is claimed by the migration's or
+the server's state changing from the one read, so of several conductors
+one does it, and a destination that resumes loses its takeover.
 
 And **allocations nobody holds** (``OrphanAllocations``): a scheduler that
 claimed and then died, or answered after the conductor had given up on
@@ -288,3 +296,111 @@ class OrphanAllocations:
                                                  known):
             del self.first_seen[consumer]
         return deleted
+
+
+class InterruptedMoves:
+    """One look for moves a dead conductor left half-done (see the
+    module's docstring); ``run()`` returns how many it undid."""
+
+    def __init__(self, context, timeout, reportclient, ports=None):
+        self.context = context
+        self.timeout = timeout
+        self.stale_before = stale_before(timeout)
+        self.reportclient = reportclient
+        self.ports = ports or network_api.PortClient()
+        self.undone = 0
+
+    def run(self):
+        for cell in objects.CellMappingList.get_all(self.context):
+            if cell.uuid == cell_mapping_obj.CELL0_UUID:
+                continue
+            with nova_context.target_cell(self.context, cell) as cctxt:
+                try:
+                    self._evacuations(cctxt)
+                    self._unshelves(cctxt)
+                except Exception:
+                    LOG.exception('Cannot look for interrupted moves in '
+                                  'cell %s', cell.name)
+        return self.undone
+
+    def _stale(self, record):
+        return (record.updated_at is not None and
+                record.updated_at.replace(tzinfo=None) < self.stale_before)
+
+    def _evacuations(self, cctxt):
+        for status in ('accepted', 'pre-migrating'):
+            for migration in objects.MigrationList.get_by_filters(
+                    cctxt, {'migration_type': 'evacuation',
+                            'status': status}):
+                if not self._stale(migration):
+                    continue
+                try:
+                    instance = objects.Instance.get_by_uuid(
+                        cctxt, migration.instance_uuid)
+                except exception.InstanceNotFound:
+                    continue  # deleted: the source cleans up when back
+                if instance.host != migration.source_compute or \
+                        instance.task_state != states.REBUILDING or \
+                        not self._stale(instance):
+                    continue  # the destination has it, or it moves on
+                self._undo_evacuation(cctxt, instance, migration, status)
+
+    def _undo_evacuation(self, cctxt, instance, migration, status):
+        migration.status = 'error'
+        try:
+            migration.save(expected_status=[status])
+        except exception.MigrationStatusChanged:
+            return
+        LOG.warning('The evacuation %s of %s from %s made no progress for '
+                    '%ss (its conductor died); undoing it', migration.uuid,
+                    instance.uuid, migration.source_compute, self.timeout)
+        try:
+            self.reportclient.move_allocations(migration.uuid, instance.uuid)
+            network_api.point_back(
+                self.ports, instance, migration.source_compute,
+                self.reportclient.get_allocations(instance.uuid).get(
+                    'allocations') or {})
+        except Exception as e:
+            LOG.error('Evacuation %s of %s not fully undone: %s',
+                      migration.uuid, instance.uuid, e)
+        error = exception.InstanceTaskInterrupted(
+            instance_uuid=instance.uuid, task='evacuation',
+            reason='no progress for %ss' % self.timeout)
+        instance.vm_state = states.ERROR
+        instance.task_state = None
+        try:
+            instance.save(expected_task_state=[states.REBUILDING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError):
+            return
+        build.record_fault(cctxt, instance, error)
+        self.undone += 1
+
+    def _unshelves(self, cctxt):
+        for instance in objects.InstanceList.get_by_filters(
+                cctxt, {'vm_state': [states.SHELVED_OFFLOADED]}):
+            if instance.task_state != states.UNSHELVING or \
+                    instance.host is not None or not self._stale(instance):
+                continue
+            instance.task_state = None
+            try:
+                instance.save(expected_task_state=[states.UNSHELVING])
+            except (exception.InstanceNotFound,
+                    exception.UnexpectedTaskStateError):
+                continue
+            LOG.warning('The unshelve of %s made no progress for %ss (its '
+                        'conductor died); it stays offloaded',
+                        instance.uuid, self.timeout)
+            build.give_back(self.reportclient, instance.uuid)
+            try:
+                for port in self.ports.ports_of(instance.uuid):
+                    network_api.unbind_from_host(self.ports, port)
+            except exception.NovaLiteException as e:
+                LOG.error('Ports of %s not unbound: %s', instance.uuid, e)
+            build.record_fault(cctxt, instance, exception.
+                               InstanceTaskInterrupted(
+                                   instance_uuid=instance.uuid,
+                                   task='unshelve',
+                                   reason='no progress for %ss' %
+                                   self.timeout))
+            self.undone += 1

@@ -1,0 +1,201 @@
+"""Undoing the moves a dead conductor left half-done
+(``recover.InterruptedMoves``) and deleting allocations nobody holds
+(``recover.OrphanAllocations``). Same fixtures as test_recover: real
+SQLite databases and placement, the port service in memory."""
+
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from nova_lite.compute import states
+from nova_lite.conductor.tasks import recover
+from nova_lite.db import api as db
+from nova_lite.db import main_models
+from nova_lite import objects
+from tests.unit.conductor import test_recover
+from tests.unit.network import test_client_helpers as port_fakes
+
+TIMEOUT = test_recover.TIMEOUT
+STALE = TIMEOUT + 100
+
+
+class MovesTestCase(test_recover.RecoverTestCase):
+
+    def server(self, vm_state, task_state, host, seconds_ago=STALE,
+               cell=None):
+        uuid = uuidutils.generate_uuid()
+        with self.in_cell(cell) as cctxt:
+            instance = objects.Instance(
+                cctxt, uuid=uuid, project_id='p', user_id='u',
+                display_name='vm', vm_state=vm_state, task_state=task_state,
+                power_state=0, host=host, node=host, flavor=self.flavor)
+            instance.create()
+        objects.InstanceMapping(self.admin, instance_uuid=uuid,
+                                project_id='p',
+                                cell_mapping=cell or self.cell1).create()
+        self.age(uuid, seconds_ago, cell)
+        return instance
+
+    def evacuation(self, instance, status, seconds_ago=STALE):
+        with self.in_cell() as cctxt:
+            migration = objects.Migration(
+                cctxt, instance_uuid=instance.uuid,
+                migration_type='evacuation', status=status,
+                source_compute='h1', source_node='h1', dest_compute='h2',
+                dest_node='h2')
+            migration.create()
+            with db.cell_session(cctxt) as session:
+                session.execute(sa.update(main_models.Migration).where(
+                    main_models.Migration.uuid == migration.uuid).values(
+                        updated_at=test_recover.ago(seconds_ago)))
+        return migration
+
+    def migration_status(self, migration):
+        with self.in_cell() as cctxt:
+            return objects.Migration.get_by_uuid(cctxt,
+                                                 migration.uuid).status
+
+    def evacuating(self, status='pre-migrating', seconds_ago=STALE):
+        """A server evacuated from h1 (down) to h2: its source allocation
+        held by the migration, h2 claimed for the server, its port still
+        bound to h1."""
+        instance = self.server(states.ACTIVE, states.REBUILDING, 'h1',
+                               seconds_ago)
+        migration = self.evacuation(instance, status, seconds_ago)
+        self.allocate(migration.uuid, 'h1')
+        self.allocate(instance.uuid, 'h2')
+        self.ports.add(port_fakes.port(device_id=instance.uuid, host='h1'))
+        return instance, migration
+
+    def undo(self):
+        return recover.InterruptedMoves(self.admin, TIMEOUT,
+                                        self.reportclient,
+                                        ports=self.ports).run()
+
+
+class TestInterruptedEvacuation(MovesTestCase):
+
+    def test_it_goes_back_to_its_source_in_error(self):
+        instance, migration = self.evacuating()
+        self.assertEqual(1, self.undo())
+        stored = self.stored(instance.uuid)
+        self.assertEqual((states.ERROR, None, 'h1'), (
+            stored.vm_state, stored.task_state, stored.host))
+        self.assertIn('evacuation', stored.fault.message)
+        self.assertEqual('error', self.migration_status(migration))
+
+    def test_its_source_allocation_comes_back_and_the_claim_goes(self):
+        instance, migration = self.evacuating()
+        self.undo()
+        self.assertEqual({self.providers['h1']: test_recover.FLAVOR_USAGE},
+                         self.resources(instance.uuid))
+        self.assertEqual({}, self.resources(migration.uuid))
+
+    def test_its_ports_stay_on_the_source(self):
+        instance, _migration = self.evacuating()
+        self.undo()
+        self.assertEqual(['h1'], [p['binding:host_id'] for p in
+                                  self.ports.ports_of(instance.uuid)])
+
+    def test_an_accepted_one_is_undone_too(self):
+        instance, migration = self.evacuating(status='accepted')
+        self.assertEqual(1, self.undo())
+        self.assertEqual('error', self.migration_status(migration))
+
+    def test_a_recent_one_is_left_alone(self):
+        instance, migration = self.evacuating(seconds_ago=10)
+        self.assertEqual(0, self.undo())
+        self.assertEqual('pre-migrating', self.migration_status(migration))
+        self.assertEqual(states.REBUILDING,
+                         self.stored(instance.uuid).task_state)
+
+    def test_one_the_destination_took_over_is_left_to_it(self):
+        instance, migration = self.evacuating()
+        with self.in_cell() as cctxt:
+            stored = objects.Instance.get_by_uuid(cctxt, instance.uuid)
+            stored.host = 'h2'
+            stored.task_state = states.REBUILD_SPAWNING
+            stored.save()
+        self.age(instance.uuid, STALE)
+        self.assertEqual(0, self.undo())
+        self.assertEqual('pre-migrating', self.migration_status(migration))
+
+    def test_two_conductors_undo_it_once(self):
+        instance, migration = self.evacuating()
+        self.assertEqual(1, self.undo() + self.undo())
+
+
+class TestInterruptedUnshelve(MovesTestCase):
+
+    def unshelving(self, seconds_ago=STALE):
+        instance = self.server(states.SHELVED_OFFLOADED, states.UNSHELVING,
+                               None, seconds_ago)
+        self.allocate(instance.uuid, 'h2')  # the scheduler's claim
+        self.ports.add(port_fakes.port(device_id=instance.uuid))
+        return instance
+
+    def test_it_stays_offloaded_holding_nothing(self):
+        instance = self.unshelving()
+        self.assertEqual(1, self.undo())
+        stored = self.stored(instance.uuid)
+        self.assertEqual((states.SHELVED_OFFLOADED, None, None), (
+            stored.vm_state, stored.task_state, stored.host))
+        self.assertIn('unshelve', stored.fault.message)
+        self.assertEqual({}, self.resources(instance.uuid))
+        self.assertEqual([], self.bound_ports(instance.uuid))
+
+    def test_a_recent_one_is_left_alone(self):
+        instance = self.unshelving(seconds_ago=10)
+        self.assertEqual(0, self.undo())
+        self.assertEqual(states.UNSHELVING,
+                         self.stored(instance.uuid).task_state)
+
+
+class TestOrphanAllocations(MovesTestCase):
+
+    def sweep(self, first_seen, now):
+        return recover.OrphanAllocations(
+            self.admin, TIMEOUT, self.reportclient, first_seen).run(now)
+
+    def test_a_server_in_cell0_loses_its_allocation_at_once(self):
+        instance = self.server(states.ERROR, None, None, cell=self.cell0)
+        self.allocate(instance.uuid, 'h1')
+        self.assertEqual(1, self.sweep({}, 1000.0))
+        self.assertEqual({}, self.resources(instance.uuid))
+
+    def test_an_unknown_consumer_loses_it_only_after_the_timeout(self):
+        consumer = uuidutils.generate_uuid()
+        self.allocate(consumer, 'h1')
+        first_seen = {}
+        self.assertEqual(0, self.sweep(first_seen, 1000.0))
+        self.assertEqual(0, self.sweep(first_seen, 1000.0 + TIMEOUT - 1))
+        self.assertIn(self.providers['h1'], self.resources(consumer))
+        self.assertEqual(1, self.sweep(first_seen, 1000.0 + TIMEOUT))
+        self.assertEqual({}, self.resources(consumer))
+        self.assertEqual({}, first_seen)
+
+    def test_servers_builds_and_moves_keep_theirs(self):
+        active = self.server(states.ACTIVE, None, 'h1')
+        self.allocate(active.uuid, 'h1')
+        request, _spec = self.accepted()
+        self.allocate(request.instance_uuid, 'h2')
+        _instance, migration = self.evacuating()
+        first_seen = {}
+        self.sweep(first_seen, 1000.0)
+        self.assertEqual(0, self.sweep(first_seen, 1000.0 + 10 * TIMEOUT))
+        for consumer in (active.uuid, request.instance_uuid,
+                         migration.uuid):
+            self.assertNotEqual({}, self.resources(consumer), consumer)
+
+    def test_a_consumer_that_became_a_server_is_forgotten(self):
+        consumer = uuidutils.generate_uuid()
+        self.allocate(consumer, 'h1')
+        first_seen = {}
+        self.sweep(first_seen, 1000.0)
+        self.assertIn(consumer, first_seen)
+        with self.in_cell() as cctxt:
+            objects.Instance(cctxt, uuid=consumer, project_id='p',
+                             user_id='u', vm_state=states.ACTIVE,
+                             task_state=None, power_state=0, host='h1',
+                             node='h1', flavor=self.flavor).create()
+        self.sweep(first_seen, 1000.0 + 1)
+        self.assertNotIn(consumer, first_seen)
