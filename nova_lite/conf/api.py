@@ -33,8 +33,13 @@ api_opts = [
                help='Base URL of this API as clients reach it, used in '
                     'links. Default: derived from the request.'),
     cfg.IntOpt('wsgi_threads',
-               default=32, min=1,
-               help='Requests a REST daemon serves at once.'),
+               default=128, min=1,
+               help='Requests a REST daemon serves at once. Each client '
+                    'keeps its connection open between requests, so give '
+                    'placement at least one per compute, scheduler, '
+                    'conductor and port service; with fewer, idle '
+                    'connections are closed whenever all are busy and '
+                    'clients reconnect.'),
     cfg.IntOpt('wsgi_keep_alive_timeout',
                default=10, min=0,
                help='Seconds a REST daemon keeps an idle HTTP/1.1 '

@@ -17,6 +17,7 @@ import requests
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import http_client
 from nova_lite import objects
 
 CONF = nova_conf.CONF
@@ -43,8 +44,7 @@ class PortClient:
 
     def __init__(self, endpoint=None, token=None, timeout=None):
         self.endpoint = (endpoint or CONF.network.endpoint).rstrip('/')
-        self.session = requests.Session()
-        self.session.headers.update({
+        self.session = http_client.session({
             'X-Auth-Token': token or CONF.network.auth_token,
             'Accept': 'application/json'})
         self.timeout = timeout or CONF.network.timeout

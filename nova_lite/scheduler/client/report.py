@@ -16,6 +16,7 @@ import requests
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import http_client
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -52,8 +53,7 @@ class SchedulerReportClient:
 
     def __init__(self, endpoint=None, token=None, timeout=None):
         self.endpoint = (endpoint or CONF.placement.endpoint).rstrip('/')
-        self.session = requests.Session()
-        self.session.headers.update({
+        self.session = http_client.session({
             'X-Auth-Token': token or CONF.placement.auth_token,
             'OpenStack-API-Version': 'placement %s' % MICROVERSION,
             'Accept': 'application/json'})
