@@ -57,14 +57,15 @@ def scenarios(burst):
 
 
 def make_plane(kind, computes, services=None):
-    compute_extra = faults.COMPUTE_RECOVERY_CONF
+    # Room for every server: the failures counted are the faults', not
+    # the capacity's.
+    compute_extra = faults.COMPUTE_RECOVERY_CONF + (
+        '\n[compute]\nfake_vcpus = 64\nfake_memory_mb = 65536\n')
     if kind == 'migrations':
-        compute_extra += '\n[compute]\nfake_live_migration_seconds = 8\n'
+        compute_extra += 'fake_live_migration_seconds = 8\n'
     else:
-        # Room for every server of a burst: the failures counted are the
-        # faults', not the capacity's.
-        compute_extra += ('\n[compute]\nfake_spawn_seconds = 1\n'
-                          'fake_vcpus = 64\nfake_memory_mb = 65536\n')
+        compute_extra += 'fake_spawn_seconds = 1\n'
+
     return fixtures.ControlPlane(
         computes=computes,
         compute_conf={i: compute_extra for i in range(1, computes + 1)},
@@ -100,8 +101,7 @@ def main():
                         help='boots in each burst (default 30)')
     parser.add_argument('--computes', type=int, default=3,
                         help='fake computes per plane (default 3; each '
-                             'holds 32 m1.small servers, 4 in the live '
-                             'migration scenarios)')
+                             'holds 31 m1.small servers)')
     parser.add_argument('--list', action='store_true',
                         help='list the scenarios and exit')
     parser.add_argument('--details', action='store_true',
