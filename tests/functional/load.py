@@ -25,6 +25,20 @@ SLOT_MB = 2048
 RESERVED_MB = 512
 
 
+# Unlimited quota; otherwise the defaults an operator runs with: under a
+# burst on two cores a scheduler may well take more than the fault
+# scenarios' 10 s to answer, and the takeover of interrupted builds must
+# wait longer than that (its own default, 300 s).
+LOAD_CONF = """
+[conductor]
+scheduler_call_timeout = 60
+[quota]
+instances = -1
+cores = -1
+ram = -1
+"""
+
+
 def host_slots(index):
     return 5 if index % 5 == 0 else 4
 
@@ -37,13 +51,12 @@ def plane_for_burst(hosts, services=None):
     """A control plane of ``hosts`` fake computes (4 or 5 m1.small each)
     and a second scheduler and conductor, started."""
     compute_conf = {
-        index: faults.COMPUTE_RECOVERY_CONF + (
-            '\n[compute]\nfake_memory_mb = %d\nfake_vcpus = 64\n'
-            'fake_local_gb = 1000\n' % host_memory_mb(index))
+        index: '[compute]\nfake_memory_mb = %d\nfake_vcpus = 64\n'
+               'fake_local_gb = 1000\n' % host_memory_mb(index)
         for index in range(1, hosts + 1)}
     plane = fixtures.ControlPlane(
         computes=hosts, compute_conf=compute_conf,
-        extra_conf=faults.RECOVERY_CONF, services=services)
+        extra_conf=LOAD_CONF, services=services)
     plane.start_timeout = max(60, hosts * 3)
     plane.start()
     plane.start_daemon('scheduler2', 'scheduler',
