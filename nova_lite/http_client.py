@@ -2,13 +2,13 @@
 APIs (placement, the port service).
 
 Each is a persistent-connection ``requests.Session`` that tries a request
-again, up to three times, when the connection fails before an answer
-comes: a server that is saturated closes its idle keep-alive connections,
-and a request sent on one just as it closes meets "Remote end closed
-connection without response" although the server never saw it. Requests
-that got an answer (even a 5xx) are never sent twice; those the server
-may have seen are guarded by placement's consumer generations and by the
-callers' own conflict handling.
+again, up to three times, when it could not connect, and a GET also when
+the connection dropped before an answer came: a saturated server closes
+its idle keep-alive connections, and a request sent on one just as it
+closes meets "Remote end closed connection without response". A write
+that may have reached the server is never sent twice (a claim written
+twice would be refused as a conflict with itself); its caller sees
+PlacementUnavailable and handles it as any outage.
 """
 
 import requests
@@ -34,7 +34,7 @@ class _Retry(urllib3_util.Retry):
 def session(headers=None):
     retry = _Retry(
         total=RETRIES, connect=RETRIES, read=RETRIES, status=0, other=0,
-        allowed_methods=None, backoff_factor=0.05,
+        allowed_methods=frozenset({'GET', 'HEAD'}), backoff_factor=0.05,
         raise_on_status=False, respect_retry_after_header=False)
     new = requests.Session()
     new.mount('http://', adapters.HTTPAdapter(max_retries=retry))

@@ -61,13 +61,22 @@ class TestSession(testtools.TestCase):
         self.addCleanup(server.close)
         return server
 
-    def test_a_request_dropped_before_an_answer_is_sent_again(self):
+    def test_a_read_dropped_before_an_answer_is_sent_again(self):
         server = self.serve(drops=2)
-        response = http_client.session().post(
-            'http://127.0.0.1:%d/allocations' % server.port, json={},
-            timeout=5)
+        response = http_client.session().get(
+            'http://127.0.0.1:%d/allocations/x' % server.port, timeout=5)
         self.assertEqual(200, response.status_code)
         self.assertEqual(3, server.requests)
+
+    def test_a_write_dropped_before_an_answer_is_not_sent_again(self):
+        # The server may have applied it: a claim sent twice would meet
+        # itself as a consumer generation conflict.
+        server = self.serve(drops=1)
+        self.assertRaises(requests.ConnectionError,
+                          http_client.session().put,
+                          'http://127.0.0.1:%d/allocations/x' % server.port,
+                          json={}, timeout=5)
+        self.assertEqual(1, server.requests)
 
     def test_it_gives_up_after_three_more_tries(self):
         server = self.serve(drops=10)
