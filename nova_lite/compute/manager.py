@@ -226,23 +226,14 @@ class ComputeManager(manager.Manager):
     def _fail_interrupted_build(self, context, instance, why):
         """A build that died here ends in ERROR holding nothing, as a failed
         build does; only if its state is still the one we read."""
-        task = instance.task_state
         nodename = instance.node or self.driver.nodename
-        instance.vm_state = states.ERROR
-        instance.task_state = None
-        instance.host = None
-        instance.node = None
-        try:
-            instance.save(expected_vm_state=[states.BUILDING],
-                          expected_task_state=[task])
-        except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError):
-            return
         error = exception.BuildAbortException(
             instance_uuid=instance.uuid,
             reason='the build on %s was interrupted (%s). Delete the '
                    'server, or rebuild it.' % (self.host, why))
-        build_task.record_fault(context, instance, error, host=self.host)
+        if not build_task.fail_interrupted_build(context, instance, error,
+                                                 host=self.host):
+            return
         with instance_actions.event(
                 context, instance.uuid, 'compute_recover_interrupted_build',
                 host=self.host, action=instance_actions.CREATE) as step:

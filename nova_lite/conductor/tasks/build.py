@@ -269,6 +269,25 @@ def bury_in_cell0(context, build_request, spec, error,
             instance.destroy()
 
 
+def fail_interrupted_build(context, instance, error, host=None):
+    """Put a build nobody finishes in ERROR on no host with ``error`` as
+    its fault -- only if it is still BUILDING in the task state it was
+    read in, so a build that resumed meanwhile wins. True if it did; the
+    caller then frees what the server held."""
+    task = instance.task_state
+    instance.vm_state = states.ERROR
+    instance.task_state = None
+    instance.host = None
+    instance.node = None
+    try:
+        instance.save(expected_vm_state=[states.BUILDING],
+                      expected_task_state=[task])
+    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+        return False
+    record_fault(context, instance, error, host=host)
+    return True
+
+
 def give_back(reportclient, instance_uuid):
     """Delete what the scheduler claimed for an instance that will not be
     built; if placement cannot be reached the compute audit removes it

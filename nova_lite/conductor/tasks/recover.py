@@ -215,20 +215,10 @@ class InterruptedBuilds:
             instance_uuid=instance.uuid,
             reason='no progress for %ss: %s. Delete the server, or '
                    'rebuild it.' % (self.timeout, reason))
-        was = instance.task_state
-        instance.vm_state = states.ERROR
-        instance.task_state = None
-        instance.host = None
-        instance.node = None
-        try:
-            instance.save(expected_vm_state=[states.BUILDING],
-                          expected_task_state=[was])
-        except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError):
+        if not build.fail_interrupted_build(cctxt, instance, error):
             return  # it moved on (or was deleted) meanwhile
         LOG.warning('Instance %s: %s', instance.uuid,
                     error.format_message())
-        build.record_fault(cctxt, instance, error)
         with instance_actions.event(cctxt, instance.uuid,
                                     'conductor_recover_interrupted_build',
                                     action=instance_actions.CREATE) as step:
