@@ -33,7 +33,13 @@ def _db_opts():
         cfg.IntOpt('max_overflow',
                    default=20, min=0,
                    help='Connections opened beyond max_pool_size under '
-                        'load.'),
+                        'load. Each daemon may hold max_pool_size + '
+                        'max_overflow connections per database it uses '
+                        '(the api, conductor and scheduler use the API '
+                        'database and every cell\'s); the database '
+                        'server\'s max_connections must cover the sum over '
+                        'all daemons, or requests fail with 503 "Too many '
+                        'connections" under load.'),
         cfg.IntOpt('pool_timeout',
                    default=30, min=1,
                    help='Seconds to wait for a pooled connection.'),

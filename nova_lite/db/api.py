@@ -141,8 +141,10 @@ def _is_connect_error(error):
     orig = getattr(error, 'orig', None)
     args = getattr(orig, 'args', ())
     # PyMySQL: 2003 can't connect, 2006 gone away, 2013 lost connection,
-    # 1049 unknown database, 1045 access denied.
-    return bool(args) and args[0] in (2003, 2006, 2013, 1049, 1045)
+    # 1049 unknown database, 1045 access denied, 1040 too many
+    # connections (the server's max_connections is used up: a 503 that
+    # may pass, not a server error).
+    return bool(args) and args[0] in (2003, 2006, 2013, 1049, 1045, 1040)
 
 
 def api_session():
