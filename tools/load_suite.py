@@ -10,11 +10,14 @@ host 5) with two schedulers and two conductors; it reports over-commit,
 ERRORs beyond what capacity forces, placement conflicts and reschedules.
 The soak: mixed operations with bounded loops and the audit every minute;
 it reports the audits and each daemon's memory before and after. Every
-daemon is a separate process on the machine's RabbitMQ and MariaDB.
+daemon is a separate process; RabbitMQ and MariaDB are a node and a server
+started for the run (``--shared-services``: the machine's own, whose
+max_connections must then cover every daemon's pools).
 Exit status 0 when nothing was over-committed, lost or left half-done.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -22,16 +25,35 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from tests.functional import faults  # noqa: E402
 from tests.functional import load  # noqa: E402
 
 
-def run_burst(args):
-    plane = load.plane_for_burst(args.hosts)
+@contextlib.contextmanager
+def services(args):
+    """The RabbitMQ and MariaDB the plane runs on: by default a node and
+    a server of their own, the database with room for the connections two
+    conductors, two schedulers, api, placement and network may pool
+    (MariaDB's default of 151 is not); --shared-services: the machine's."""
+    if args.shared_services:
+        yield None
+        return
+    private = faults.PrivateServices(max_connections=args.max_connections)
+    private.start()
     try:
-        figures = load.burst(plane, args.hosts, args.boots,
-                             threads=args.threads)
+        yield private
     finally:
-        plane.stop()
+        private.stop()
+
+
+def run_burst(args):
+    with services(args) as running:
+        plane = load.plane_for_burst(args.hosts, services=running)
+        try:
+            figures = load.burst(plane, args.hosts, args.boots,
+                                 threads=args.threads)
+        finally:
+            plane.stop()
     details = figures.pop('details')
     print(json.dumps(figures, indent=2))
     if details:
@@ -44,12 +66,13 @@ def run_burst(args):
 
 
 def run_soak(args):
-    plane = load.plane_for_burst(args.soak_hosts)
-    try:
-        figures = load.soak(plane, seconds=int(args.minutes * 60),
-                            audit_every=60, seed=args.seed)
-    finally:
-        plane.stop()
+    with services(args) as running:
+        plane = load.plane_for_burst(args.soak_hosts, services=running)
+        try:
+            figures = load.soak(plane, seconds=int(args.minutes * 60),
+                                audit_every=60, seed=args.seed)
+        finally:
+            plane.stop()
     print(json.dumps(figures, indent=2))
     return not figures['violations'] and not figures['stuck servers']
 
@@ -65,6 +88,12 @@ def main():
     parser.add_argument('--minutes', type=float, default=10)
     parser.add_argument('--soak-hosts', type=int, default=3)
     parser.add_argument('--seed', type=int, default=None)
+    parser.add_argument('--shared-services', action='store_true',
+                        help="run on the machine's RabbitMQ (5672) and "
+                             "MariaDB (3306) instead of a node and a server "
+                             "started for the run")
+    parser.add_argument('--max-connections', type=int, default=1000,
+                        help="the private MariaDB's max_connections")
     args = parser.parse_args()
     ok = True
     if args.which in ('burst', 'all'):

@@ -500,7 +500,10 @@ class PrivateServices:
     (on their own ports, in a temporary directory), so that restarting
     them hurts no other test running at the same time."""
 
-    def __init__(self):
+    def __init__(self, max_connections=500):
+        # MariaDB's own default, 151, is less than a plane with two
+        # conductors and two schedulers may open under a burst.
+        self.max_connections = max_connections
         self.workdir = tempfile.mkdtemp(prefix='nova-lite-svc-')
         os.chmod(self.workdir, 0o777)
         self.rabbit_port = _free_port()
@@ -590,7 +593,8 @@ class PrivateServices:
              '--socket=' + os.path.join(self.workdir, 'mysqld.sock'),
              '--pid-file=' + os.path.join(self.workdir, 'mysqld.pid'),
              '--user=root', '--skip-log-bin',
-             '--innodb-buffer-pool-size=128M', '--max-connections=500'],
+             '--innodb-buffer-pool-size=128M',
+             '--max-connections=%d' % self.max_connections],
             stdout=log, stderr=subprocess.STDOUT)
         log.close()
 
