@@ -235,6 +235,12 @@ class NoValidHost(NovaLiteException):
     summary = 'No valid host was found.'
 
 
+class PlacementUnreachable(NoValidHost):
+    """The scheduler could not ask placement for hosts, or write a
+    claim: nothing is known about the hosts, and a retry may well work
+    once placement is back."""
+
+
 class UnsupportedPolicy(NoValidHost):
     msg_fmt = ('The scheduler cannot honour the %(policy)s policy of '
                'server group %(group)s: %(reason)s')

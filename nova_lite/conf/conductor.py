@@ -13,6 +13,14 @@ conductor_opts = [
     cfg.IntOpt('scheduler_call_timeout', default=60, min=1,
                help='Seconds the conductor waits for select_destinations '
                     'before the build fails with a fault.'),
+    cfg.IntOpt('placement_outage_wait', default=30, min=0,
+               help='Seconds a build keeps asking the scheduler again, '
+                    'with growing pauses, while the scheduler cannot '
+                    'reach placement (a placement restart), before the '
+                    'build fails with a fault. At most half of '
+                    'interrupted_task_timeout is used, so that no other '
+                    'conductor takes the build over meanwhile; 0 fails '
+                    'the build at once.'),
     cfg.IntOpt('interrupted_task_timeout', default=300, min=0,
                help='Seconds after which a conductor takes over a build '
                     'that no daemon has moved forward, because the '

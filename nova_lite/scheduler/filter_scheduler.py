@@ -356,8 +356,11 @@ class FilterScheduler:
                         instance_uuid, request,
                         spec.project_id or context.project_id,
                         spec.user_id or context.user_id)
-                except (report.PlacementUnavailable,
-                        report.PlacementConflict) as e:
+                except report.PlacementUnavailable as e:
+                    raise exception.PlacementUnreachable(
+                        reason='the claim on %s could not be written to '
+                               'placement (%s)' % (state.host, e))
+                except report.PlacementConflict as e:
                     raise exception.NoValidHost(
                         reason='the claim on %s could not be written to '
                                'placement (%s)' % (state.host, e))
@@ -416,7 +419,7 @@ class FilterScheduler:
         except (report.PlacementUnavailable, report.PlacementConflict) as e:
             LOG.warning('No allocation candidates for request %s: %s',
                         spec.instance_uuid, e)
-            raise exception.NoValidHost(
+            raise exception.PlacementUnreachable(
                 reason='placement could not be asked for hosts with room '
                        '(%s)' % e)
         offers = {}

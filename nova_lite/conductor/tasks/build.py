@@ -11,6 +11,7 @@ sends the instance there, and moves on to the next alternate if placement
 refuses.
 """
 
+import time
 import traceback
 
 from oslo_log import log as logging
@@ -18,6 +19,7 @@ import oslo_messaging as messaging
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
+from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
@@ -26,6 +28,7 @@ from nova_lite.objects import instance_action as instance_action_obj
 from nova_lite import quota
 from nova_lite.scheduler.client import report
 
+CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 
@@ -89,8 +92,7 @@ class ScheduleAndBuildTask:
         if not self._quota_holds(uuids):
             return
         try:
-            host_lists = self.scheduler_rpcapi.select_destinations(
-                self.context, self.request_specs[0], uuids)
+            host_lists = self._select_destinations(uuids)
         except Exception as error:
             if not isinstance(error, (exception.NoValidHost,
                                       messaging.MessagingTimeout)):
@@ -117,6 +119,30 @@ class ScheduleAndBuildTask:
                 give_back(self.reportclient, build_request.instance_uuid)
                 bury_in_cell0(self.context, build_request, spec, error,
                               self.requested_networks, self.action)
+
+    def _select_destinations(self, uuids):
+        """The scheduler's answer. While the scheduler cannot reach
+        placement (nothing was chosen or kept) it is asked again, after
+        1, 2, 4, 8, 8... seconds, for up to [conductor]
+        placement_outage_wait: a placement restart delays builds instead
+        of failing them."""
+        wait = CONF.conductor.placement_outage_wait
+        if CONF.conductor.interrupted_task_timeout:
+            wait = min(wait, CONF.conductor.interrupted_task_timeout // 2)
+        deadline = time.monotonic() + wait
+        pause = 1
+        while True:
+            try:
+                return self.scheduler_rpcapi.select_destinations(
+                    self.context, self.request_specs[0], uuids)
+            except exception.PlacementUnreachable as error:
+                if time.monotonic() + pause > deadline:
+                    raise
+                LOG.warning('Scheduling of %s waits for placement (%s); '
+                            'asking again in %d s', uuids,
+                            error.format_message(), pause)
+                time.sleep(pause)
+                pause = min(pause * 2, 8)
 
     def _claim(self):
         """Own each build request before working on it. One this conductor

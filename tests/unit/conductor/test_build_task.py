@@ -41,6 +41,37 @@ class FakeScheduler:
         return self.answer
 
 
+class SchedulerWithoutPlacement(FakeScheduler):
+    """Cannot reach placement ``outages`` times, then answers."""
+
+    def __init__(self, outages, answer, reportclient=None):
+        super().__init__(answer, reportclient)
+        self.outages = outages
+        self.calls = 0
+
+    def select_destinations(self, context, spec, uuids):
+        self.calls += 1
+        if self.calls <= self.outages:
+            raise exception.PlacementUnreachable(
+                reason='placement could not be asked (connection refused)')
+        return super().select_destinations(context, spec, uuids)
+
+
+class FakeClock:
+    """time.monotonic and time.sleep, where sleeping takes no time."""
+
+    def __init__(self):
+        self.now = 1000.0
+        self.pauses = []
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.pauses.append(seconds)
+        self.now += seconds
+
+
 class RecordingCompute:
     def __init__(self, error=None):
         self.error = error
@@ -160,6 +191,53 @@ class TestScheduleAndBuild(BuildTaskTestCase):
                   RecordingCompute())
         [buried] = self._instances_in(self.plane.databases.cell0)
         self.assertIn('scheduler did not answer', buried.fault.message)
+
+    def _run_without_placement(self, outages):
+        request, spec = self._accepted()
+        scheduler = SchedulerWithoutPlacement(
+            outages, [[self._selection()]], self.reportclient)
+        compute = RecordingCompute()
+        clock = FakeClock()
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.conductor.tasks.build.time', clock))
+        pauses = clock.pauses
+        build.ScheduleAndBuildTask(self.context, scheduler, compute,
+                                   [request], [spec], None,
+                                   self.reportclient).execute()
+        return request, scheduler, compute, pauses
+
+    def test_a_placement_outage_delays_the_build(self):
+        request, scheduler, compute, pauses = self._run_without_placement(2)
+        self.assertEqual(3, scheduler.calls)
+        self.assertEqual([1, 2], pauses)
+        self.assertEqual([(request.instance_uuid, 'h1')], compute.builds)
+        self.assertEqual([], list(self._instances_in(
+            self.plane.databases.cell0)))
+
+    def test_a_long_placement_outage_buries_with_nothing_held(self):
+        self.plane.config.config(group='conductor', placement_outage_wait=10)
+        request, scheduler, compute, pauses = self._run_without_placement(99)
+        # 1 + 2 + 4 seconds fit in 10; the next 8 would not.
+        self.assertEqual([1, 2, 4], pauses)
+        self.assertEqual([], compute.builds)
+        [buried] = self._instances_in(self.plane.databases.cell0)
+        self.assertEqual(states.ERROR, buried.vm_state)
+        self.assertIn('placement could not be asked', buried.fault.details)
+        self.assertEqual({}, self._allocations(request.instance_uuid))
+
+    def test_the_wait_stays_within_half_the_takeover_timeout(self):
+        # Longer, and another conductor would take the build over.
+        self.plane.config.config(group='conductor', placement_outage_wait=60,
+                                 interrupted_task_timeout=8)
+        _request, _scheduler, _compute, pauses = \
+            self._run_without_placement(99)
+        self.assertEqual([1, 2], pauses)
+
+    def test_no_wait_fails_at_once(self):
+        self.plane.config.config(group='conductor', placement_outage_wait=0)
+        _request, scheduler, compute, pauses = self._run_without_placement(1)
+        self.assertEqual((1, [], []), (scheduler.calls, pauses,
+                                       compute.builds))
 
     def test_mapping_failure_leaves_the_instance_only_in_cell0(self):
         request, spec = self._accepted()

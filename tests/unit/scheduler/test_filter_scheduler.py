@@ -278,7 +278,8 @@ class TestPlacement(FilterSchedulerTestCase):
                            group='placement')
         scheduler = filter_scheduler.FilterScheduler(
             FakeHostManager([make_host('h1')]))
+        # PlacementUnreachable: a NoValidHost the conductor asks again.
         error = self.assertRaises(
-            exception.NoValidHost, scheduler.select_destinations, None,
-            make_spec(), [uuidutils.generate_uuid()])
+            exception.PlacementUnreachable, scheduler.select_destinations,
+            None, make_spec(), [uuidutils.generate_uuid()])
         self.assertIn('placement could not be asked', str(error))
