@@ -8,8 +8,6 @@ conductor_group = cfg.OptGroup(
          'moves and persists objects for computes.')
 
 conductor_opts = [
-    cfg.IntOpt('workers', default=16, min=1,
-               help='RPC requests one conductor handles at once.'),
     cfg.IntOpt('scheduler_call_timeout', default=60, min=1,
                help='Seconds the conductor waits for select_destinations '
                     'before the build fails with a fault.'),
