@@ -28,14 +28,34 @@ RESERVED_MB = 512
 # Unlimited quota; otherwise the defaults an operator runs with: under a
 # burst on two cores a scheduler may well take more than the fault
 # scenarios' 10 s to answer, and the takeover of interrupted builds must
-# wait longer than that (its own default, 300 s).
+# wait longer than that (its own default, 300 s); a compute's heartbeat,
+# which goes through the busy conductors, may be late by more than the
+# functional tests' 5 s without the compute being down.
 LOAD_CONF = """
+[DEFAULT]
+report_interval = 10
+service_down_time = 60
 [conductor]
 scheduler_call_timeout = 60
 [quota]
 instances = -1
 cores = -1
 ram = -1
+"""
+
+
+# What each compute runs with besides its size: the same operator
+# defaults, and the resource tracker's audit every minute rather than the
+# functional tests' 2 s (fifty computes would otherwise send placement and
+# the conductors 25 audits a second).
+COMPUTE_LOAD_CONF = """
+[DEFAULT]
+report_interval = 10
+service_down_time = 60
+[placement]
+timeout = 30
+[network]
+timeout = 30
 """
 
 
@@ -51,8 +71,10 @@ def plane_for_burst(hosts, services=None):
     """A control plane of ``hosts`` fake computes (4 or 5 m1.small each)
     and a second scheduler and conductor, started."""
     compute_conf = {
-        index: '[compute]\nfake_memory_mb = %d\nfake_vcpus = 64\n'
-               'fake_local_gb = 1000\n' % host_memory_mb(index)
+        index: COMPUTE_LOAD_CONF +
+        '[compute]\nupdate_resources_interval = 60\n'
+        'fake_memory_mb = %d\nfake_vcpus = 64\nfake_local_gb = 1000\n' %
+        host_memory_mb(index)
         for index in range(1, hosts + 1)}
     plane = fixtures.ControlPlane(
         computes=hosts, compute_conf=compute_conf,
