@@ -47,6 +47,7 @@ class ComputeManager(manager.Manager):
         from nova_lite.compute import rpcapi as compute_rpcapi
         self.compute_rpcapi = compute_rpcapi.ComputeAPI()
         self.rt.port_allocations_of = self._port_allocations_of
+        self.rt.idle_instance = self._idle_instance
         from nova_lite import cmd
         if cmd.concurrency_backend() == 'eventlet':
             self._builds = futurist.GreenThreadPoolExecutor(
@@ -392,6 +393,19 @@ class ComputeManager(manager.Manager):
     def _instance_lock(self, uuid):
         with self._locks_guard:
             return self._instance_locks.setdefault(uuid, threading.Lock())
+
+    @contextlib.contextmanager
+    def _idle_instance(self, uuid):
+        """Hold ``uuid``'s lock if nothing of this process works on the
+        instance; entered as whether it could."""
+        lock = self._instance_lock(uuid)
+        if not lock.acquire(blocking=False):
+            yield False
+            return
+        try:
+            yield not self._is_worked_on(uuid)
+        finally:
+            lock.release()
 
     def _forget_lock(self, uuid):
         with self._locks_guard:
@@ -870,6 +884,16 @@ class ComputeManager(manager.Manager):
                 migration.save()
 
             dest = migrate_data.dest_host
+            if self._deleted_meanwhile(context, instance):
+                # The delete ran first (it holds the same lock) and gave
+                # back what the server held then; the destination's claim,
+                # written after it, is given back here.
+                LOG.info('%s was deleted before its live migration to %s '
+                         'started; giving back its claim there',
+                         instance.uuid, dest)
+                self._drop_migration_of_deleted(context, instance,
+                                                migration, migrate_data)
+                return
             try:
                 migration.status = 'preparing'
                 try:
@@ -1010,6 +1034,46 @@ class ComputeManager(manager.Manager):
                      instance.uuid, e)
         migration.status = status
         migration.save()
+
+    @staticmethod
+    def _deleted_meanwhile(context, instance):
+        try:
+            current = objects.Instance.get_by_uuid(context, instance.uuid)
+        except exception.InstanceNotFound:
+            return True
+        return (current.vm_state == states.DELETED or
+                current.task_state == states.DELETING)
+
+    def _drop_migration_of_deleted(self, context, instance, migration,
+                                   migrate_data):
+        """A live migration whose server was deleted before it started:
+        nothing may stay held for it, on either side."""
+        dest = migrate_data.dest_host
+        try:
+            self.compute_rpcapi.rollback_live_migration_at_destination(
+                context, instance, dest, migrate_data)
+        except Exception as e:
+            LOG.warning('%s not told to drop %s: %s', dest, instance.uuid,
+                        e)
+        for port_id in migrate_data.bound_ports:
+            try:
+                self.ports.delete_binding(port_id, dest)
+            except exception.NovaLiteException as e:
+                LOG.info('Inactive binding of port %s on %s not deleted '
+                         '(the port may be gone with its server): %s',
+                         port_id, dest, e)
+        for consumer in (instance.uuid, migration.uuid):
+            try:
+                self.rt.reportclient.delete_allocations(consumer)
+            except Exception as e:
+                LOG.warning('Allocations of %s not given back now; the '
+                            'audit of %s will: %s', consumer, dest, e)
+        migration.status = 'cancelled'
+        try:
+            migration.save()
+        except exception.NovaLiteException as e:
+            LOG.info('Migration %s of deleted %s not updated: %s',
+                     migration.uuid, instance.uuid, e)
 
     def rollback_live_migration_at_destination(self, context, instance,
                                                migrate_data):

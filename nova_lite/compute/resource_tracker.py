@@ -86,6 +86,11 @@ class ResourceTracker:
         # manager asks the port service); used when an allocation is
         # healed.
         self.port_allocations_of = lambda instance: {}
+        # uuid -> a context manager holding the instance while nothing
+        # else works on it, entered as whether it could (the compute
+        # manager's per-instance lock): a heal must not interleave with a
+        # delete or a move that gives the allocation back.
+        self.idle_instance = lambda uuid: contextlib.nullcontext(True)
 
     # -- the ComputeNode record -----------------------------------------
 
@@ -232,22 +237,41 @@ class ResourceTracker:
                 if instance.uuid not in on_provider and \
                         instance.uuid not in self._claiming and \
                         instance.task_state is None:
-                    try:
-                        ports = self.port_allocations_of(instance)
-                    except exception.NovaLiteException as e:
-                        LOG.warning('Not healing the allocation of %s now: '
-                                    'its ports cannot be read (%s)',
-                                    instance.uuid, e)
-                        continue
-                    LOG.info('Writing missing allocation of %s',
-                             instance.uuid)
-                    self._write_allocations(instance, node, ports)
+                    self._heal_allocation(context, instance, node)
             for consumer in set(on_provider) - here - self._claiming:
                 self._remove_stale_consumer(context, consumer, node)
         except (report.PlacementUnavailable,
                 report.PlacementConflict) as e:
             LOG.warning('Allocation audit of %s incomplete (will retry): '
                         '%s', node.hypervisor_hostname, e)
+
+    def _heal_allocation(self, context, instance, node):
+        """Write the allocation of a server here that holds none. The
+        list of instances is a snapshot: the server may have been deleted
+        or moved (its allocation given back) since, so it is read again
+        while no operation of this compute works on it."""
+        with self.idle_instance(instance.uuid) as idle:
+            if not idle:
+                return
+            try:
+                current = objects.Instance.get_by_uuid(context,
+                                                       instance.uuid)
+            except exception.InstanceNotFound:
+                return
+            if current.host != self.host or current.task_state is not None \
+                    or current.vm_state == states.DELETED:
+                return
+            if self.reportclient.get_allocations(instance.uuid).get(
+                    'allocations'):
+                return  # claimed meanwhile
+            try:
+                ports = self.port_allocations_of(current)
+            except exception.NovaLiteException as e:
+                LOG.warning('Not healing the allocation of %s now: its '
+                            'ports cannot be read (%s)', instance.uuid, e)
+                return
+            LOG.info('Writing missing allocation of %s', instance.uuid)
+            self._write_allocations(current, node, ports)
 
     def _remove_stale_consumer(self, context, consumer, node):
         """An allocation on this node whose consumer is not here."""

@@ -340,6 +340,31 @@ class TestCancelledWhileQueued(LiveMigrationTestCase):
         self.assertBackOnItsSource()
 
 
+class TestDeletedBeforeItStarts(LiveMigrationTestCase):
+    """The delete reached the source first; the scheduler's claim on the
+    destination was written after the delete gave back what the server
+    held."""
+
+    def setUp(self):
+        super().setUp()
+        self.manager.terminate_instance(self.context, self.instance)
+        self.allocate(self.instance.uuid, self.allocation_on('dst'))
+        self.live_migrate()
+
+    def test_it_never_starts(self):
+        self.assertEqual(['rollback_live_migration_at_destination'],
+                         self.rpc.methods())
+        self.assertEqual('cancelled', self.stored_migration().status)
+
+    def test_nothing_stays_held_on_either_side(self):
+        self.assertEqual(({}, {}), (self.resources(self.instance.uuid),
+                                    self.resources(self.migration.uuid)))
+
+    def test_no_guest_and_no_binding_stay_behind(self):
+        self.assertEqual(([], []), (self.guests(), self.guests(self.dest)))
+        self.assertNotIn('dst', self.bindings())
+
+
 # -- when the destination or the source goes away -----------------------------
 
 class UnreachableDestinationRPC(DirectComputeRPC):

@@ -675,6 +675,48 @@ class TestHealIncludesThePorts(ManagerTestCase):
         self.assertIn('its ports cannot be read', self.logs.output)
 
 
+class TestHealLeavesBusyServersAlone(ManagerTestCase):
+    """The heal works from a list of the host's instances taken before;
+    an operation may have given the allocation back since."""
+
+    def setUp(self):
+        super().setUp()
+        self.instance = self.make_instance(host='dst')
+        self.ports.ports.clear()
+        self.manager.rt.update_available_resource(self.context, 'dst')
+        self.node = self.manager.rt.compute_nodes['dst']
+        self.reportclient = self.manager.rt.reportclient
+        self.reportclient.delete_allocations(self.instance.uuid)
+
+    def heal(self):
+        self.manager.rt._heal_allocations(self.context, self.node,
+                                          [self.instance])
+
+    def test_a_server_deleted_since_the_list_is_not_healed(self):
+        self.manager.terminate_instance(self.context, self.instance)
+        self.heal()
+        self.assertEqual({}, self.resources(self.instance.uuid))
+
+    def test_a_server_whose_lock_is_held_is_not_healed(self):
+        with self.manager._instance_lock(self.instance.uuid):
+            self.heal()
+        self.assertEqual({}, self.resources(self.instance.uuid))
+        self.heal()
+        self.assertNotEqual({}, self.resources(self.instance.uuid))
+
+    def test_a_server_queued_for_an_operation_is_not_healed(self):
+        with self.manager._working_on(self.instance.uuid):
+            self.heal()
+        self.assertEqual({}, self.resources(self.instance.uuid))
+
+    def test_a_server_in_a_task_since_the_list_is_not_healed(self):
+        stored = self.stored(self.instance)
+        stored.task_state = states.DELETING
+        stored.save()
+        self.heal()
+        self.assertEqual({}, self.resources(self.instance.uuid))
+
+
 class TestEvacuateRPCEntryPoint(EvacuateTestCase):
 
     def test_rebuild_with_recreate_runs_the_evacuation(self):
