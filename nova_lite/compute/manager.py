@@ -1003,19 +1003,7 @@ class ComputeManager(manager.Manager):
         bindings and its allocation go, the source allocation comes back
         from the migration to the server; the source bindings were never
         touched and still carry the right ``allocation``."""
-        dest = migrate_data.dest_host
-        try:
-            self.compute_rpcapi.rollback_live_migration_at_destination(
-                context, instance, dest, migrate_data)
-        except Exception as e:
-            LOG.warning('%s not told to drop %s: %s', dest, instance.uuid,
-                        e)
-        for port_id in migrate_data.bound_ports:
-            try:
-                self.ports.delete_binding(port_id, dest)
-            except exception.NovaLiteException as e:
-                LOG.error('Inactive binding of port %s on %s not deleted: '
-                          '%s', port_id, dest, e)
+        self._undo_on_destination(context, instance, migrate_data)
         try:
             # The move replaces what the server holds (the destination's
             # claim) with the source side; if the migration holds nothing
@@ -1035,6 +1023,23 @@ class ComputeManager(manager.Manager):
         migration.status = status
         migration.save()
 
+    def _undo_on_destination(self, context, instance, migrate_data):
+        """The destination drops what it prepared (a guest, if any) and
+        the ports' inactive bindings there go."""
+        dest = migrate_data.dest_host
+        try:
+            self.compute_rpcapi.rollback_live_migration_at_destination(
+                context, instance, dest, migrate_data)
+        except Exception as e:
+            LOG.warning('%s not told to drop %s: %s', dest, instance.uuid,
+                        e)
+        for port_id in migrate_data.bound_ports:
+            try:
+                self.ports.delete_binding(port_id, dest)
+            except exception.NovaLiteException as e:
+                LOG.error('Inactive binding of port %s on %s not deleted: '
+                          '%s', port_id, dest, e)
+
     @staticmethod
     def _deleted_meanwhile(context, instance):
         try:
@@ -1049,19 +1054,7 @@ class ComputeManager(manager.Manager):
         """A live migration whose server was deleted before it started:
         nothing may stay held for it, on either side."""
         dest = migrate_data.dest_host
-        try:
-            self.compute_rpcapi.rollback_live_migration_at_destination(
-                context, instance, dest, migrate_data)
-        except Exception as e:
-            LOG.warning('%s not told to drop %s: %s', dest, instance.uuid,
-                        e)
-        for port_id in migrate_data.bound_ports:
-            try:
-                self.ports.delete_binding(port_id, dest)
-            except exception.NovaLiteException as e:
-                LOG.info('Inactive binding of port %s on %s not deleted '
-                         '(the port may be gone with its server): %s',
-                         port_id, dest, e)
+        self._undo_on_destination(context, instance, migrate_data)
         for consumer in (instance.uuid, migration.uuid):
             try:
                 self.rt.reportclient.delete_allocations(consumer)
