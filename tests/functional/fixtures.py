@@ -451,11 +451,14 @@ class ControlPlane:
         return query(database, statement, args, port=self.mysql_port)
 
     def wait_for_compute_up(self, host, timeout=60):
+        self.wait_for_service_up(host, 'nova-lite-compute', timeout)
+
+    def wait_for_service_up(self, host, binary, timeout=60):
         admin = self.client()
         wait_for(lambda: [
             s for s in admin.get('/os-services').json()['services']
-            if s['host'] == host and s['binary'] == 'nova-lite-compute' and
-            s['state'] == 'up'], timeout, what='%s up' % host)
+            if s['host'] == host and s['binary'] == binary and
+            s['state'] == 'up'], timeout, what='%s %s up' % (binary, host))
 
     def stop(self):
         # Computes first, all at once, while the conductors still answer:

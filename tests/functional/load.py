@@ -85,6 +85,10 @@ def plane_for_burst(hosts, services=None):
                        '[DEFAULT]\nhost = scheduler2\n')
     plane.start_daemon('conductor2', 'conductor',
                        '[DEFAULT]\nhost = conductor2\n')
+    # Serving before the burst starts (and before the soak reads their
+    # memory).
+    plane.wait_for_service_up('scheduler2', 'nova-lite-scheduler')
+    plane.wait_for_service_up('conductor2', 'nova-lite-conductor')
     return plane
 
 
