@@ -29,7 +29,7 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.network import api as network_api
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
@@ -38,7 +38,7 @@ class Audit:
 
     def __init__(self, context, reportclient=None, port_client=None):
         self.context = context
-        self.placement = reportclient or report.SchedulerReportClient()
+        self.placement = reportclient or placement_client.PlacementClient()
         self.ports = port_client or network_api.PortClient()
         self.violations = []
         self.checked = 0

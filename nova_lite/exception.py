@@ -100,6 +100,12 @@ class BuildRequestNotFound(NotFound):
     msg_fmt = 'BuildRequest not found for instance %(uuid)s'
 
 
+class BuildTakenOver(NovaLiteException):
+    msg_fmt = ('The build of %(uuid)s was taken over by %(owner)s: this '
+               'conductor leaves it alone')
+    code = 409
+
+
 class RequestSpecNotFound(NotFound):
     msg_fmt = 'RequestSpec not found for instance %(instance_uuid)s'
 

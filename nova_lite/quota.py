@@ -15,16 +15,13 @@ the server builds are checked once more by the conductor (``recheck``),
 key pairs and server groups once they are written.
 """
 
-from oslo_log import log as logging
-
+from nova_lite import cells
 from nova_lite import conf as nova_conf
-from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import quotas as quotas_obj
 
 CONF = nova_conf.CONF
-LOG = logging.getLogger(__name__)
 
 UNLIMITED = -1
 DEFAULT_CLASS = 'default'
@@ -104,15 +101,11 @@ def count_servers(context, project_id):
              'ram': sum(b.instance.flavor.memory_mb
                         for b in build_requests)}
     building = [b.instance_uuid for b in build_requests]
-    for cell in objects.CellMappingList.get_all(context):
-        with nova_context.target_cell(context, cell) as cctxt:
-            try:
-                servers, vcpus, memory_mb = quotas_obj.count_instances(
-                    cctxt, project_id, excluding=building)
-            except exception.DatabaseUnavailable as e:
-                LOG.warning('Quota usage of project %s leaves out cell %s: '
-                            '%s', project_id, cell.name or cell.uuid, e)
-                continue
+    in_cells = cells.scatter(
+        context, lambda cctxt, cell: quotas_obj.count_instances(
+            cctxt, project_id, excluding=building),
+        'the quota usage of project %s' % project_id)
+    for servers, vcpus, memory_mb in in_cells.answers.values():
         usage['instances'] += servers
         usage['cores'] += vcpus
         usage['ram'] += memory_mb

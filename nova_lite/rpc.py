@@ -21,6 +21,7 @@ from oslo_messaging.rpc import dispatcher as rpc_dispatcher
 from oslo_messaging.rpc import server as rpc_server
 from oslo_utils import versionutils
 
+from nova_lite import concurrency
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite.objects import base as objects_base
@@ -95,8 +96,7 @@ def get_client(target, version_cap=None, transport=None, timeout=None):
 
 
 def get_server(target, endpoints, executor=None):
-    from nova_lite import cmd
-    executor = executor or cmd.concurrency_backend()
+    executor = executor or concurrency.backend()
     dispatcher = RPCDispatcher(endpoints, RequestContextSerializer(),
                                ServedMethodsPolicy)
     return rpc_server.RPCServer(TRANSPORT, target, dispatcher, executor)

@@ -19,6 +19,7 @@ from futurist import periodics
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from nova_lite import concurrency
 from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
 from nova_lite import exception
@@ -43,15 +44,6 @@ class BaseRPCEndpoint:
     def ping(self, context, arg):
         return {'binary': self.service.binary, 'host': self.service.host,
                 'arg': arg}
-
-
-def periodic_task(spacing):
-    """Mark a manager method as periodic; ``spacing`` is seconds or a
-    callable returning them (read when the service starts)."""
-    def decorator(method):
-        method._periodic_spacing = spacing
-        return method
-    return decorator
 
 
 class _ServiceBase:
@@ -104,6 +96,7 @@ class _ServiceBase:
         if manager is not None:
             for name in dir(manager):
                 method = getattr(manager, name, None)
+                # Set by manager.periodic_task.
                 spacing = getattr(method, '_periodic_spacing', None)
                 if spacing is None:
                     continue
@@ -120,8 +113,7 @@ class _ServiceBase:
         # Each task on its own worker: a slow audit (say, waiting on an
         # unreachable placement) must never delay the heartbeat, or the
         # service would be reported down.
-        from nova_lite import cmd
-        if cmd.concurrency_backend() == 'eventlet':
+        if concurrency.backend() == 'eventlet':
             def executor_factory():
                 return futurist.GreenThreadPoolExecutor(len(callables))
         else:
@@ -181,10 +173,9 @@ class Service(_ServiceBase):
 
     def start(self):
         context = nova_context.get_admin_context()
-        from nova_lite import cmd
         LOG.info('Starting %s on %s (nova_lite %s, %s concurrency)',
                  self.binary, self.host, version.VERSION,
-                 cmd.concurrency_backend())
+                 concurrency.backend())
         self.manager.init_host(context)
         self.service_ref = self._register(context)
         self.manager.service_ref = self.service_ref

@@ -21,6 +21,8 @@ from wsgiref import simple_server
 
 from oslo_log import log as logging
 
+from nova_lite import concurrency
+
 LOG = logging.getLogger(__name__)
 
 # A request body the application left unread is skipped up to this size
@@ -255,8 +257,7 @@ class Server:
         self.threads = threads
         self.keep_alive_timeout = keep_alive_timeout
         if backend is None:
-            from nova_lite import cmd
-            backend = cmd.concurrency_backend()
+            backend = concurrency.backend()
         self.backend = backend
         self._ipv6 = ':' in host
         self._server = None

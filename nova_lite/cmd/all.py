@@ -63,6 +63,7 @@ def main():
         from nova_lite.conductor import manager as conductor_manager
         from nova_lite.scheduler import manager as scheduler_manager
         from nova_lite import service
+        from nova_lite import servicegroup
         CONF.set_override('discover_hosts_in_cells_interval', 2,
                           'scheduler')
         # The REST services first: a compute reports to placement as soon
@@ -85,7 +86,7 @@ def main():
         for index in range(1, CONF.computes + 1):
             host = 'compute%d' % index
             services.append(service.Service(
-                'nova-lite-compute', compute_rpcapi.topic_for(host),
+                servicegroup.COMPUTE_BINARY, compute_rpcapi.topic_for(host),
                 compute_manager.ComputeManager(host), host=host))
         # The Compute API last: when it answers, everything behind it runs.
         services.append(service.WSGIService(

@@ -4,6 +4,7 @@ import sys
 
 from oslo_log import log as logging
 
+from nova_lite import concurrency
 from nova_lite import config
 from nova_lite import conf as nova_conf
 from nova_lite import exception
@@ -17,8 +18,7 @@ def setup(argv=None, description=None):
     argv = sys.argv[1:] if argv is None else argv
     config.parse_args(argv)
     objects.register_all()
-    from nova_lite import cmd
-    LOG.debug('Concurrency backend: %s', cmd.concurrency_backend())
+    LOG.debug('Concurrency backend: %s', concurrency.backend())
 
 
 def run(main_body):

@@ -27,7 +27,8 @@ def main():
             common.CONF.set_override('connection', None, 'database')
             common.CONF.set_override('connection', None, 'api_database')
         from nova_lite.db import api as db_api
-        db_api.block_access('nova-lite-compute')
+        from nova_lite import servicegroup
+        db_api.block_access(servicegroup.COMPUTE_BINARY)
         from nova_lite.network import agent
         # A malformed [network] bandwidths or bridge_mappings stops the
         # compute here, with one clear line, not at its first report.
@@ -41,7 +42,7 @@ def main():
             conductor_rpcapi.ConductorAPI()
         host = common.CONF.host
         service.serve(service.Service(
-            'nova-lite-compute', compute_rpcapi.topic_for(host),
+            servicegroup.COMPUTE_BINARY, compute_rpcapi.topic_for(host),
             manager.ComputeManager(host)))
     common.run(body)
 

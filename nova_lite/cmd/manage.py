@@ -295,8 +295,8 @@ def placement_heal_allocations():
     from nova_lite.compute import resource_tracker
     from nova_lite import exception
     from nova_lite import objects
-    from nova_lite.scheduler.client import report
-    client = report.SchedulerReportClient()
+    from nova_lite import placement_client
+    client = placement_client.PlacementClient()
     healed = checked = 0
     for cctxt, instance in _cell_instances(_admin()):
         checked += 1
@@ -328,8 +328,8 @@ def placement_audit():
     a live instance. Instances still being built count as live: the
     scheduler claims before the instance reaches its cell and host."""
     from nova_lite import objects
-    from nova_lite.scheduler.client import report
-    client = report.SchedulerReportClient()
+    from nova_lite import placement_client
+    client = placement_client.PlacementClient()
     context = _admin()
     live = {instance.uuid
             for _c, instance in _cell_instances(context, placed=False)}

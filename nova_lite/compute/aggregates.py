@@ -18,10 +18,10 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import aggregate as aggregate_obj
+from nova_lite import servicegroup
 
 CONF = nova_conf.CONF
 
-COMPUTE_BINARY = 'nova-lite-compute'
 AZ_KEY = aggregate_obj.AZ_KEY
 # The zone os-services shows for daemons other than computes; a host
 # aggregate may not take it.
@@ -80,7 +80,7 @@ def zones_by_host(context):
 def zone_of_service(service, zones):
     """The zone a service is in, given ``zones_by_host``: a compute's is
     its host's, the other daemons' the internal zone."""
-    if service.binary != COMPUTE_BINARY:
+    if service.binary != servicegroup.COMPUTE_BINARY:
         return INTERNAL_ZONE
     return zones.get(service.host, CONF.default_availability_zone)
 
@@ -111,12 +111,8 @@ def _check_compute_host(context, host):
                  if not cell.is_cell0]
     for cell in cells:
         with nova_context.target_cell(context, cell) as cctxt:
-            try:
-                objects.Service.get_by_host_and_binary(cctxt, host,
-                                                       COMPUTE_BINARY)
+            if servicegroup.compute_service(cctxt, host) is not None:
                 return
-            except exception.ServiceNotFound:
-                continue
     raise exception.ComputeHostNotFound(host=host)
 
 

@@ -62,7 +62,9 @@ def record_action(context, instance_uuid, action, cell_mapping=None):
 
 
 def error_details(error):
-    """What an event's ``details`` say about ``error``: the message."""
+    """What an event's ``details`` say about ``error``: the message. A
+    server's fault says the same (``lifecycle.fault_message``), but for
+    a failed scheduling."""
     if isinstance(error, exception.NovaLiteException):
         return error.format_message()
     return '%s: %s' % (type(error).__name__, error)

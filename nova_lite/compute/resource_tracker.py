@@ -24,7 +24,7 @@ from nova_lite.compute import states
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 from nova_lite.scheduler import utils as scheduler_utils
 
 CONF = nova_conf.CONF
@@ -69,13 +69,17 @@ class ResourceTracker:
     def __init__(self, host, driver, reportclient=None):
         self.host = host
         self.driver = driver
-        self.reportclient = reportclient or report.SchedulerReportClient()
+        self.reportclient = reportclient or placement_client.PlacementClient()
         self.compute_nodes = {}  # nodename -> ComputeNode
         # instance uuid -> (vcpus, memory_mb, disk_gb, pci_devices)
         self.tracked = {}
         # Instances between claim and the end of their spawn: the audit
         # must not drop them although their record is not ACTIVE yet.
         self._claiming = set()
+        # While an audit reads the instances of this host: the ones that
+        # left meanwhile (deleted, failed, migrated away), so that its
+        # snapshot does not count them again. None between audits.
+        self._left_during_audit = None
         self._lock = threading.Lock()
         # nodename -> provider UUID holding its instances' DISK_GB (a
         # sharing provider in one of the node's aggregates, or the node).
@@ -179,8 +183,8 @@ class ResourceTracker:
             self._disk_providers[node.hypervisor_hostname] = disk_provider
             self._reported.add(node.uuid)
             return True
-        except (report.PlacementUnavailable,
-                report.PlacementConflict) as e:
+        except (placement_client.PlacementUnavailable,
+                placement_client.PlacementConflict) as e:
             LOG.warning('Cannot report %s to placement (will retry next '
                         'period): %s', node.hypervisor_hostname, e)
             return False
@@ -210,14 +214,24 @@ class ResourceTracker:
         """Audit: recompute usage from the instances on this host, report
         the inventory and heal allocations in placement."""
         resources = self.driver.get_available_resource(nodename)
-        instances = [i for i in objects.InstanceList.get_by_host_and_node(
-            context, self.host, nodename)
-            if i.vm_state not in (states.DELETED,)]
         with self._lock:
+            self._left_during_audit = set()
+        try:
+            instances = [
+                i for i in objects.InstanceList.get_by_host_and_node(
+                    context, self.host, nodename)
+                if i.vm_state not in (states.DELETED,)]
+        except BaseException:
+            with self._lock:
+                self._left_during_audit = None
+            raise
+        with self._lock:
+            left, self._left_during_audit = self._left_during_audit, None
             node = self._ensure_node(context, nodename, resources)
             in_flight = {uuid: usage for uuid, usage in self.tracked.items()
                          if uuid in self._claiming}
-            self.tracked = {i.uuid: _usage_of(i) for i in instances}
+            self.tracked = {i.uuid: _usage_of(i) for i in instances
+                            if i.uuid not in left}
             self.tracked.update(in_flight)
             self._apply(node, resources)
             node.save()
@@ -240,8 +254,8 @@ class ResourceTracker:
                     self._heal_allocation(context, instance, node)
             for consumer in set(on_provider) - here - self._claiming:
                 self._remove_stale_consumer(context, consumer, node)
-        except (report.PlacementUnavailable,
-                report.PlacementConflict) as e:
+        except (placement_client.PlacementUnavailable,
+                placement_client.PlacementConflict) as e:
             LOG.warning('Allocation audit of %s incomplete (will retry): '
                         '%s', node.hypervisor_hostname, e)
 
@@ -313,7 +327,8 @@ class ResourceTracker:
         try:
             return {p['uuid'] for p in
                     self.reportclient.provider_tree(node.uuid)} | {node.uuid}
-        except (report.PlacementUnavailable, report.PlacementConflict):
+        except (placement_client.PlacementUnavailable,
+                placement_client.PlacementConflict):
             return {node.uuid}
 
     def _remove_finished_move(self, context, consumer, node):
@@ -387,12 +402,12 @@ class ResourceTracker:
             try:
                 if node.uuid not in self._reported and \
                         not self._report_inventory(node, resources):
-                    raise report.PlacementUnavailable(
+                    raise placement_client.PlacementUnavailable(
                         reason='the provider of %s is not reported yet' %
                         nodename)
                 self._write_allocations(instance, node, port_allocations)
-            except (report.PlacementUnavailable,
-                    report.PlacementConflict) as e:
+            except (placement_client.PlacementUnavailable,
+                    placement_client.PlacementConflict) as e:
                 raise exception.ComputeResourcesUnavailable(
                     reason='allocation not written to placement: %s' % e)
             yield
@@ -402,9 +417,14 @@ class ResourceTracker:
         finally:
             self._claiming.discard(instance.uuid)
 
+    def _note_left(self, instance_uuid):
+        if self._left_during_audit is not None:
+            self._left_during_audit.add(instance_uuid)
+
     def _retrack(self, nodename, instance_uuid, usage):
         with self._lock:
             if usage is None:
+                self._note_left(instance_uuid)
                 self.tracked.pop(instance_uuid, None)
             else:
                 self.tracked[instance_uuid] = usage
@@ -429,6 +449,7 @@ class ResourceTracker:
         locally and in placement. An allocation that cannot be deleted now
         is left to the audit."""
         with self._lock:
+            self._note_left(instance.uuid)
             known = self.tracked.pop(instance.uuid, None) is not None
             node = self.compute_nodes.get(nodename)
             if known and node is not None:
@@ -437,7 +458,7 @@ class ResourceTracker:
                 node.save()
         try:
             self.reportclient.delete_allocations(instance.uuid)
-        except (report.PlacementUnavailable,
-                report.PlacementConflict) as e:
+        except (placement_client.PlacementUnavailable,
+                placement_client.PlacementConflict) as e:
             LOG.warning('Allocation of %s not deleted now (the audit will): '
                         '%s', instance.uuid, e)

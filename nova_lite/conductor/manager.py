@@ -11,6 +11,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite.conductor import leases
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import evacuate
 from nova_lite.conductor.tasks import live_migrate
@@ -23,9 +24,8 @@ from nova_lite import exception
 from nova_lite import manager
 from nova_lite import objects
 from nova_lite.objects import base as objects_base
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 from nova_lite.scheduler import rpcapi as scheduler_rpcapi
-from nova_lite import service
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -50,13 +50,22 @@ def _remotable(target, objmethod, args, kwargs):
     return method
 
 
+def _lease_renewal_spacing():
+    """A quarter of the lease, so that three renewals in a row may fail
+    (a database blink) before a live build can be taken over."""
+    timeout = CONF.conductor.interrupted_task_timeout
+    return max(1, timeout // 4) if timeout > 0 else 0
+
+
 class ConductorManager(manager.Manager):
     target = messaging.Target(version='1.3')
 
     def __init__(self):
         self.scheduler_rpcapi = scheduler_rpcapi.SchedulerAPI()
         self.compute_rpcapi = compute_rpcapi.ComputeAPI()
-        self.reportclient = report.SchedulerReportClient()
+        self.reportclient = placement_client.PlacementClient()
+        # The builds this conductor works on (conductor/leases.py).
+        self.build_leases = leases.BuildLeases()
         # {consumer: when first seen holding an allocation that no server,
         # build or move explains} (recover.OrphanAllocations).
         self._orphans_first_seen = {}
@@ -111,7 +120,15 @@ class ConductorManager(manager.Manager):
 
     # -- interrupted work ----------------------------------------------------
 
-    @service.periodic_task(lambda: CONF.conductor.recovery_interval)
+    @manager.periodic_task(_lease_renewal_spacing)
+    def renew_build_leases(self):
+        """Keep the builds this conductor works on its own: a lease not
+        renewed for interrupted_task_timeout is taken over."""
+        if not CONF.api_database.connection:
+            return
+        self.build_leases.renew(nova_context.get_admin_context())
+
+    @manager.periodic_task(lambda: CONF.conductor.recovery_interval)
     def recover_interrupted_work(self):
         """Take over the builds and undo the moves a dead daemon left
         half-done, and delete what nobody holds (see
@@ -123,7 +140,7 @@ class ConductorManager(manager.Manager):
         context = nova_context.get_admin_context()
         counts = recover.InterruptedBuilds(
             context, timeout, self.scheduler_rpcapi, self.compute_rpcapi,
-            self.reportclient).run()
+            self.reportclient, leases=self.build_leases).run()
         if any(counts.values()):
             LOG.warning('Interrupted builds taken over: %(rebuilt)d built '
                         'again, %(failed)d set to ERROR', counts)
@@ -145,13 +162,14 @@ class ConductorManager(manager.Manager):
             context, self.scheduler_rpcapi, self.compute_rpcapi,
             build_requests, request_specs, image, self.reportclient,
             requested_networks=objects.NetworkRequestList.from_api(
-                requested_networks)).execute()
+                requested_networks), leases=self.build_leases).execute()
 
     def rebuild_instance_in_cell0(self, context, build_request, request_spec,
                                   image):
         rebuild_from_cell0.RebuildFromCell0Task(
             context, self.scheduler_rpcapi, self.compute_rpcapi,
-            build_request, request_spec, image, self.reportclient).execute()
+            build_request, request_spec, image, self.reportclient,
+            leases=self.build_leases).execute()
 
     def evacuate_instance(self, context, instance, host=None):
         evacuate.EvacuateTask(

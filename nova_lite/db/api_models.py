@@ -1,6 +1,7 @@
 """Tables of the API database (one per deployment)."""
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy import orm
 
 from nova_lite.db.types import DateTime, LongText
@@ -93,9 +94,16 @@ class BuildRequest(_Timestamps, Base):
     instance = sa.Column(LongText, nullable=False)
     block_device_mappings = sa.Column(LongText, nullable=True)
     tags = sa.Column(sa.Text, nullable=True)
-    # When a conductor took the build on (None: nobody yet). A build
-    # whose conductor died is taken over once this is old enough.
+    # The conductor working on the build (None: nobody yet) and when it
+    # last renewed its lease, by the database's clock. A build whose
+    # owner stopped renewing is taken over once this is old enough; every
+    # step of the build is conditional on the owner being unchanged.
     claimed_at = sa.Column(DateTime, nullable=True)
+    owner = sa.Column(sa.String(255), nullable=True)
+    # The build's action and the steps its owner has started, as JSON
+    # (nova_lite/flow.py): what a takeover undoes after a crash.
+    flow = sa.Column(sa.Text().with_variant(mysql.MEDIUMTEXT(), 'mysql'),
+                     nullable=True)
 
 
 class RequestSpec(_Timestamps, Base):

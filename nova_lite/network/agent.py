@@ -15,12 +15,12 @@ import requests
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import servicegroup
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 AGENT_TYPE = 'Open vSwitch agent'
-BINARY = 'nova-lite-compute'
 
 # Hosts this process has reported for: the first report of each says the
 # agent (re)started.
@@ -92,7 +92,7 @@ def agent_state(host, nodename):
     bridge_mappings = parse_bridge_mappings(CONF.network.bridge_mappings)
     bandwidths = parse_bandwidths(CONF.network.bandwidths)
     return {'agent': {
-        'host': host, 'agent_type': AGENT_TYPE, 'binary': BINARY,
+        'host': host, 'agent_type': AGENT_TYPE, 'binary': servicegroup.COMPUTE_BINARY,
         'configurations': {
             'bridge_mappings': bridge_mappings,
             'resource_provider_bandwidths': bandwidths,

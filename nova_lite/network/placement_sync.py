@@ -22,7 +22,7 @@ from oslo_log import log as logging
 
 from nova_lite.network import agents
 from nova_lite.network import qos
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 
 LOG = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def bandwidth_provider_uuid(host, physical_network):
 
 
 def report_client():
-    return report.SchedulerReportClient()
+    return placement_client.PlacementClient()
 
 
 def inventories_for(bandwidths):
@@ -89,8 +89,8 @@ def sync_agent(host, configurations, client=None):
         try:
             done = _sync_one(client, host, physical_network, nodename,
                              bandwidths[physical_network])
-        except (report.PlacementUnavailable,
-                report.PlacementConflict) as e:
+        except (placement_client.PlacementUnavailable,
+                placement_client.PlacementConflict) as e:
             LOG.warning('Bandwidth provider of %s on %s not synced with '
                         'placement (retried at the next report): %s',
                         physical_network, host, e)
@@ -159,5 +159,5 @@ def _ensure_traits(client, rp_uuid, wanted):
             continue
         client._check(response, 'PUT traits of %s' % rp_uuid)
         return True
-    raise report.PlacementConflict(
+    raise placement_client.PlacementConflict(
         reason='traits of %s kept changing' % rp_uuid)

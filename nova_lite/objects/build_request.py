@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
+from nova_lite.db import clock
 from nova_lite.db import api_models as models
 from nova_lite import exception
 from nova_lite.objects import base
@@ -70,38 +71,105 @@ class BuildRequest(base.NovaLiteObject):
         self.obj_reset_changes()
 
     @classmethod
-    def claim(cls, context, instance_uuid, stale_before=None):
-        """Take the build of ``instance_uuid`` on; True when the caller now
-        owns it. Nobody owns a request the API just wrote: the conductor
-        that receives its cast claims it. With ``stale_before`` (a naive
-        UTC time) a request is also taken over when its owner claimed it
-        before that time -- or when nobody ever did and it was accepted
-        before then: its conductor is gone, or its cast was lost.
+    def claim(cls, context, instance_uuid, owner, timeout=None):
+        """Take the build of ``instance_uuid`` on for ``owner``; True when
+        ``owner`` now holds its lease. Nobody owns a request the API just
+        wrote: the conductor that receives its cast claims it. With
+        ``timeout`` (seconds) a request is also taken over when its owner
+        has not renewed its lease for that long by the database's clock --
+        or when nobody ever claimed it and it was accepted that long ago:
+        its conductor is gone, or its cast was lost.
 
         One UPDATE whose condition is the claim itself, so of several
-        conductors trying at once exactly one wins.
+        conductors trying at once exactly one wins; the loser's later
+        steps, conditional on the owner (``holds``, ``destroy``), fail.
         """
         table = models.BuildRequest
         taken = table.claimed_at.is_(None)
-        if stale_before is not None:
+        if timeout is not None:
+            cutoff = clock.utc_now(-timeout)
             taken = sa.or_(
                 sa.and_(table.claimed_at.is_(None),
-                        table.created_at < stale_before),
-                table.claimed_at < stale_before)
+                        table.created_at < cutoff),
+                table.claimed_at < cutoff)
         with db.api_session() as session:
             result = session.execute(
                 sa.update(table)
                 .where(table.instance_uuid == instance_uuid, taken)
-                .values(claimed_at=base.utcnow()))
+                .values(claimed_at=clock.utc_now(), owner=owner))
         return result.rowcount == 1
 
-    def destroy(self):
-        """Delete the request; BuildRequestNotFound if someone else did."""
+    @classmethod
+    def holds(cls, context, instance_uuid, owner):
+        """Renew ``owner``'s lease on the build of ``instance_uuid``; False
+        when it no longer has one (taken over, or deleted by its user).
+        Called before each step of a build that changes a record, so a
+        conductor that lost the build changes nothing of its new owner's.
+        """
+        return cls.renew(context, [instance_uuid], owner) == 1
+
+    @classmethod
+    def renew(cls, context, instance_uuids, owner):
+        """Renew ``owner``'s leases on these builds; how many it held."""
+        if not instance_uuids:
+            return 0
+        table = models.BuildRequest
         with db.api_session() as session:
-            result = session.execute(sa.delete(models.BuildRequest).where(
-                models.BuildRequest.instance_uuid == self.instance_uuid))
-        if not result.rowcount:
-            raise exception.BuildRequestNotFound(uuid=self.instance_uuid)
+            result = session.execute(
+                sa.update(table)
+                .where(table.instance_uuid.in_(sorted(instance_uuids)),
+                       table.owner == owner)
+                .values(claimed_at=clock.utc_now()))
+        return result.rowcount
+
+    def destroy(self, owner=None):
+        """Delete the request; BuildRequestNotFound if someone else did.
+        With ``owner``, only while ``owner`` holds it: BuildTakenOver if
+        another conductor has it now."""
+        table = models.BuildRequest
+        query = sa.delete(table).where(
+            table.instance_uuid == self.instance_uuid)
+        if owner is not None:
+            query = query.where(table.owner == owner)
+        with db.api_session() as session:
+            if session.execute(query).rowcount:
+                return
+            _raise_not_held(session, self.instance_uuid)
+
+    @classmethod
+    def record_flow(cls, context, instance_uuid, owner, flow):
+        """Store ``flow`` (JSON-able: the build's action and the steps
+        its owner has started) and renew the owner's lease, in one
+        UPDATE that holds only while ``owner`` owns the build:
+        BuildTakenOver or BuildRequestNotFound otherwise."""
+        table = models.BuildRequest
+        with db.api_session() as session:
+            result = session.execute(
+                sa.update(table)
+                .where(table.instance_uuid == instance_uuid,
+                       table.owner == owner)
+                .values(flow=jsonutils.dumps(flow),
+                        claimed_at=clock.utc_now()))
+            if not result.rowcount:
+                _raise_not_held(session, instance_uuid)
+
+    @classmethod
+    def get_flow(cls, context, instance_uuid):
+        """The flow its owner recorded (None: nothing recorded)."""
+        table = models.BuildRequest
+        with db.api_session() as session:
+            value = session.execute(sa.select(table.flow).where(
+                table.instance_uuid == instance_uuid)).scalar_one_or_none()
+        return jsonutils.loads(value) if value else None
+
+
+def _raise_not_held(session, instance_uuid):
+    table = models.BuildRequest
+    found = session.execute(sa.select(table.owner).where(
+        table.instance_uuid == instance_uuid)).first()
+    if found is not None:
+        raise exception.BuildTakenOver(uuid=instance_uuid, owner=found.owner)
+    raise exception.BuildRequestNotFound(uuid=instance_uuid)
 
 
 @base.NovaLiteObjectRegistry.register
@@ -123,15 +191,16 @@ class BuildRequestList(base.ObjectListBase, base.NovaLiteObject):
                                      for r in rows])
 
     @classmethod
-    def get_stale(cls, context, stale_before, limit=50):
-        """The requests that ``BuildRequest.claim(..., stale_before)``
-        would take over: claimed before ``stale_before``, or never claimed
-        and accepted before it. Oldest first."""
+    def get_stale(cls, context, timeout, limit=50):
+        """The requests that ``BuildRequest.claim(..., timeout=timeout)``
+        would take over: a lease not renewed for ``timeout`` seconds, or
+        never claimed and accepted that long ago. Oldest first."""
         table = models.BuildRequest
+        cutoff = clock.utc_now(-timeout)
         query = (sa.select(table).where(sa.or_(
             sa.and_(table.claimed_at.is_(None),
-                    table.created_at < stale_before),
-            table.claimed_at < stale_before))
+                    table.created_at < cutoff),
+            table.claimed_at < cutoff))
             .order_by(table.id).limit(limit))
         with db.api_session() as session:
             rows = list(session.execute(query).scalars())

@@ -346,3 +346,22 @@ def move_history(source_context, target_context, instance_uuid):
         session.execute(sa.delete(models.InstanceAction).where(
             models.InstanceAction.id.in_(list(new_ids))))
     return len(actions)
+
+
+def forget_action(context, instance_uuid, request_id):
+    """Delete the action request ``request_id`` started on
+    ``instance_uuid``, with its events, from the cell ``context`` is aimed
+    at: the undo of a step that recorded it (a build that is taken back).
+    Not remotable: only the conductor undoes a build."""
+    with db.cell_session(context) as session:
+        ids = list(session.execute(
+            sa.select(models.InstanceAction.id)
+            .where(models.InstanceAction.instance_uuid == instance_uuid,
+                   models.InstanceAction.request_id == request_id))
+            .scalars())
+        if not ids:
+            return
+        session.execute(sa.delete(models.InstanceActionEvent).where(
+            models.InstanceActionEvent.action_id.in_(ids)))
+        session.execute(sa.delete(models.InstanceAction).where(
+            models.InstanceAction.id.in_(ids)))

@@ -25,7 +25,7 @@ from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import instance_group as group_obj
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_manager
 from nova_lite.scheduler import utils as scheduler_utils
@@ -327,7 +327,7 @@ class FilterScheduler:
 
     def __init__(self, host_manager_=None, reportclient=None):
         self.host_manager = host_manager_ or host_manager.HostManager()
-        self.reportclient = reportclient or report.SchedulerReportClient()
+        self.reportclient = reportclient or placement_client.PlacementClient()
         self.filters = filters.load(CONF.filter_scheduler.enabled_filters)
         self.weighers = weights.load(CONF.filter_scheduler.weight_classes)
         # Host states are shared between concurrent requests; consuming
@@ -356,11 +356,11 @@ class FilterScheduler:
                         instance_uuid, request,
                         spec.project_id or context.project_id,
                         spec.user_id or context.user_id)
-                except report.PlacementUnavailable as e:
+                except placement_client.PlacementUnavailable as e:
                     raise exception.PlacementUnreachable(
                         reason='the claim on %s could not be written to '
                                'placement (%s)' % (state.host, e))
-                except report.PlacementConflict as e:
+                except placement_client.PlacementConflict as e:
                     raise exception.NoValidHost(
                         reason='the claim on %s could not be written to '
                                'placement (%s)' % (state.host, e))
@@ -416,7 +416,8 @@ class FilterScheduler:
             requests, summaries = self.reportclient.get_allocation_candidates(
                 resources, limit=CONF.scheduler.max_placement_results,
                 groups=spec.requested_resources)
-        except (report.PlacementUnavailable, report.PlacementConflict) as e:
+        except (placement_client.PlacementUnavailable,
+                placement_client.PlacementConflict) as e:
             LOG.warning('No allocation candidates for request %s: %s',
                         spec.instance_uuid, e)
             raise exception.PlacementUnreachable(
@@ -439,8 +440,8 @@ class FilterScheduler:
         for consumer in consumers:
             try:
                 self.reportclient.delete_allocations(consumer)
-            except (report.PlacementUnavailable,
-                    report.PlacementConflict) as e:
+            except (placement_client.PlacementUnavailable,
+                    placement_client.PlacementConflict) as e:
                 LOG.warning('Could not give back the claim of %s (the '
                             'compute audit will): %s', consumer, e)
 

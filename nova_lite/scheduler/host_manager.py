@@ -24,7 +24,6 @@ from nova_lite import servicegroup
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
-COMPUTE_BINARY = 'nova-lite-compute'
 
 
 class Aggregate:
@@ -206,7 +205,7 @@ class HostManager:
                              objects.ComputeNodeList.get_by_uuids(cctxt,
                                                                   uuids))
                     services = {s.host: s for s in objects.ServiceList.get_all(
-                        cctxt, binary=COMPUTE_BINARY)}
+                        cctxt, binary=servicegroup.COMPUTE_BINARY)}
                     instances = (objects.InstanceList.uuids_by_host(cctxt)
                                  if with_instances else None)
                 except Exception as e:

@@ -9,7 +9,6 @@ from nova_lite import exception
 from nova_lite import manager
 from nova_lite.scheduler import discovery
 from nova_lite.scheduler import filter_scheduler
-from nova_lite import service
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -30,7 +29,7 @@ class SchedulerManager(manager.Manager):
                                                instance_uuids,
                                                return_alternates)
 
-    @service.periodic_task(
+    @manager.periodic_task(
         lambda: CONF.scheduler.discover_hosts_in_cells_interval)
     def discover_hosts(self):
         mapped = discovery.discover_hosts(nova_context.get_admin_context())

@@ -20,19 +20,30 @@ class ControlPlaneTestCase(testtools.TestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.plane = fixtures.ControlPlane(
+        cls.plane = cls.start_plane()
+
+    @classmethod
+    def new_plane(cls):
+        """The class's control plane, not started."""
+        return fixtures.ControlPlane(
             computes=cls.computes, compute_conf=cls.compute_conf,
             extra_conf=cls.extra_conf, backend=cls.backend)
+
+    @classmethod
+    def start_plane(cls):
+        plane = cls.new_plane()
         try:
-            cls.plane.start()
+            plane.start()
         except Exception:
-            logs = cls.plane.logs()
-            cls.plane.stop()
+            logs = plane.logs()
+            plane.stop()
             raise AssertionError('control plane did not start:\n' + logs)
+        return plane
 
     @classmethod
     def tearDownClass(cls):
-        cls.plane.stop()
+        if cls.plane is not None:
+            cls.plane.stop()
         super().tearDownClass()
 
     # After each test: every server's allocations and port bindings are

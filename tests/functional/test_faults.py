@@ -13,18 +13,35 @@ from tests.functional import fixtures
 
 
 class FaultTestCase(base.ControlPlaneTestCase):
+    """Each scenario starts on a clean plane: one that did not end clean
+    (a failed check, an error half-way) is replaced by a new one before
+    the next scenario, so a failure can never fail the scenarios after
+    it."""
 
     extra_conf = faults.RECOVERY_CONF
     # The scenario audits itself (and after deleting everything).
     audit_after_each_test = False
+    # Whether the last scenario on the class's plane did not end clean.
+    plane_dirty = False
+
+    def setUp(self):
+        cls = type(self)
+        if cls.plane_dirty:
+            cls.plane.stop()
+            cls.plane = None
+            cls.plane = cls.start_plane()
+            cls.plane_dirty = False
+        super().setUp()
 
     def run_scenario(self, name, scenario, settle_timeout=120):
+        type(self).plane_dirty = True
         row = faults.run_scenario(self.plane, name, scenario,
                                   settle_timeout=settle_timeout)
         self.addDetail('row', _text('%s\n%s' % (
             faults.table([row]), row.details())))
         self.assertTrue(row.ok, 'scenario %s: %s\n%s' % (
             name, row.as_dict(), row.details()))
+        type(self).plane_dirty = False
         return row
 
 
@@ -94,25 +111,23 @@ class TestBrokerAndDatabaseRestarted(FaultTestCase):
         cls.services = faults.PrivateServices()
         cls.services.start()
         try:
-            cls.plane = fixtures.ControlPlane(
-                computes=cls.computes, compute_conf=cls.compute_conf,
-                extra_conf=cls.extra_conf, backend=cls.backend,
-                services=cls.services)
-            try:
-                cls.plane.start()
-            except Exception:
-                logs = cls.plane.logs()
-                cls.plane.stop()
-                raise AssertionError('control plane did not start:\n' +
-                                     logs)
+            cls.plane = cls.start_plane()
         except BaseException:
             cls.services.stop()
             raise
 
     @classmethod
+    def new_plane(cls):
+        return fixtures.ControlPlane(
+            computes=cls.computes, compute_conf=cls.compute_conf,
+            extra_conf=cls.extra_conf, backend=cls.backend,
+            services=cls.services)
+
+    @classmethod
     def tearDownClass(cls):
         try:
-            cls.plane.stop()
+            if cls.plane is not None:
+                cls.plane.stop()
         finally:
             cls.services.stop()
 

@@ -152,8 +152,8 @@ class PlacementServer(fixtures.Fixture):
                          disk_gb=100):
         """A compute node's provider with its inventory, as the compute's
         resource tracker would report it."""
-        from nova_lite.scheduler.client import report
-        client = report.SchedulerReportClient(endpoint=self.endpoint)
+        from nova_lite import placement_client
+        client = placement_client.PlacementClient(endpoint=self.endpoint)
         client.ensure_resource_provider(uuid, name)
         client.set_inventory(uuid, {
             'VCPU': {'total': vcpus}, 'MEMORY_MB': {'total': memory_mb},

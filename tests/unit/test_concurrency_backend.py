@@ -1,6 +1,6 @@
 """Choosing the concurrency backend before oslo.config is loaded.
 
-``nova_lite.cmd.concurrency_backend(argv)`` reads the environment, then
+``nova_lite.concurrency.backend(argv)`` reads the environment, then
 ``[DEFAULT] concurrency_backend`` from the config files and directories
 named on the command line (later ones win), and defaults to threading. A
 file it cannot read is skipped: oslo.config reports it properly later.
@@ -11,14 +11,14 @@ import os
 import fixtures
 import testtools
 
-from nova_lite import cmd
+from nova_lite import concurrency
 
 
 class TestConcurrencyBackend(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.useFixture(fixtures.EnvironmentVariable(cmd.BACKEND_ENV))
+        self.useFixture(fixtures.EnvironmentVariable(concurrency.BACKEND_ENV))
         self.directory = self.useFixture(fixtures.TempDir()).path
 
     def write(self, name, text, directory=None):
@@ -32,7 +32,7 @@ class TestConcurrencyBackend(testtools.TestCase):
                           % backend)
 
     def backend(self, *args):
-        return cmd.concurrency_backend(['nova-lite-compute'] + list(args))
+        return concurrency.backend(['nova-lite-compute'] + list(args))
 
     def test_config_file_as_two_arguments(self):
         path = self.conf('a.conf', 'eventlet')
@@ -80,7 +80,7 @@ class TestConcurrencyBackend(testtools.TestCase):
 
     def test_environment_wins_over_the_config_files(self):
         path = self.conf('a.conf', 'threading')
-        self.useFixture(fixtures.EnvironmentVariable(cmd.BACKEND_ENV,
+        self.useFixture(fixtures.EnvironmentVariable(concurrency.BACKEND_ENV,
                                                      'eventlet'))
         self.assertEqual('eventlet', self.backend('--config-file', path))
 

@@ -155,7 +155,8 @@ class TestServerUsage(QuotaTestCase):
         self.server_in_cell(self.databases.cell1)
         self.assertEqual(1, quota.count_servers(self.context,
                                                 PROJECT)['instances'])
-        self.assertIn('leaves out cell cell9', self.logs.output)
+        self.assertIn('Skipping cell cell9 in the quota usage of project '
+                      'demo', self.logs.output)
 
     def test_server_groups_and_key_pairs(self):
         objects.InstanceGroup(self.admin, name='g', policy='affinity',

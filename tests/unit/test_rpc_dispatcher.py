@@ -17,9 +17,9 @@ import testtools
 
 from nova_lite import context as nova_context
 from nova_lite import exception
+from nova_lite import manager
 from nova_lite import objects
 from nova_lite import rpc
-from nova_lite import service
 from tests.unit import fixtures as nova_fixtures
 
 TOPIC = 'hostile-test'
@@ -52,7 +52,7 @@ class Endpoint:
     def cleanup_host(self):
         raise AssertionError('cleanup_host must not be reachable over RPC')
 
-    @service.periodic_task(60)
+    @manager.periodic_task(60)
     def audit(self):
         raise AssertionError('a periodic task must not be reachable over '
                              'RPC')

@@ -24,7 +24,7 @@ sys.path.insert(0, ROOT)
 from tests.functional import fixtures  # noqa: E402
 
 PING_SCRIPT = r'''
-import statistics, sys, time
+import math, statistics, sys, time
 from nova_lite import config, objects, context
 config.parse_args(sys.argv[2:], configure_logging=False)
 objects.register_all()
@@ -39,7 +39,7 @@ for i in range(int(sys.argv[1])):
     samples.append((time.perf_counter() - start) * 1000)
 samples.sort()
 print('%.3f %.3f' % (statistics.median(samples),
-                     samples[int(len(samples) * 0.95) - 1]))
+                     samples[math.ceil(len(samples) * 0.95) - 1]))
 '''
 
 

@@ -17,6 +17,7 @@ whole flow carries). Prints a report; asserts nothing.
 
 import argparse
 import collections
+import math
 import os
 import statistics
 import sys
@@ -137,7 +138,7 @@ def main():
         print('API call -> migration completed: median %.0f ms, p90 %.0f '
               'ms, min %.0f ms, max %.0f ms' % (
                   statistics.median(seconds) * 1000,
-                  seconds[int(len(seconds) * 0.9) - 1] * 1000,
+                  seconds[math.ceil(len(seconds) * 0.9) - 1] * 1000,
                   seconds[0] * 1000, seconds[-1] * 1000))
         print('RPC messages per migration (every daemon, the computes\' '
               'object indirection through the conductor included): median '

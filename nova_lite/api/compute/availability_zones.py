@@ -32,7 +32,7 @@ def _zones(context, with_internal):
 
 def _available(services):
     computes = [s for s in services
-                if s.binary == compute_api.COMPUTE_BINARY]
+                if s.binary == servicegroup.COMPUTE_BINARY]
     return not computes or any(not s.disabled for s in computes)
 
 

@@ -4,7 +4,7 @@ queued one, 2.65) and every cell's migration records (``/os-migrations``).
 Admin only, as the default policy of the Compute API has it.
 """
 
-from nova_lite import context as nova_context
+from nova_lite import cells
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.api import wsgi
@@ -95,13 +95,10 @@ def os_migrations(request):
     filters = {name: request.GET.get(name) for name in (
         'instance_uuid', 'migration_type', 'status', 'host')
         if request.GET.get(name)}
-    found = []
-    for cell in objects.CellMappingList.get_all(request.context):
-        if cell.is_cell0:
-            continue
-        with nova_context.target_cell(request.context, cell) as cctxt:
-            found.extend(objects.MigrationList.get_by_filters(cctxt,
-                                                              filters))
+    found = cells.list_from_every_cell(
+        request.context, lambda cctxt, cell: (
+            objects.MigrationList.get_by_filters(cctxt, filters)),
+        'a migration list', with_cell0=False)
     found.sort(key=lambda m: (m.created_at, m.id), reverse=True)
     body = []
     for migration in found:

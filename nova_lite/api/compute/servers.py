@@ -42,11 +42,9 @@ class _HostStatus:
 
     @staticmethod
     def _lookup(instance):
-        try:
-            service = objects.Service.get_by_host_and_binary(
-                instance._context, instance.host,
-                compute_api.COMPUTE_BINARY)
-        except exception.NotFound:
+        service = servicegroup.compute_service(instance._context,
+                                               instance.host)
+        if service is None:
             return 'UNKNOWN'
         if not servicegroup.service_is_up(service):
             return 'DOWN'

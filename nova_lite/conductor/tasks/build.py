@@ -1,62 +1,56 @@
 """The build flow: schedule, place each instance in its cell (or bury it
 in cell0), hand it to its compute; and the reschedule of a failed spawn.
 
-Every step that creates something has its undo beside it: an instance
-created in a cell whose BuildRequest the user deleted meanwhile is removed
-again, and the allocation the scheduler claimed for it given back; an
-instance that cannot be scheduled ends in cell0 in ERROR with a fault,
-mapped there, its BuildRequest gone -- never left in BUILD. A reschedule
-claims the alternate host's allocation candidate in placement before it
-sends the instance there, and moves on to the next alternate if placement
-refuses.
+Each server's build is a ``nova_lite.flow.Flow``; its steps, with what
+undoes each (``build_undos``):
+
+1. ``schedule`` -- the scheduler claims the chosen host in placement
+   (undo: the claim is given back);
+2. ``create_in_cell`` -- the instance is created in the chosen cell, with
+   its history (undo: the record is removed);
+3. ``map_to_cell`` -- the instance mapping points at that cell (undo: it
+   points at no cell again);
+4. ``delete_build_request`` -- the build request is deleted: from here the
+   server is its cell's and its compute's, and nothing is undone (a cast
+   that cannot be sent puts it in ERROR holding nothing).
+
+When a step fails, the steps taken are undone newest first and the server
+is buried: ``bury_in_cell0`` -- in cell0 in ERROR with a fault, mapped
+there (undo: the cell0 record is removed and the mapping cleared) -- then
+``delete_build_request``. A server whose user deleted it meanwhile is
+undone and not buried.
+
+The build requests are leased (``conductor/leases.py``), and every step is
+recorded on the build request in the same UPDATE that checks the lease:
+a conductor that lost the build stops before changing anything of its new
+owner's, and the new owner reads the steps and replays their undos before
+it builds the server again (``conductor/tasks/recover.py``).
+
+A reschedule claims the alternate host's allocation candidate in
+placement before it sends the instance there, and moves on to the next
+alternate if placement refuses.
 """
 
 import time
-import traceback
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from nova_lite.compute import instance_actions
-from nova_lite.compute import states
+from nova_lite.conductor import leases as build_leases
 from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
 from nova_lite import exception
+from nova_lite import flow as flows
+from nova_lite import lifecycle
 from nova_lite import objects
 from nova_lite.objects import cell_mapping as cell_mapping_obj
 from nova_lite.objects import instance_action as instance_action_obj
+from nova_lite import placement_client
 from nova_lite import quota
-from nova_lite.scheduler.client import report
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
-
-
-def _fault_details(error):
-    if isinstance(error, exception.NovaLiteException):
-        return error.format_message()
-    return ''.join(traceback.format_exception_only(type(error), error))
-
-
-def _fault_message(error):
-    if isinstance(error, messaging.MessagingTimeout):
-        return ('The scheduler did not answer in time; is '
-                'nova-lite-scheduler running?')
-    if isinstance(error, exception.NoValidHost) and error.summary:
-        return error.summary
-    if isinstance(error, exception.NovaLiteException):
-        return error.format_message()
-    return '%s: %s' % (type(error).__name__, error)
-
-
-def record_fault(context, instance, error, host=None, details=None):
-    code = getattr(error, 'code', 500)
-    fault = objects.InstanceFault(
-        context, instance_uuid=instance.uuid, code=code,
-        message=_fault_message(error)[:255],
-        details=details or _fault_details(error), host=host)
-    fault.create()
-    return fault
 
 
 class ScheduleAndBuildTask:
@@ -64,8 +58,10 @@ class ScheduleAndBuildTask:
     def __init__(self, context, scheduler_rpcapi, compute_rpcapi,
                  build_requests, request_specs, image, reportclient,
                  requested_networks=None, action=instance_actions.CREATE,
-                 claimed=False):
+                 claimed=False, leases=None):
         self.context = context
+        # This conductor's leases on its builds (renewed by its manager).
+        self.leases = leases or build_leases.BuildLeases()
         # Whether the caller has claimed the build requests already (the
         # takeover of an interrupted build has); else execute() does.
         self.claimed = claimed
@@ -86,55 +82,158 @@ class ScheduleAndBuildTask:
     def execute(self):
         if not self.claimed:
             self._claim()
-        if not self.build_requests:
-            return
-        uuids = [br.instance_uuid for br in self.build_requests]
-        if not self._quota_holds(uuids):
-            return
         try:
-            host_lists = self._select_destinations(uuids)
+            self._execute()
+        finally:
+            for build_request in self.build_requests:
+                self.leases.release(build_request.instance_uuid)
+
+    def _flow(self, build_request):
+        uuid = build_request.instance_uuid
+        return flows.Flow(
+            'build', uuid,
+            build_undos(self.context, self.reportclient, uuid, self.action),
+            record=lambda steps: self.leases.record(
+                self.context, uuid, {'action': self.action, 'steps': steps}),
+            not_ours=(exception.BuildTakenOver,))
+
+    def _execute(self):
+        """Build every server; one a database blink interrupted (its
+        steps undone) is tried again after 1, 2, 4, 8... seconds for up to
+        _outage_wait(), then left to a takeover: a blink delays a build,
+        it does not fail it."""
+        pending = list(zip(self.build_requests, self.request_specs))
+        deadline = time.monotonic() + _outage_wait()
+        pause = 1
+        while pending:
+            pending = self._attempt(pending)
+            if not pending:
+                return
+            uuids = [br.instance_uuid for br, _ in pending]
+            if time.monotonic() + pause > deadline:
+                LOG.warning('The database is still unavailable to the build '
+                            'of %s; its build request waits for a takeover',
+                            uuids)
+                return
+            LOG.warning('The build of %s waits for the database; trying '
+                        'again in %d s', uuids, pause)
+            time.sleep(pause)
+            pause = min(pause * 2, 8)
+
+    def _attempt(self, pending):
+        """One try at building ``pending`` ([(build request, spec)]); the
+        ones to try again."""
+        builds = [(br, spec, self._flow(br)) for br, spec in pending]
+        again = []
+        try:
+            quota.recheck(self.context, builds[0][0].project_id)
+        except exception.OverQuota as error:
+            # Another request may have used the quota up since the API
+            # checked: every server of this one is buried.
+            LOG.warning('Not building %s: %s',
+                        [br.instance_uuid for br, _, _ in builds],
+                        error.format_message())
+            for build in builds:
+                self._fail(*build, error=error)
+            return again
+        scheduled = []
+        for build_request, spec, flow in builds:
+            try:
+                flow.step('schedule')
+            except Exception as error:
+                if self._fail(build_request, spec, flow, error=error):
+                    again.append((build_request, spec))
+                continue
+            scheduled.append((build_request, spec, flow))
+        if not scheduled:
+            return again
+        uuids = [br.instance_uuid for br, _, _ in scheduled]
+        try:
+            host_lists = self._select_destinations(
+                uuids, [spec for _, spec, _ in scheduled])
         except Exception as error:
             if not isinstance(error, (exception.NoValidHost,
                                       messaging.MessagingTimeout)):
                 LOG.exception('Scheduling of %s failed', uuids)
             else:
                 LOG.warning('Scheduling of %s failed: %s', uuids,
-                            _fault_message(error))
-            for build_request, spec in zip(self.build_requests,
-                                           self.request_specs):
-                # A scheduler that claimed and then died (or whose answer
-                # came too late) leaves claims nobody else would remove.
-                give_back(self.reportclient, build_request.instance_uuid)
-                bury_in_cell0(self.context, build_request, spec, error,
-                              self.requested_networks, self.action)
-            return
-        for build_request, spec, host_list in zip(
-                self.build_requests, self.request_specs, host_lists):
+                            lifecycle.fault_message(error))
+            for build in scheduled:
+                self._fail(*build, error=error)
+            return again
+        for (build_request, spec, flow), host_list in zip(scheduled,
+                                                          host_lists):
             try:
-                self._build_one(build_request, spec, host_list)
+                self._build_one(build_request, spec, host_list, flow)
             except Exception as error:
-                LOG.exception('Placing %s on %s failed',
-                              build_request.instance_uuid,
-                              host_list[0].service_host)
-                give_back(self.reportclient, build_request.instance_uuid)
-                bury_in_cell0(self.context, build_request, spec, error,
-                              self.requested_networks, self.action)
+                if not isinstance(error, _EXPECTED):
+                    LOG.exception('Placing %s on %s failed',
+                                  build_request.instance_uuid,
+                                  host_list[0].service_host)
+                if self._fail(build_request, spec, flow, error=error):
+                    again.append((build_request, spec))
+        return again
 
-    def _select_destinations(self, uuids):
+    def _fail(self, build_request, spec, flow, error):
+        """Undo what the build of one server did and bury it in cell0 --
+        while the build is still ours (see the module's docstring). A
+        server its user deleted meanwhile is undone and not buried; one
+        another conductor took over is left to it, untouched. One that a
+        database blink interrupted is undone and not buried: True, to be
+        tried again."""
+        uuid = build_request.instance_uuid
+        if isinstance(error, exception.DatabaseUnavailable):
+            try:
+                return (self.leases.holds(self.context, uuid) and
+                        flow.undo())
+            except exception.DatabaseUnavailable:
+                # Still down: the steps recorded are undone by the
+                # takeover once the lease runs out.
+                return False
+        if isinstance(error, exception.BuildRequestNotFound):
+            if not _deleted_by_user(self.context, uuid):
+                # Another conductor took the build over and finished it
+                # while this one stalled: what is in the cells is its.
+                LOG.warning('The build of %s was finished by another '
+                            'conductor; leaving it alone', uuid)
+                return
+            LOG.info('Instance %s was deleted during its build; undoing '
+                     'what was done for it', uuid)
+            flow.undo()
+            return
+        if isinstance(error, exception.BuildTakenOver) or \
+                not self.leases.holds(self.context, uuid):
+            LOG.warning('Not undoing the build of %s: it is no longer '
+                        'this conductor\'s', uuid)
+            return
+        flow.undo()
+        try:
+            flow.step('bury_in_cell0')
+            lifecycle.bury_in_cell0(self.context, build_request, spec,
+                                    error, self.requested_networks,
+                                    self.action, leases=self.leases)
+            flow.done()
+        except (exception.BuildTakenOver,
+                exception.BuildRequestNotFound) as gone:
+            LOG.warning('Not burying %s: %s', uuid, gone.format_message())
+        except Exception:
+            # Its build request stays: once the lease runs out, a takeover
+            # builds it again (and so do its undos).
+            LOG.exception('Could not bury %s in cell0', uuid)
+            flow.undo()
+
+    def _select_destinations(self, uuids, specs):
         """The scheduler's answer. While the scheduler cannot reach
         placement (nothing was chosen or kept) it is asked again, after
         1, 2, 4, 8, 8... seconds, for up to [conductor]
         placement_outage_wait: a placement restart delays builds instead
         of failing them."""
-        wait = CONF.conductor.placement_outage_wait
-        if CONF.conductor.interrupted_task_timeout:
-            wait = min(wait, CONF.conductor.interrupted_task_timeout // 2)
-        deadline = time.monotonic() + wait
+        deadline = time.monotonic() + _outage_wait()
         pause = 1
         while True:
             try:
                 return self.scheduler_rpcapi.select_destinations(
-                    self.context, self.request_specs[0], uuids)
+                    self.context, specs[0], uuids)
             except exception.PlacementUnreachable as error:
                 if time.monotonic() + pause > deadline:
                     raise
@@ -151,8 +250,7 @@ class ScheduleAndBuildTask:
         conductor was down): either way it is not ours to build."""
         kept = [(br, spec) for br, spec in zip(self.build_requests,
                                                 self.request_specs)
-                if objects.BuildRequest.claim(self.context,
-                                              br.instance_uuid)]
+                if self.leases.claim(self.context, br.instance_uuid)]
         skipped = ({br.instance_uuid for br in self.build_requests} -
                    {br.instance_uuid for br, _ in kept})
         if skipped:
@@ -161,60 +259,34 @@ class ScheduleAndBuildTask:
         self.build_requests = [br for br, _ in kept]
         self.request_specs = [spec for _, spec in kept]
 
-    def _quota_holds(self, uuids):
-        """Re-check the project's quota now that these servers count:
-        another request may have used it up since the API checked. Over
-        quota, every server of the request is buried in cell0."""
-        try:
-            quota.recheck(self.context, self.build_requests[0].project_id)
-        except exception.OverQuota as error:
-            LOG.warning('Not building %s: %s', uuids, error.format_message())
-            for build_request, spec in zip(self.build_requests,
-                                           self.request_specs):
-                bury_in_cell0(self.context, build_request, spec, error,
-                              self.requested_networks, self.action)
-            return False
-        return True
-
     def _cell(self, cell_uuid):
         if cell_uuid not in self._cells:
             self._cells[cell_uuid] = objects.CellMapping.get_by_uuid(
                 self.context, cell_uuid)
         return self._cells[cell_uuid]
 
-    def _build_one(self, build_request, spec, host_list):
+    def _build_one(self, build_request, spec, host_list, flow):
         chosen, alternates = host_list[0], host_list[1:]
         cell = self._cell(chosen.cell_uuid)
         with nova_context.target_cell(self.context, cell) as cctxt:
-            # A copy: if this step fails the BuildRequest's instance is
+            # A copy: if a step fails the BuildRequest's instance is
             # buried in cell0 as it came from the API.
             instance = build_request.instance.obj_clone()
             instance._context = cctxt
+            flow.step('create_in_cell', {
+                'cell': cell.uuid, 'request_id': self.context.request_id})
             instance.create()
             if self.action == instance_actions.REBUILD:
                 self._bring_history_from_cell0(cctxt, instance.uuid)
             instance_actions.record_action(cctxt, instance.uuid, self.action)
-            mapping = None
-            try:
-                mapping = objects.InstanceMapping.get_by_instance_uuid(
-                    self.context, instance.uuid)
-                mapping.cell_mapping = cell
-                mapping.save()
-                build_request.destroy()
-            except exception.BuildRequestNotFound:
-                # The user deleted the server while it was scheduled: undo
-                # the instance we just created; the API already removed the
-                # request spec and marked the mapping.
-                LOG.info('Instance %s was deleted during scheduling; '
-                         'not building it', instance.uuid)
-                instance.destroy()
-                give_back(self.reportclient, instance.uuid)
-                return
-            except Exception:
-                # Undo before the caller buries it in cell0, so the
-                # instance never exists twice.
-                self._undo_placement(instance, mapping)
-                raise
+            flow.step('map_to_cell', cell.uuid)
+            mapping = objects.InstanceMapping.get_by_instance_uuid(
+                self.context, instance.uuid)
+            mapping.cell_mapping = cell
+            mapping.save()
+            flow.step('delete_build_request')
+            self.leases.destroy(build_request)
+            flow.done()
             if self.requested_networks is not None:
                 # What the compute binds (a rebuild from cell0 passes them
                 # here, not in the stored spec).
@@ -227,11 +299,8 @@ class ScheduleAndBuildTask:
             except Exception as error:
                 LOG.exception('Cannot reach compute %s for %s',
                               chosen.service_host, instance.uuid)
-                give_back(self.reportclient, instance.uuid)
-                record_fault(cctxt, instance, error)
-                instance.vm_state = states.ERROR
-                instance.task_state = None
-                instance.save()
+                lifecycle.give_back(self.reportclient, instance.uuid)
+                lifecycle.set_error(cctxt, instance, error)
 
     def _bring_history_from_cell0(self, cctxt, instance_uuid):
         """A server rebuilt from cell0 keeps its history: the actions it
@@ -246,83 +315,85 @@ class ScheduleAndBuildTask:
             LOG.exception('Could not move the action history of %s from '
                           'cell0; it stays there', instance_uuid)
 
-    @staticmethod
-    def _undo_placement(instance, mapping):
-        try:
-            instance.destroy(hard_delete=True)
-            if mapping is not None and mapping.cell_mapping is not None:
-                mapping.cell_mapping = None
-                mapping.save()
-        except Exception:
-            LOG.exception('Could not undo the placement of %s',
-                          instance.uuid)
+# Failures of a build step that are logged without a traceback.
+_EXPECTED = (exception.BuildTakenOver, exception.BuildRequestNotFound,
+             exception.DatabaseUnavailable)
 
 
-def bury_in_cell0(context, build_request, spec, error,
-                  requested_networks=None, action=instance_actions.CREATE):
-    """Create the instance in cell0 in ERROR with ``error`` as its fault;
-    its spec keeps ``requested_networks`` for a rebuild from cell0. Its
-    history there shows ``action`` with the failed scheduling step."""
-    if requested_networks is not None:
-        spec.requested_networks = requested_networks
-        spec.save()
-    cell0 = objects.CellMapping.get_by_uuid(context,
-                                            cell_mapping_obj.CELL0_UUID)
-    with nova_context.target_cell(context, cell0) as cctxt:
-        instance = build_request.instance
-        instance._context = cctxt
-        instance.vm_state = states.ERROR
-        instance.task_state = None
-        try:
-            instance.create()
-        except exception.Conflict:
-            instance = objects.Instance.get_by_uuid(cctxt, instance.uuid)
-        record_fault(cctxt, instance, error)
-        instance_actions.record_action(cctxt, instance.uuid, action)
-        with instance_actions.event(cctxt, instance.uuid,
-                                    'conductor_schedule_and_build_instances',
-                                    action=action) as step:
-            step.fail(_fault_message(error))
+def _outage_wait():
+    """How long a build waits out an outage of placement or a database:
+    [conductor] placement_outage_wait, at most half of
+    interrupted_task_timeout so that no other conductor takes it over
+    meanwhile."""
+    wait = CONF.conductor.placement_outage_wait
+    if CONF.conductor.interrupted_task_timeout:
+        wait = min(wait, CONF.conductor.interrupted_task_timeout // 2)
+    return wait
+
+
+def build_undos(context, reportclient, instance_uuid, action):
+    """What undoes each step of the ``action`` build of ``instance_uuid``
+    (see the module's docstring), for the flow that runs it and for a
+    takeover that replays a crashed one. Each is idempotent."""
+    return flows.undo_table(
+        schedule=lambda _: lifecycle.give_back(reportclient, instance_uuid),
+        create_in_cell=lambda created: _take_back_from_cell(
+            context, instance_uuid, action, **created),
+        map_to_cell=lambda _: _unmap(context, instance_uuid),
+        bury_in_cell0=lambda _: (
+            _remove_from_cell(context, cell_mapping_obj.CELL0_UUID,
+                              instance_uuid),
+            _unmap(context, instance_uuid)),
+        delete_build_request=None)
+
+
+def _deleted_by_user(context, instance_uuid):
+    """Whether the API deleted this server (its mapping is gone or queued
+    for delete) -- rather than another conductor having built it."""
+    try:
         mapping = objects.InstanceMapping.get_by_instance_uuid(
-            context, instance.uuid)
-        mapping.cell_mapping = cell0
-        mapping.save()
+            context, instance_uuid)
+    except exception.InstanceMappingNotFound:
+        return True
+    return bool(mapping.queued_for_delete)
+
+
+def _take_back_from_cell(context, instance_uuid, action, cell,
+                         request_id):
+    """The undo of ``create_in_cell``: the record goes, and so does the
+    action the build recorded there; a server rebuilt from cell0 takes
+    the history it had brought along back to cell0."""
+    _remove_from_cell(context, cell, instance_uuid)
+    cell_mapping = objects.CellMapping.get_by_uuid(context, cell)
+    with nova_context.target_cell(context, cell_mapping) as cctxt:
+        instance_action_obj.forget_action(cctxt, instance_uuid, request_id)
+        if action == instance_actions.REBUILD:
+            cell0 = objects.CellMapping.get_by_uuid(
+                context, cell_mapping_obj.CELL0_UUID)
+            with nova_context.target_cell(context, cell0) as c0ctxt:
+                instance_action_obj.move_history(cctxt, c0ctxt,
+                                                 instance_uuid)
+
+
+def _remove_from_cell(context, cell_uuid, instance_uuid):
+    cell = objects.CellMapping.get_by_uuid(context, cell_uuid)
+    with nova_context.target_cell(context, cell) as cctxt:
         try:
-            build_request.destroy()
-        except exception.BuildRequestNotFound:
-            LOG.info('Instance %s was deleted during scheduling; removing '
-                     'it from cell0', instance.uuid)
-            instance.destroy()
+            objects.Instance.get_by_uuid(cctxt, instance_uuid).destroy(
+                hard_delete=True)
+        except exception.InstanceNotFound:
+            pass
 
 
-def fail_interrupted_build(context, instance, error, host=None):
-    """Put a build nobody finishes in ERROR on no host with ``error`` as
-    its fault -- only if it is still BUILDING in the task state it was
-    read in, so a build that resumed meanwhile wins. True if it did; the
-    caller then frees what the server held."""
-    task = instance.task_state
-    instance.vm_state = states.ERROR
-    instance.task_state = None
-    instance.host = None
-    instance.node = None
+def _unmap(context, instance_uuid):
     try:
-        instance.save(expected_vm_state=[states.BUILDING],
-                      expected_task_state=[task])
-    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
-        return False
-    record_fault(context, instance, error, host=host)
-    return True
-
-
-def give_back(reportclient, instance_uuid):
-    """Delete what the scheduler claimed for an instance that will not be
-    built; if placement cannot be reached the compute audit removes it
-    later (its consumer is gone or not on that host)."""
-    try:
-        reportclient.delete_allocations(instance_uuid)
-    except (report.PlacementUnavailable, report.PlacementConflict) as e:
-        LOG.warning('Could not give back the allocation of %s: %s',
-                    instance_uuid, e)
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            context, instance_uuid)
+    except exception.InstanceMappingNotFound:
+        return  # its user deleted it
+    if mapping.cell_mapping is not None:
+        mapping.cell_mapping = None
+        mapping.save()
 
 
 def _claim_alternate(reportclient, instance, selection):
@@ -334,7 +405,8 @@ def _claim_alternate(reportclient, instance, selection):
     try:
         return reportclient.claim_resources(
             instance.uuid, request, instance.project_id, instance.user_id)
-    except (report.PlacementUnavailable, report.PlacementConflict) as e:
+    except (placement_client.PlacementUnavailable,
+            placement_client.PlacementConflict) as e:
         LOG.warning('Cannot claim %s on %s: %s', instance.uuid,
                     selection.service_host, e)
         return False
@@ -355,10 +427,7 @@ def reschedule(context, compute_rpcapi, instances, request_spec,
             error = exception.MaxRetriesExceeded(
                 reason='Exhausted all hosts available for retrying build '
                        'failures for instance %s.' % instance.uuid)
-            record_fault(context, instance, error)
-            instance.vm_state = states.ERROR
-            instance.task_state = None
-            instance.save()
+            lifecycle.set_error(context, instance, error)
             continue
         chosen, alternates = host_list[0], host_list[1:]
         LOG.info('Rescheduling %s to %s (%d alternates left)',
@@ -370,8 +439,5 @@ def reschedule(context, compute_rpcapi, instances, request_spec,
         except Exception as error:
             LOG.exception('Cannot reach compute %s for %s',
                           chosen.service_host, instance.uuid)
-            give_back(reportclient, instance.uuid)
-            record_fault(context, instance, error)
-            instance.vm_state = states.ERROR
-            instance.task_state = None
-            instance.save()
+            lifecycle.give_back(reportclient, instance.uuid)
+            lifecycle.set_error(context, instance, error)

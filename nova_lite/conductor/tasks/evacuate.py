@@ -2,19 +2,22 @@
 down.
 
 The API has checked that the source compute is down and put the server
-in task_state ``rebuilding``. Here, in order, each step with its undo:
+in task_state ``rebuilding``. Here, in order, each step with its undo (a
+``nova_lite.flow.Flow``; the table is ``evacuation_undos``):
 
 1. the migration record (type ``evacuation``, status ``accepted``) is
    created in the server's cell;
 2. the ports' resource requests are read from the port service and become
    request groups of the server's RequestSpec;
-3. what the server holds on the source moves to the migration's placement
-   consumer (undo: it moves back), so the server's own consumer is free to
-   hold the destination's resources;
-4. the scheduler picks a destination (source excluded, server-group
-   policies honoured) and claims it in placement for the server, with the
-   request group -> provider mapping (undo: the claim is given back);
-5. the destination compute is sent ``rebuild_instance`` with
+3. ``move_source_to_migration``: what the server holds on the source
+   moves to the migration's placement consumer (undo: it moves back -- or,
+   if the server was deleted meanwhile, it is given back), so the server's
+   own consumer is free to hold the destination's resources;
+4. ``claim_destination``: the scheduler picks a destination (source
+   excluded, server-group policies honoured) and claims it in placement
+   for the server, with the request group -> provider mapping (undo: the
+   claim is given back);
+5. ``cast_evacuate``: the destination compute is sent ``rebuild_instance`` with
    ``recreate=True``; it claims locally, points each port binding at
    itself with its own provider as ``allocation``, rebuilds, and marks the
    migration ``done``.
@@ -23,16 +26,17 @@ A failure before the cast leaves the server on its source in ERROR with a
 fault saying why, holding its source allocation again, the migration
 ``error``; the compute handles failures after it the same way. The source
 compute, when it comes back, removes what the migration consumer holds
-(see ComputeManager._destroy_evacuated_instances).
+(see ``compute.flows.evacuate.destroy_evacuated_instances``).
 """
 
 from oslo_log import log as logging
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
-from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import move_common
 from nova_lite import exception
+from nova_lite import flow as flows
+from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
 from nova_lite.objects import migration as migration_obj
@@ -52,8 +56,6 @@ class EvacuateTask:
         self.compute_rpcapi = compute_rpcapi
         self.reportclient = reportclient
         self.port_client = port_client or network_api.PortClient()
-        self._moved_to_migration = False
-        self._claimed = False
 
     def execute(self):
         move_common.run_in_cell(self, 'Evacuation', 'conductor_rebuild_instance',
@@ -67,26 +69,34 @@ class EvacuateTask:
             source_compute=self.instance.host,
             source_node=self.instance.node, dest_compute=self.host)
         self.migration.create()
-        spec = self._request_spec()
-        LOG.info('Evacuating %s from %s (migration %s)', self.instance.uuid,
-                 self.migration.source_compute, self.migration.uuid)
-        self._moved_to_migration = self.reportclient.move_allocations(
-            self.instance.uuid, self.migration.uuid)
-        [[selection]] = self.scheduler_rpcapi.select_destinations(
-            self.context, spec, [self.instance.uuid],
-            return_alternates=False)
-        self._claimed = True
-        move_common.fill_provider_mapping(spec, selection)
-        self.migration.dest_compute = selection.service_host
-        self.migration.dest_node = selection.nodename
-        self.migration.dest_host = selection.service_host
-        self.migration.status = 'pre-migrating'
-        self.migration.save()
-        LOG.info('Evacuating %s to %s', self.instance.uuid,
-                 selection.service_host)
-        self.compute_rpcapi.evacuate_instance(
-            self.cctxt, self.instance, selection.service_host, spec.image,
-            self.migration, selection, spec)
+        flow = flows.Flow('evacuation', self.instance.uuid, evacuation_undos(
+            self.cctxt, self.reportclient, self.instance.uuid,
+            self.migration))
+        with flow:
+            spec = self._request_spec()
+            LOG.info('Evacuating %s from %s (migration %s)',
+                     self.instance.uuid, self.migration.source_compute,
+                     self.migration.uuid)
+            flow.step('move_source_to_migration')
+            self.reportclient.move_allocations(self.instance.uuid,
+                                               self.migration.uuid)
+            flow.step('claim_destination')
+            [[selection]] = self.scheduler_rpcapi.select_destinations(
+                self.context, spec, [self.instance.uuid],
+                return_alternates=False)
+            move_common.fill_provider_mapping(spec, selection)
+            self.migration.dest_compute = selection.service_host
+            self.migration.dest_node = selection.nodename
+            self.migration.dest_host = selection.service_host
+            self.migration.status = 'pre-migrating'
+            self.migration.save()
+            LOG.info('Evacuating %s to %s', self.instance.uuid,
+                     selection.service_host)
+            flow.step('cast_evacuate')
+            self.compute_rpcapi.evacuate_instance(
+                self.cctxt, self.instance, selection.service_host,
+                spec.image, self.migration, selection, spec)
+            flow.done()
 
     def _request_spec(self):
         return move_common.request_spec_for_move(
@@ -95,27 +105,14 @@ class EvacuateTask:
             force_hosts=[self.host] if self.host else None)
 
     def _rollback(self, error):
-        """Back on its source, holding its source allocation, in ERROR
-        with the reason as its fault; the migration in error."""
-        if self._claimed:
-            build.give_back(self.reportclient, self.instance.uuid)
-        try:
-            objects.Instance.get_by_uuid(self.cctxt, self.instance.uuid)
-        except exception.InstanceNotFound:
-            # Deleted meanwhile (locally, its host being down): what the
-            # migration holds is nobody's now.
-            if self._moved_to_migration:
-                build.give_back(self.reportclient, self.migration.uuid)
-            self._moved_to_migration = False
-        if self._moved_to_migration:
-            move_common.return_source_side(self.reportclient,
-                                           self.migration,
-                                           self.instance.uuid)
+        """What a failure leaves once the flow's steps are undone: back
+        on its source, holding its source allocation, in ERROR with the
+        reason as its fault; the migration in error."""
         if self.migration is not None and \
                 self.migration.obj_attr_is_set('id'):
             self.migration.status = 'error'
             self.migration.save()
-        build.record_fault(self.cctxt, self.instance, error)
+        lifecycle.record_fault(self.cctxt, self.instance, error)
         self.instance.vm_state = states.ERROR
         self.instance.task_state = None
         try:
@@ -124,3 +121,23 @@ class EvacuateTask:
                 exception.UnexpectedTaskStateError) as e:
             LOG.info('%s changed during its evacuation: %s',
                      self.instance.uuid, e)
+
+
+def evacuation_undos(cctxt, reportclient, instance_uuid, migration):
+    """What undoes each step of an evacuation (the module's docstring);
+    each is idempotent."""
+    def return_source_side(_):
+        try:
+            objects.Instance.get_by_uuid(cctxt, instance_uuid)
+        except exception.InstanceNotFound:
+            # Deleted meanwhile (locally, its host being down): what the
+            # migration holds is nobody's now.
+            lifecycle.give_back(reportclient, migration.uuid)
+            return
+        move_common.return_source_side(reportclient, migration,
+                                       instance_uuid)
+    return flows.undo_table(
+        move_source_to_migration=return_source_side,
+        claim_destination=lambda _: lifecycle.give_back(reportclient,
+                                                        instance_uuid),
+        cast_evacuate=None)

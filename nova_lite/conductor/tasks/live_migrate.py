@@ -1,27 +1,30 @@
 """Live migration with its reschedule loop (seed 001).
 
 The API has checked the server (ACTIVE, on a host, no task) and set its
-task_state to ``migrating``. Here, in order, each step with its undo:
+task_state to ``migrating``. Here, in order, each step with its undo (a
+``nova_lite.flow.Flow``; the table is ``live_migration_undos``):
 
 1. the migration record (type ``live-migration``, ``accepted``);
 2. the source compute must be up, and both computes must speak the RPC
    version of live migration; a server with resource-request ports also
    needs the port service's multiple-bindings extension -- refused up
    front otherwise;
-3. what the server holds on the source moves to the migration's consumer
-   (undo: it moves back), so the server's own consumer can hold the
-   destination's resources;
-4. the loop: the scheduler picks a destination (the source and the hosts
-   tried already excluded, group policies honoured) and claims it for the
-   server with the request-group -> provider mapping; the destination and
-   the source run their pre-checks; each port gets an INACTIVE binding on
-   the destination whose ``allocation`` is the destination's provider.
-   When a pre-check or a binding fails, that host's bindings and claim
-   are undone, the host is added to the tried ones and the scheduler is
-   asked again, up to ``[DEFAULT] migrate_max_retries`` times (-1: until
-   no host is left);
-5. ``live_migration`` is cast to the source compute, which transfers the
-   guest and finishes (post) or undoes (rollback) the move.
+3. ``move_source_to_migration``: what the server holds on the source
+   moves to the migration's consumer (undo: it moves back), so the
+   server's own consumer can hold the destination's resources;
+4. the loop: ``claim_destination`` -- the scheduler picks a destination
+   (the source and the hosts tried already excluded, group policies
+   honoured) and claims it for the server with the request-group ->
+   provider mapping (undo: the claim is given back); the destination and
+   the source run their pre-checks; ``bind_destination`` -- each port gets
+   an INACTIVE binding on the destination whose ``allocation`` is the
+   destination's provider (undo: that binding is deleted). When a
+   pre-check or a binding fails, that try's steps are undone, the host is
+   added to the tried ones and the scheduler is asked again, up to
+   ``[DEFAULT] migrate_max_retries`` times (-1: until no host is left);
+5. ``cast_live_migration``: ``live_migration`` is cast to the source
+   compute, which transfers the guest and finishes (post) or undoes
+   (rollback) the move; from here the move is the computes'.
 
 When the loop gives up, the server stays ACTIVE on its source with its
 allocation and bindings as they were -- a failed pre-check is not a
@@ -33,10 +36,11 @@ import oslo_messaging as messaging
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
-from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import move_common
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import flow as flows
+from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
 from nova_lite.objects import migration as migration_obj
@@ -45,17 +49,10 @@ from nova_lite import servicegroup
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
-COMPUTE_BINARY = 'nova-lite-compute'
 # What makes the loop try the next host rather than give up at once.
 _RESCHEDULABLE = (exception.MigrationPreCheckError,
                   exception.PortBindingFailed, exception.PortUpdateFailed,
                   exception.ComputeTooOld, messaging.MessagingTimeout)
-
-
-def _describe(error):
-    if isinstance(error, exception.NovaLiteException):
-        return error.format_message()
-    return '%s: %s' % (type(error).__name__, error)
 
 
 class LiveMigrationTask:
@@ -72,7 +69,7 @@ class LiveMigrationTask:
         self.reportclient = reportclient
         self.port_client = port_client or network_api.PortClient()
         self.migration = None
-        self._moved_to_migration = False
+        self.flow = None
         # Reschedule bookkeeping, kept for the measurements and the tests.
         self.tried = []
 
@@ -89,44 +86,42 @@ class LiveMigrationTask:
             source_compute=source, source_node=self.instance.node,
             dest_compute=self.requested_host)
         self.migration.create()
-        self._check_source(source)
-        ports = self.port_client.ports_of(self.instance.uuid)
-        groups = network_api.request_groups(ports)
-        if groups and not self.port_client.has_extension('binding-extended'):
-            raise exception.MultipleBindingsUnsupported(
-                instance_uuid=self.instance.uuid)
-        self._moved_to_migration = self.reportclient.move_allocations(
-            self.instance.uuid, self.migration.uuid)
-        spec, selection, migrate_data = self._find_destination(ports)
-        self.migration.dest_compute = selection.service_host
-        self.migration.dest_node = selection.nodename
-        self.migration.dest_host = selection.service_host
-        self.migration.status = 'queued'
-        try:
-            # An admin may have aborted it while it was accepted.
-            self.migration.save(expected_status=['accepted'])
-        except migration_obj.MigrationStatusChanged:
-            self._unbind(migrate_data)
-            raise exception.LiveMigrationAborted(
-                instance_uuid=self.instance.uuid)
-        LOG.info('Live migrating %s from %s to %s (after %d refused)',
-                 self.instance.uuid, source, selection.service_host,
-                 len(self.tried))
-        try:
+        self.flow = flows.Flow('live migration', self.instance.uuid,
+                               live_migration_undos(
+                                   self.reportclient, self.port_client,
+                                   self.instance.uuid, self.migration))
+        with self.flow:
+            self._check_source(source)
+            ports = self.port_client.ports_of(self.instance.uuid)
+            groups = network_api.request_groups(ports)
+            if groups and not self.port_client.has_extension(
+                    'binding-extended'):
+                raise exception.MultipleBindingsUnsupported(
+                    instance_uuid=self.instance.uuid)
+            self.flow.step('move_source_to_migration')
+            self.reportclient.move_allocations(self.instance.uuid,
+                                               self.migration.uuid)
+            spec, selection, migrate_data = self._find_destination(ports)
+            self.migration.dest_compute = selection.service_host
+            self.migration.dest_node = selection.nodename
+            self.migration.dest_host = selection.service_host
+            self.migration.status = 'queued'
+            try:
+                # An admin may have aborted it while it was accepted.
+                self.migration.save(expected_status=['accepted'])
+            except migration_obj.MigrationStatusChanged:
+                raise exception.LiveMigrationAborted(
+                    instance_uuid=self.instance.uuid)
+            LOG.info('Live migrating %s from %s to %s (after %d refused)',
+                     self.instance.uuid, source, selection.service_host,
+                     len(self.tried))
+            self.flow.step('cast_live_migration')
             self.compute_rpcapi.live_migration(self.cctxt, self.instance,
                                                self.migration, migrate_data)
-        except Exception:
-            # Nobody will use or undo the destination's bindings.
-            self._unbind(migrate_data)
-            raise
+            self.flow.done()
 
     def _check_source(self, source):
-        try:
-            service = objects.Service.get_by_host_and_binary(
-                self.cctxt, source, COMPUTE_BINARY)
-        except exception.ServiceNotFound:
-            service = None
-        if service is None or not servicegroup.service_is_up(service):
+        if not servicegroup.compute_is_up(self.cctxt, source):
             raise exception.MigrationPreCheckError(
                 reason='the compute of the source host %s is down' % source)
         if not self.compute_rpcapi.can_live_migrate(self.cctxt, source):
@@ -144,6 +139,8 @@ class LiveMigrationTask:
                 ignore_hosts=[self.instance.host] + self.tried,
                 force_hosts=[self.requested_host]
                 if self.requested_host else None)
+            this_try = self.flow.mark()
+            self.flow.step('claim_destination')
             try:
                 [[selection]] = self.scheduler_rpcapi.select_destinations(
                     self.context, spec, [self.instance.uuid],
@@ -157,13 +154,14 @@ class LiveMigrationTask:
                 migrate_data = self._prepare(spec, selection, ports)
                 return spec, selection, migrate_data
             except _RESCHEDULABLE as error:
+                self.flow.undo(since=this_try)
                 host = selection.service_host
-                reason = '%s: %s' % (host, _describe(error))
+                reason = '%s: %s' % (
+                    host, instance_actions.error_details(error))
                 LOG.info('Live migration of %s: %s refused (%s)',
                          self.instance.uuid, host, reason)
                 refused.append(reason)
                 self.tried.append(host)
-                build.give_back(self.reportclient, self.instance.uuid)
                 if max_retries != -1 and len(self.tried) > max_retries:
                     raise exception.MigrationPreCheckError(
                         reason='gave up after %d destination(s) '
@@ -174,8 +172,7 @@ class LiveMigrationTask:
                     raise exception.MigrationPreCheckError(reason=reason)
 
     def _prepare(self, spec, selection, ports):
-        """Pre-checks and inactive bindings on one destination; what was
-        bound there is unbound again before a failure is raised."""
+        """Pre-checks and inactive bindings on one destination."""
         dest = selection.service_host
         if not self.compute_rpcapi.can_live_migrate(self.cctxt, dest):
             raise exception.ComputeTooOld(
@@ -193,45 +190,31 @@ class LiveMigrationTask:
             self.cctxt, self.instance, dest, migrate_data)
         migrate_data = self.compute_rpcapi.check_can_live_migrate_source(
             self.cctxt, self.instance, migrate_data)
-        try:
-            for port in ports:
-                profile = dict(port.get('binding:profile') or {})
-                profile.pop('allocation', None)
-                provider = migrate_data.port_providers.get(port['id'])
-                if provider:
-                    profile['allocation'] = provider
-                binding = self.port_client.create_binding(port['id'], dest,
-                                                          profile)
-                migrate_data.bound_ports = migrate_data.bound_ports + [
-                    port['id']]
-                if binding.get('vif_type') in network_api.VIF_FAILED:
-                    raise exception.PortBindingFailed(
-                        port_id=port['id'], host=dest,
-                        vif_type=binding.get('vif_type'))
-        except Exception:
-            self._unbind(migrate_data)
-            raise
+        for port in ports:
+            profile = dict(port.get('binding:profile') or {})
+            profile.pop('allocation', None)
+            provider = migrate_data.port_providers.get(port['id'])
+            if provider:
+                profile['allocation'] = provider
+            self.flow.step('bind_destination',
+                           {'port': port['id'], 'host': dest})
+            binding = self.port_client.create_binding(port['id'], dest,
+                                                      profile)
+            migrate_data.bound_ports = migrate_data.bound_ports + [
+                port['id']]
+            if binding.get('vif_type') in network_api.VIF_FAILED:
+                raise exception.PortBindingFailed(
+                    port_id=port['id'], host=dest,
+                    vif_type=binding.get('vif_type'))
         return migrate_data
-
-    def _unbind(self, migrate_data):
-        for port_id in migrate_data.bound_ports:
-            try:
-                self.port_client.delete_binding(port_id,
-                                                migrate_data.dest_host)
-            except exception.NovaLiteException as e:
-                LOG.error('Inactive binding of port %s on %s not deleted: '
-                          '%s', port_id, migrate_data.dest_host, e)
 
     # -- undo ----------------------------------------------------------------
 
     def rollback(self, error):
-        """The server stays ACTIVE on its source with its allocation and
-        bindings; the migration is in error with the reason."""
-        if self._moved_to_migration:
-            build.give_back(self.reportclient, self.instance.uuid)
-            move_common.return_source_side(self.reportclient,
-                                           self.migration,
-                                           self.instance.uuid)
+        """What a failure leaves, once the flow's steps are undone (the
+        server's allocation and bindings as they were): the server ACTIVE
+        on its source without a task, the migration in error with the
+        reason (cancelled, if an admin aborted it)."""
         if self.migration is not None and \
                 self.migration.obj_attr_is_set('id'):
             self.migration.status = (
@@ -246,3 +229,22 @@ class LiveMigrationTask:
                 exception.UnexpectedTaskStateError) as e:
             LOG.info('%s changed during its live migration: %s',
                      self.instance.uuid, e)
+
+
+def live_migration_undos(reportclient, port_client, instance_uuid,
+                         migration):
+    """What undoes each step of a live migration (the module's
+    docstring); each is idempotent."""
+    def unbind(bound):
+        try:
+            port_client.delete_binding(bound['port'], bound['host'])
+        except exception.NovaLiteException as e:
+            LOG.error('Inactive binding of port %s on %s not deleted: %s',
+                      bound['port'], bound['host'], e)
+    return flows.undo_table(
+        move_source_to_migration=lambda _: move_common.return_source_side(
+            reportclient, migration, instance_uuid),
+        claim_destination=lambda _: lifecycle.give_back(reportclient,
+                                                        instance_uuid),
+        bind_destination=unbind,
+        cast_live_migration=None)

@@ -8,12 +8,12 @@ the destination, each group's provider taken from the allocation's
 from oslo_log import log as logging
 
 from nova_lite.compute import instance_actions
-from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
 from nova_lite import exception
+from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 
 LOG = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def run_in_cell(task, what, event, action, steps, rollback):
                 else:
                     LOG.exception('%s of %s failed', what,
                                   task.instance.uuid)
-                step.fail(build._fault_message(error), error)
+                step.fail(lifecycle.fault_message(error), error)
                 rollback(error)
 
 
@@ -93,6 +93,7 @@ def return_source_side(reportclient, migration, instance_uuid):
     compute's audit settles it later."""
     try:
         reportclient.move_allocations(migration.uuid, instance_uuid)
-    except (report.PlacementUnavailable, report.PlacementConflict) as e:
+    except (placement_client.PlacementUnavailable,
+            placement_client.PlacementConflict) as e:
         LOG.error('Could not give %s its source allocation back from '
                   'migration %s: %s', instance_uuid, migration.uuid, e)

@@ -22,7 +22,8 @@ LOG = logging.getLogger(__name__)
 class RebuildFromCell0Task:
 
     def __init__(self, context, scheduler_rpcapi, compute_rpcapi,
-                 build_request, request_spec, image, reportclient):
+                 build_request, request_spec, image, reportclient,
+                 leases=None):
         self.context = context
         self.scheduler_rpcapi = scheduler_rpcapi
         self.compute_rpcapi = compute_rpcapi
@@ -30,6 +31,7 @@ class RebuildFromCell0Task:
         self.request_spec = request_spec
         self.image = image
         self.reportclient = reportclient
+        self.leases = leases
 
     def execute(self):
         uuid = self.build_request.instance_uuid
@@ -42,4 +44,4 @@ class RebuildFromCell0Task:
             self.context, self.scheduler_rpcapi, self.compute_rpcapi,
             [self.build_request], [self.request_spec], self.image,
             self.reportclient, requested_networks=networks,
-            action=instance_actions.REBUILD).execute()
+            action=instance_actions.REBUILD, leases=self.leases).execute()

@@ -7,13 +7,16 @@ too. Nothing else would ever move those servers out of BUILD. Every
 ``[conductor] recovery_interval`` seconds a conductor holding the API
 database looks for them:
 
-- a **build request** accepted or claimed longer than
-  ``interrupted_task_timeout`` ago: its conductor died (or every conductor
-  was down while its cast waited). The conductor claims it -- one UPDATE,
-  so of several conductors exactly one does --, undoes whatever the dead
-  one had done (an instance half-created in a cell, a claim in placement)
-  and builds it again from its request spec, as if it had just come from
-  the API;
+- a **build request** never claimed and accepted longer than
+  ``interrupted_task_timeout`` ago, or whose owner has not renewed its
+  lease for that long (``conductor/leases.py``): its conductor died (or
+  every conductor was down while its cast waited). The conductor claims it
+  -- one UPDATE, so of several conductors exactly one does, and the old
+  owner's further steps fail --, undoes whatever the dead one had done
+  (the steps it recorded on the build request, undone by the build flow's
+  own undos: a claim in placement, an instance created in a cell or
+  half-buried in cell0, the mapping) and builds it again from its request
+  spec, as if it had just come from the API;
 - a **server in BUILD in a cell** that long, sent to no compute (its cast
   was lost) or to a compute that is down: it goes to ERROR with a fault
   saying so, holding no allocation and no port binding. Its state changes
@@ -48,9 +51,12 @@ from oslo_utils import timeutils
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
+from nova_lite.conductor import leases as build_leases
 from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
 from nova_lite import exception
+from nova_lite import flow as flows
+from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
 from nova_lite.objects import cell_mapping as cell_mapping_obj
@@ -58,7 +64,6 @@ from nova_lite import servicegroup
 
 LOG = logging.getLogger(__name__)
 
-COMPUTE_BINARY = 'nova-lite-compute'
 
 
 def stale_before(timeout):
@@ -71,8 +76,9 @@ class InterruptedBuilds:
     it took over ({'rebuilt': n, 'failed': n})."""
 
     def __init__(self, context, timeout, scheduler_rpcapi, compute_rpcapi,
-                 reportclient, ports=None):
+                 reportclient, ports=None, leases=None):
         self.context = context
+        self.leases = leases or build_leases.BuildLeases()
         self.stale_before = stale_before(timeout)
         self.timeout = timeout
         self.scheduler_rpcapi = scheduler_rpcapi
@@ -84,7 +90,7 @@ class InterruptedBuilds:
     def run(self):
         cells = objects.CellMappingList.get_all(self.context)
         for build_request in objects.BuildRequestList.get_stale(
-                self.context, self.stale_before):
+                self.context, self.timeout):
             try:
                 self._take_over_build_request(build_request, cells)
             except Exception:
@@ -106,9 +112,15 @@ class InterruptedBuilds:
 
     def _take_over_build_request(self, build_request, cells):
         uuid = build_request.instance_uuid
-        if not objects.BuildRequest.claim(self.context, uuid,
-                                          self.stale_before):
+        if not self.leases.claim(self.context, uuid, timeout=self.timeout):
             return  # another conductor was quicker, or it moved on
+        try:
+            self._take_over(build_request, cells)
+        finally:
+            self.leases.release(uuid)
+
+    def _take_over(self, build_request, cells):
+        uuid = build_request.instance_uuid
         try:
             spec = objects.RequestSpec.get_by_instance_uuid(self.context,
                                                             uuid)
@@ -124,23 +136,36 @@ class InterruptedBuilds:
                         'accepted it died before mapping it', uuid)
             objects.RequestSpec(self.context, instance_uuid=uuid).destroy()
             try:
-                build_request.destroy()
-            except exception.BuildRequestNotFound:
+                self.leases.destroy(build_request)
+            except (exception.BuildRequestNotFound,
+                    exception.BuildTakenOver):
                 pass
             return
         LOG.warning('The build of %s was interrupted (accepted at %s, no '
                     'progress for %ss: its conductor is gone); scheduling '
                     'it again', uuid, build_request.created_at,
                     self.timeout)
-        action = self._undo_partial_build(uuid, cells)
-        build.give_back(self.reportclient, uuid)
+        recorded = objects.BuildRequest.get_flow(self.context, uuid)
+        if recorded is not None:
+            # The dead owner's steps, undone as its own failure would have.
+            flows.undo_recorded(
+                'build', uuid,
+                build.build_undos(self.context, self.reportclient, uuid,
+                                  recorded['action']),
+                recorded['steps'])
+            action = recorded['action']
+        else:
+            # No conductor recorded a step (it died before its first), or
+            # the API died half-way through a rebuild from cell0.
+            action = self._undo_partial_build(uuid, cells)
+        lifecycle.give_back(self.reportclient, uuid)
         networks = spec.requested_networks
         try:
             build.ScheduleAndBuildTask(
                 self.context, self.scheduler_rpcapi, self.compute_rpcapi,
                 [build_request], [spec], spec.image, self.reportclient,
                 requested_networks=networks, action=action,
-                claimed=True).execute()
+                claimed=True, leases=self.leases).execute()
         except Exception:
             # The task buries what it cannot build; this is the unexpected.
             LOG.exception('Taking over the build of %s failed; trying '
@@ -150,24 +175,26 @@ class InterruptedBuilds:
 
     def _undo_partial_build(self, uuid, cells):
         """Remove what a conductor that died while building ``uuid`` had
-        made: the instance created in a cell and the mapping pointing at
-        it (its build request still exists, so it was never sent to a
-        compute). Returns the action the build records: a rebuild when the
-        server's history is in cell0 (it came back from there)."""
+        made: the instance created in a cell, or in cell0 by a burial it
+        did not finish, and the mapping pointing at it (its build request
+        still exists, so the server is in no cell yet and was never sent
+        to a compute). Returns the action the build records: a rebuild
+        when the server's history is in cell0 (it came back from there, or
+        its burial got that far)."""
         action = instance_actions.CREATE
         for cell in cells:
             with nova_context.target_cell(self.context, cell) as cctxt:
-                if cell.uuid == cell_mapping_obj.CELL0_UUID:
-                    if objects.InstanceActionList.get_by_instance_uuid(
+                if cell.uuid == cell_mapping_obj.CELL0_UUID and \
+                        objects.InstanceActionList.get_by_instance_uuid(
                             cctxt, uuid, limit=1):
-                        action = instance_actions.REBUILD
-                    continue
+                    action = instance_actions.REBUILD
                 try:
                     instance = objects.Instance.get_by_uuid(cctxt, uuid)
                 except exception.InstanceNotFound:
                     continue
-                LOG.info('Removing the half-built %s from cell %s', uuid,
-                         cell.name)
+                LOG.info('Removing the half-%s %s from cell %s',
+                         'buried' if cell.uuid == cell_mapping_obj.CELL0_UUID
+                         else 'built', uuid, cell.name)
                 instance.destroy(hard_delete=True)
         mapping = objects.InstanceMapping.get_by_instance_uuid(self.context,
                                                                uuid)
@@ -194,28 +221,19 @@ class InterruptedBuilds:
                               'build message was lost')
                 else:
                     if instance.host not in hosts_up:
-                        hosts_up[instance.host] = self._compute_up(
+                        hosts_up[instance.host] = servicegroup.compute_is_up(
                             cctxt, instance.host)
                     if hosts_up[instance.host]:
                         continue  # that compute resolves its own
                     reason = ('its compute %s is down' % instance.host)
                 self._fail_build(cctxt, instance, reason)
 
-    @staticmethod
-    def _compute_up(cctxt, host):
-        try:
-            service = objects.Service.get_by_host_and_binary(
-                cctxt, host, COMPUTE_BINARY)
-        except exception.ServiceNotFound:
-            return False
-        return servicegroup.service_is_up(service)
-
     def _fail_build(self, cctxt, instance, reason):
         error = exception.BuildAbortException(
             instance_uuid=instance.uuid,
             reason='no progress for %ss: %s. Delete the server, or '
                    'rebuild it.' % (self.timeout, reason))
-        if not build.fail_interrupted_build(cctxt, instance, error):
+        if not lifecycle.fail_interrupted_build(cctxt, instance, error):
             return  # it moved on (or was deleted) meanwhile
         LOG.warning('Instance %s: %s', instance.uuid,
                     error.format_message())
@@ -223,7 +241,7 @@ class InterruptedBuilds:
                                     'conductor_recover_interrupted_build',
                                     action=instance_actions.CREATE) as step:
             step.fail(error.format_message())
-        build.give_back(self.reportclient, instance.uuid)
+        lifecycle.give_back(self.reportclient, instance.uuid)
         network_api.release_ports(self.ports, instance)
         if instance.obj_what_changed():
             instance.save()
@@ -363,7 +381,7 @@ class InterruptedMoves:
         except (exception.InstanceNotFound,
                 exception.UnexpectedTaskStateError):
             return
-        build.record_fault(cctxt, instance, error)
+        lifecycle.record_fault(cctxt, instance, error)
         self.undone += 1
 
     def _unshelves(self, cctxt):
@@ -381,16 +399,14 @@ class InterruptedMoves:
             LOG.warning('The unshelve of %s made no progress for %ss (its '
                         'conductor died); it stays offloaded',
                         instance.uuid, self.timeout)
-            build.give_back(self.reportclient, instance.uuid)
+            lifecycle.give_back(self.reportclient, instance.uuid)
             try:
                 for port in self.ports.ports_of(instance.uuid):
                     network_api.unbind_from_host(self.ports, port)
             except exception.NovaLiteException as e:
                 LOG.error('Ports of %s not unbound: %s', instance.uuid, e)
-            build.record_fault(cctxt, instance, exception.
-                               InstanceTaskInterrupted(
-                                   instance_uuid=instance.uuid,
-                                   task='unshelve',
-                                   reason='no progress for %ss' %
-                                   self.timeout))
+            lifecycle.record_fault(
+                cctxt, instance, exception.InstanceTaskInterrupted(
+                    instance_uuid=instance.uuid, task='unshelve',
+                    reason='no progress for %ss' % self.timeout))
             self.undone += 1

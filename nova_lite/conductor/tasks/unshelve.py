@@ -3,19 +3,22 @@ schedule it again with its ports' resource requests, and hand it to the
 chosen compute, which claims, points each port binding at itself with
 its own provider as ``allocation``, and spawns it from its snapshot.
 
-The API has set task_state ``unshelving``. A failure here (no valid host,
-the compute too old to update port bindings, the cast) gives back what
-the scheduler claimed and leaves the server SHELVED_OFFLOADED with a fault
-saying why, to be unshelved again.
+The API has set task_state ``unshelving``. The steps (a
+``nova_lite.flow.Flow``; the table is ``unshelve_undos``):
+``claim_destination`` -- the scheduler claims a host (undo: the claim is
+given back) -- and ``cast_unshelve``. A failure (no valid host, the compute
+too old to update port bindings, the cast) undoes them and leaves the
+server SHELVED_OFFLOADED with a fault saying why, to be unshelved again.
 """
 
 from oslo_log import log as logging
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
-from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import move_common
 from nova_lite import exception
+from nova_lite import flow as flows
+from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 
 LOG = logging.getLogger(__name__)
@@ -31,7 +34,6 @@ class UnshelveTask:
         self.compute_rpcapi = compute_rpcapi
         self.reportclient = reportclient
         self.port_client = port_client or network_api.PortClient()
-        self._claimed = False
 
     def execute(self):
         move_common.run_in_cell(self, 'Unshelve', 'conductor_unshelve_instance',
@@ -41,28 +43,32 @@ class UnshelveTask:
     def _unshelve(self):
         spec = move_common.request_spec_for_move(
             self.context, self.instance, self.port_client)
-        [[selection]] = self.scheduler_rpcapi.select_destinations(
-            self.context, spec, [self.instance.uuid],
-            return_alternates=False)
-        self._claimed = True
-        move_common.fill_provider_mapping(spec, selection)
-        if spec.requested_resources and not \
-                self.compute_rpcapi.can_send_version(
-                    self.cctxt, selection.service_host, '1.3'):
-            raise exception.ComputeTooOldForPortResources(
-                action='unshelve', instance_uuid=self.instance.uuid,
-                host=selection.service_host,
-                have=self.compute_rpcapi.version_cap, need='1.3')
-        LOG.info('Unshelving %s on %s', self.instance.uuid,
-                 selection.service_host)
-        self.compute_rpcapi.unshelve_instance(
-            self.cctxt, self.instance, selection.service_host,
-            image=spec.image, request_spec=spec, selection=selection)
+        with flows.Flow('unshelve', self.instance.uuid, unshelve_undos(
+                self.reportclient, self.instance.uuid)) as flow:
+            flow.step('claim_destination')
+            [[selection]] = self.scheduler_rpcapi.select_destinations(
+                self.context, spec, [self.instance.uuid],
+                return_alternates=False)
+            move_common.fill_provider_mapping(spec, selection)
+            if spec.requested_resources and not \
+                    self.compute_rpcapi.can_send_version(
+                        self.cctxt, selection.service_host, '1.3'):
+                raise exception.ComputeTooOldForPortResources(
+                    action='unshelve', instance_uuid=self.instance.uuid,
+                    host=selection.service_host,
+                    have=self.compute_rpcapi.version_cap, need='1.3')
+            LOG.info('Unshelving %s on %s', self.instance.uuid,
+                     selection.service_host)
+            flow.step('cast_unshelve')
+            self.compute_rpcapi.unshelve_instance(
+                self.cctxt, self.instance, selection.service_host,
+                image=spec.image, request_spec=spec, selection=selection)
+            flow.done()
 
     def _rollback(self, error):
-        if self._claimed:
-            build.give_back(self.reportclient, self.instance.uuid)
-        build.record_fault(self.cctxt, self.instance, error)
+        """What a failure leaves once the flow's steps are undone: the
+        server offloaded, with the reason as its fault."""
+        lifecycle.record_fault(self.cctxt, self.instance, error)
         self.instance.vm_state = states.SHELVED_OFFLOADED
         self.instance.task_state = None
         try:
@@ -71,3 +77,11 @@ class UnshelveTask:
                 exception.UnexpectedTaskStateError) as e:
             LOG.info('%s changed during its unshelve: %s',
                      self.instance.uuid, e)
+
+
+def unshelve_undos(reportclient, instance_uuid):
+    """What undoes each step of an unshelve (the module's docstring)."""
+    return flows.undo_table(
+        claim_destination=lambda _: lifecycle.give_back(reportclient,
+                                                        instance_uuid),
+        cast_unshelve=None)

@@ -8,9 +8,9 @@ import oslo_messaging as messaging
 
 from nova_lite.compute import states
 from nova_lite.conductor import rpcapi as conductor_rpcapi
-from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
 from nova_lite import exception
+from nova_lite import lifecycle
 from nova_lite import objects
 from nova_lite.api.compute import servers
 from tests.unit.api import base
@@ -197,7 +197,7 @@ class TestRebuildFromCell0(ActionsTestCase):
             self.admin_context, uuid)
         spec = objects.RequestSpec.get_by_instance_uuid(self.admin_context,
                                                         uuid)
-        build.bury_in_cell0(
+        lifecycle.bury_in_cell0(
             self.admin_context, build_request, spec,
             exception.NoValidHost(reason='0/1 hosts available'),
             objects.NetworkRequestList.from_api('auto'))

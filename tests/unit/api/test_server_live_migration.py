@@ -24,6 +24,7 @@ from tests.unit.api import base
 from tests.unit.api import test_server_moves
 from tests.unit.conductor import test_live_migrate_task as live_fakes
 from tests.unit.objects import test_migration_and_groups as db_fixtures
+from tests.unit import test_quota
 
 GUEST_MEMORY = 512 * 1024 * 1024
 
@@ -462,6 +463,20 @@ class TestOsMigrations(LiveMigrationAPITestCase):
                                 migration_type='evacuation')
         self.assertEqual([newest.uuid, middle.uuid, oldest.uuid],
                          self.uuids())
+
+    def test_a_cell_whose_database_is_down_is_left_out_not_a_500(self):
+        listed = self.migration(self.first, 'completed')
+        objects.CellMapping(
+            self.admin_context, name='cell9',
+            transport_url=self.cell1.transport_url,
+            database_connection=test_quota.UNREACHABLE_DB).create()
+        response = self.request('GET', '/v2.1/os-migrations',
+                                version='2.59', token=base.ADMIN)
+        self.assertEqual(200, response.status_int, response.body)
+        self.assertEqual([listed.uuid],
+                         [m['uuid'] for m in response.json['migrations']])
+        self.assertIn('Skipping cell cell9 in a migration list',
+                      self.logs.output)
 
     def test_filtered_by_instance(self):
         self.migration(self.first, 'completed')

@@ -16,6 +16,7 @@ import fixtures
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from nova_lite.compute.flows import interrupted
 from nova_lite.compute import states
 from nova_lite.db import api as db
 from nova_lite.db import main_models
@@ -71,12 +72,12 @@ class InterruptedTestCase(manager_fixtures.ManagerTestCase):
                     datetime.timedelta(seconds=seconds_ago)))
 
     def restart(self):
-        self.manager._resolve_interrupted_tasks(self.context,
-                                                restarted=True)
+        interrupted.resolve_interrupted_tasks(self.manager, self.context,
+                                              restarted=True)
 
     def look(self):
         """The periodic look, as ``resolve_interrupted_tasks`` does it."""
-        self.manager._resolve_interrupted_tasks(self.context)
+        interrupted.resolve_interrupted_tasks(self.manager, self.context)
 
     def state(self, instance):
         stored = self.stored(instance)
@@ -294,7 +295,7 @@ class TestWorkedOn(InterruptedTestCase):
     def test_a_server_being_worked_on_is_not_touched(self):
         instance = self.server(task_state=states.POWERING_OFF,
                                seconds_ago=STALE)
-        with self.manager._working_on(instance.uuid):
+        with self.manager.work.working_on(instance.uuid):
             self.look()
         self.assertUntouched(instance)
 
@@ -304,7 +305,7 @@ class TestWorkedOn(InterruptedTestCase):
                                seconds_ago=STALE)
         started, release = threading.Event(), threading.Event()
 
-        def slow_build(context, instance):
+        def slow_build(compute, context, instance):
             started.set()
             release.wait(10)
         self.addCleanup(release.set)
@@ -312,33 +313,33 @@ class TestWorkedOn(InterruptedTestCase):
         self.assertTrue(started.wait(10))
         self.restart()
         self.look()
-        self.assertTrue(self.manager._is_worked_on(instance.uuid))
+        self.assertTrue(self.manager.work.is_worked_on(instance.uuid))
         release.set()
         running.result(10)
         self.assertUntouched(instance)
 
     def test_a_finished_submission_is_no_longer_worked_on(self):
         instance = self.server()
-        self.manager._submit(lambda context, instance: None, self.context,
-                             instance).result(10)
-        self.assertFalse(self.manager._is_worked_on(instance.uuid))
+        self.manager._submit(lambda compute, context, instance: None,
+                             self.context, instance).result(10)
+        self.assertFalse(self.manager.work.is_worked_on(instance.uuid))
 
     def test_a_failed_submission_is_no_longer_worked_on(self):
         instance = self.server()
 
-        def fails(context, instance):
+        def fails(compute, context, instance):
             raise RuntimeError('boom')
         future = self.manager._submit(fails, self.context, instance)
         self.assertRaises(RuntimeError, future.result, 10)
-        self.assertFalse(self.manager._is_worked_on(instance.uuid))
+        self.assertFalse(self.manager.work.is_worked_on(instance.uuid))
 
     def test_nested_work_on_one_server_counts_until_the_last_ends(self):
         uuid = uuidutils.generate_uuid()
-        with self.manager._working_on(uuid):
-            with self.manager._working_on(uuid):
+        with self.manager.work.working_on(uuid):
+            with self.manager.work.working_on(uuid):
                 pass
-            self.assertTrue(self.manager._is_worked_on(uuid))
-        self.assertFalse(self.manager._is_worked_on(uuid))
+            self.assertTrue(self.manager.work.is_worked_on(uuid))
+        self.assertFalse(self.manager.work.is_worked_on(uuid))
 
 
 # -- a live migration whose conductor died ------------------------------------
@@ -363,7 +364,7 @@ class TestStaleLiveMigration(live_fixtures.LiveMigrationTestCase):
                     datetime.timedelta(seconds=seconds_ago)))
 
     def look(self):
-        self.manager._resolve_interrupted_tasks(self.context)
+        interrupted.resolve_interrupted_tasks(self.manager, self.context)
 
     def test_a_stale_one_is_rolled_back_as_error(self):
         self.age(STALE)

@@ -19,6 +19,8 @@ scheduler); the server's port with an INACTIVE binding on ``dst`` whose
 import futurist
 import oslo_messaging as messaging
 
+from nova_lite.compute.flows import interrupted
+from nova_lite.compute.flows import live_migration
 from nova_lite.compute import states
 from nova_lite import exception
 from nova_lite import objects
@@ -120,8 +122,9 @@ class LiveMigrationTestCase(manager_fixtures.ManagerTestCase):
         return super().make_manager(host, driver)
 
     def live_migrate(self):
-        self.manager._live_migrate(self.context, self.instance,
-                                   self.migration, self.migrate_data)
+        live_migration.live_migrate(self.manager, self.context,
+                                    self.instance, self.migration,
+                                    self.migrate_data)
 
     def stored_migration(self):
         return objects.Migration.get_by_uuid(self.context,
@@ -315,7 +318,7 @@ class TestAbortWhileRunning(LiveMigrationTestCase):
         self.assertIn('was aborted', event.details)
 
     def test_the_abort_is_forgotten_once_done(self):
-        self.assertEqual(set(), self.manager._aborted_migrations)
+        self.assertEqual(set(), self.manager.work._aborted_migrations)
 
 
 class TestCancelledWhileQueued(LiveMigrationTestCase):
@@ -408,12 +411,12 @@ class TestRestartOfTheSource(LiveMigrationTestCase):
     """The source compute restarts while a live migration from it runs."""
 
     def restart_source(self, status):
-        interrupted = self.stored_migration()
-        interrupted.status = status
-        interrupted.save()
+        migration = self.stored_migration()
+        migration.status = status
+        migration.save()
         restarted = self.make_manager('src')
         restarted.compute_rpcapi = self.rpc
-        restarted._recover_interrupted_live_migrations(self.context)
+        interrupted.recover_live_migrations(restarted, self.context)
 
     def test_a_running_migration_is_rolled_back_as_error(self):
         self.restart_source('running')

@@ -21,11 +21,14 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import testtools
 
+from nova_lite.compute.flows import build
+from nova_lite.compute.flows import evacuate
+from nova_lite.compute.flows import shelve
 from nova_lite.compute import manager as compute_manager
 from nova_lite.compute import states
 from nova_lite import context as nova_context
 from nova_lite import objects
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 from nova_lite.virt import fake
 from tests.unit import fixtures as nova_fixtures
 from tests.unit.network import test_client_helpers as port_fakes
@@ -202,9 +205,9 @@ class EvacuateTestCase(ManagerTestCase):
             requested_resources=[self.group(self.port, 'dst')])
 
     def evacuate(self, spec=None):
-        self.manager._evacuate(self.context, self.instance, None,
-                               self.migration, self.selection(),
-                               spec or self.spec)
+        evacuate.evacuate(self.manager, self.context, self.instance, None,
+                          self.migration, self.selection(),
+                          spec or self.spec)
 
     def stored_migration(self):
         return objects.Migration.get_by_uuid(self.context,
@@ -359,22 +362,22 @@ class TestDestroyEvacuatedInstances(ManagerTestCase):
 
     def test_the_migrations_allocation_on_this_host_is_deleted(self):
         _instance, _port, migration = self.evacuated()
-        self.manager._destroy_evacuated_instances(self.context)
+        evacuate.destroy_evacuated_instances(self.manager, self.context)
         self.assertEqual({}, self.resources(migration.uuid))
 
     def test_a_done_evacuation_is_completed(self):
         _instance, _port, migration = self.evacuated()
-        self.manager._destroy_evacuated_instances(self.context)
+        evacuate.destroy_evacuated_instances(self.manager, self.context)
         self.assertEqual('completed', self.status_of(migration))
 
     def test_the_guest_left_here_is_destroyed(self):
         self.evacuated()
-        self.manager._destroy_evacuated_instances(self.context)
+        evacuate.destroy_evacuated_instances(self.manager, self.context)
         self.assertEqual([], self.guests())
 
     def test_the_ports_are_not_touched(self):
         _instance, port, _migration = self.evacuated()
-        self.manager._destroy_evacuated_instances(self.context)
+        evacuate.destroy_evacuated_instances(self.manager, self.context)
         self.assertEqual([], self.ports.writes())
         self.assertEqual(('dst', {'allocation': self.nics['dst']}),
                          self.binding(port))
@@ -382,7 +385,7 @@ class TestDestroyEvacuatedInstances(ManagerTestCase):
     def test_an_evacuation_that_has_not_moved_the_server_is_left(self):
         instance, _port, migration = self.evacuated(status='pre-migrating',
                                                     moved=False)
-        self.manager._destroy_evacuated_instances(self.context)
+        evacuate.destroy_evacuated_instances(self.manager, self.context)
         self.assertEqual(('pre-migrating', self.allocation_on('src'),
                           [instance.uuid]),
                          (self.status_of(migration),
@@ -391,16 +394,16 @@ class TestDestroyEvacuatedInstances(ManagerTestCase):
     def test_the_evacuation_of_a_server_deleted_since_is_completed(self):
         instance, _port, migration = self.evacuated(status='pre-migrating')
         instance.destroy()
-        self.manager._destroy_evacuated_instances(self.context)
+        evacuate.destroy_evacuated_instances(self.manager, self.context)
         self.assertEqual(('completed', {}),
                          (self.status_of(migration),
                           self.resources(migration.uuid)))
 
     def test_unreachable_placement_leaves_it_for_the_next_start(self):
         _instance, _port, migration = self.evacuated()
-        self.manager.rt.reportclient = report.SchedulerReportClient(
+        self.manager.rt.reportclient = placement_client.PlacementClient(
             endpoint='http://127.0.0.1:1')
-        self.manager._destroy_evacuated_instances(self.context)
+        evacuate.destroy_evacuated_instances(self.manager, self.context)
         self.assertEqual(('done', self.allocation_on('src')),
                          (self.status_of(migration),
                           self.resources(migration.uuid)))
@@ -422,7 +425,7 @@ class ShelveTestCase(ManagerTestCase):
     def shelve(self, offload_time):
         self.config.config(shelved_offload_time=offload_time,
                            group='compute')
-        self.manager._shelve(self.context, self.instance, 'snapshot-1')
+        shelve.shelve(self.manager, self.context, self.instance, 'snapshot-1')
 
     def assertOffloaded(self):
         stored = self.stored(self.instance)
@@ -462,7 +465,7 @@ class TestShelve(ShelveTestCase):
 
     def test_a_power_off_failure_leaves_it_as_it_was_with_a_fault(self):
         manager = self.make_manager('dst', PowerOffFails('dst'))
-        manager._shelve(self.context, self.instance, 'snapshot-1')
+        shelve.shelve(manager, self.context, self.instance, 'snapshot-1')
         stored = self.stored(self.instance)
         self.assertEqual((states.ACTIVE, None),
                          (stored.vm_state, stored.task_state))
@@ -482,7 +485,7 @@ class TestOffload(ShelveTestCase):
 
     def test_shelve_offload_frees_the_host_but_keeps_the_ports(self):
         self.shelved(0, task_state=states.SHELVING_OFFLOADING)
-        self.manager._shelve_offload(self.context, self.instance)
+        shelve.shelve_offload(self.manager, self.context, self.instance)
         self.assertOffloaded()
 
     def test_the_periodic_task_offloads_what_was_shelved_long_enough(self):
@@ -519,8 +522,8 @@ class TestUnshelveOnItsHost(ShelveTestCase):
         self.instance = self.stored(self.instance)
         self.instance.task_state = states.UNSHELVING
         self.instance.save()
-        self.manager._unshelve(self.context, self.instance, None, None,
-                               None)
+        shelve.unshelve(self.manager, self.context, self.instance, None, None,
+                        None)
         stored = self.stored(self.instance)
         self.assertEqual((states.ACTIVE, None, states.RUNNING, 'dst'),
                          (stored.vm_state, stored.task_state,
@@ -545,8 +548,8 @@ class TestUnshelveOffloaded(ManagerTestCase):
             requested_resources=[self.group(self.port, 'dst')])
 
     def unshelve(self):
-        self.manager._unshelve(self.context, self.instance, None, self.spec,
-                               self.selection())
+        shelve.unshelve(self.manager, self.context, self.instance, None,
+                        self.spec, self.selection())
 
     def assertStillOffloaded(self):
         stored = self.stored(self.instance)
@@ -606,9 +609,9 @@ class TestBuildBindsPorts(ManagerTestCase):
         if mappings is None:
             mappings = {'': [self.nodes['dst']],
                         '_' + self.port['id']: [self.nics['dst']]}
-        self.manager._do_build(self.context, self.instance,
-                               self.selection(mappings=mappings), self.spec,
-                               list(host_list), None, None)
+        build.build_here(self.manager, self.context, self.instance,
+                         self.selection(mappings=mappings), self.spec,
+                         list(host_list), None, None)
 
     def test_the_port_is_bound_with_the_provider_of_its_mapping(self):
         self.build()
@@ -698,14 +701,14 @@ class TestHealLeavesBusyServersAlone(ManagerTestCase):
         self.assertEqual({}, self.resources(self.instance.uuid))
 
     def test_a_server_whose_lock_is_held_is_not_healed(self):
-        with self.manager._instance_lock(self.instance.uuid):
+        with self.manager.work.lock(self.instance.uuid):
             self.heal()
         self.assertEqual({}, self.resources(self.instance.uuid))
         self.heal()
         self.assertNotEqual({}, self.resources(self.instance.uuid))
 
     def test_a_server_queued_for_an_operation_is_not_healed(self):
-        with self.manager._working_on(self.instance.uuid):
+        with self.manager.work.working_on(self.instance.uuid):
             self.heal()
         self.assertEqual({}, self.resources(self.instance.uuid))
 
@@ -733,8 +736,8 @@ class TestEvacuateRPCEntryPoint(EvacuateTestCase):
             'src', with_port=False))
         self.allocate(self.instance.uuid, self.allocation_on(
             'dst', with_port=False))
-        self.manager._evacuate(self.context, self.instance, None,
-                               self.migration, self.selection(), None)
+        evacuate.evacuate(self.manager, self.context, self.instance, None,
+                          self.migration, self.selection(), None)
         self.assertEqual(('done', self.allocation_on('dst', False)),
                          (self.stored_migration().status,
                           self.resources(self.instance.uuid)))

@@ -5,6 +5,7 @@ host keeps 512 MB for itself.
 """
 
 from oslo_utils import uuidutils
+import fixtures
 import testtools
 
 from nova_lite.compute import resource_tracker
@@ -112,6 +113,27 @@ class TestAudit(ResourceTrackerTestCase):
         doomed = self.make_instance()
         self.audit()
         doomed.destroy()
+        self.audit()
+        node = self.stored_node()
+        self.assertEqual((RESERVED_MB + 1024, 1),
+                         (node.memory_mb_used, node.running_vms))
+
+    def test_an_instance_dropped_while_the_audit_reads_stays_dropped(self):
+        # The audit read the host's instances; before it applied them the
+        # instance was deleted here (its usage dropped). The snapshot must
+        # not count it again: a boot right after would be refused room.
+        self.make_instance()
+        doomed = self.make_instance()
+        self.spawn(doomed)
+        read = objects.InstanceList.get_by_host_and_node
+
+        def read_then_delete(cls, context, host, node):
+            found = read(context, host, node)
+            self.tracker.drop_instance(self.context, doomed, self.node)
+            return found
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.InstanceList.get_by_host_and_node',
+            classmethod(read_then_delete)))
         self.audit()
         node = self.stored_node()
         self.assertEqual((RESERVED_MB + 1024, 1),
@@ -258,8 +280,8 @@ class TestPlacementReports(ResourceTrackerTestCase):
     """What the tracker writes to (the real, in-process) placement."""
 
     def client(self):
-        from nova_lite.scheduler.client import report
-        return report.SchedulerReportClient(self.placement.endpoint)
+        from nova_lite import placement_client
+        return placement_client.PlacementClient(self.placement.endpoint)
 
     def test_audit_creates_the_provider_with_its_inventory(self):
         node = self.audit()
@@ -384,8 +406,8 @@ class TestPlacementReports(ResourceTrackerTestCase):
 
     def test_claim_fails_when_placement_is_unreachable(self):
         self.audit()
-        from nova_lite.scheduler.client import report
-        self.tracker.reportclient = report.SchedulerReportClient(
+        from nova_lite import placement_client
+        self.tracker.reportclient = placement_client.PlacementClient(
             'http://127.0.0.1:9')  # nothing listens on the discard port
         instance = self.make_instance()
         error = self.assertRaises(exception.ComputeResourcesUnavailable,
@@ -397,8 +419,8 @@ class TestPlacementReports(ResourceTrackerTestCase):
 class TestReportClient(ResourceTrackerTestCase):
 
     def test_removing_one_provider_keeps_the_others(self):
-        from nova_lite.scheduler.client import report
-        client = report.SchedulerReportClient(self.placement.endpoint)
+        from nova_lite import placement_client
+        client = placement_client.PlacementClient(self.placement.endpoint)
         node = self.audit()
         other = client.ensure_resource_provider(uuidutils.generate_uuid(),
                                                 'shared')['uuid']

@@ -19,7 +19,7 @@ from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 from tests.unit import fixtures as nl_fixtures
 
 
@@ -96,7 +96,7 @@ class BuildTaskTestCase(testtools.TestCase):
             root_gb=1, ephemeral_gb=0, swap=0)
         self.flavor.create()
         self.useFixture(nl_fixtures.PlacementServer())
-        self.reportclient = report.SchedulerReportClient()
+        self.reportclient = placement_client.PlacementClient()
         self.providers = {name: self._provider(name)
                           for name in ('h1', 'h2', 'h3')}
 
@@ -247,7 +247,9 @@ class TestScheduleAndBuild(BuildTaskTestCase):
         def fail_first_save(mapping):
             calls.append(mapping.instance_uuid)
             if len(calls) == 1:
-                raise exception.DatabaseUnavailable(url='api', reason='down')
+                # Not a database blink (that is tried again: see
+                # test_build_flow_steps.TestEachStepMeetsADatabaseBlink).
+                raise exception.Invalid(reason='mapping refused')
             return save(mapping)
         self.useFixture(fixtures.MonkeyPatch(
             'nova_lite.objects.cell_mapping.InstanceMapping.save',

@@ -21,6 +21,7 @@ import testtools
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
+from nova_lite.conductor import leases
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import recover
 from nova_lite import context as nova_context
@@ -28,8 +29,10 @@ from nova_lite.db import api as db
 from nova_lite.db import api_models
 from nova_lite.db import main_models
 from nova_lite import exception
+from nova_lite import lifecycle
 from nova_lite import objects
 from nova_lite.objects import base
+from nova_lite import servicegroup
 from tests.unit import fixtures as nl_fixtures
 from tests.unit.network import test_client_helpers as port_fakes
 from tests.unit.objects import test_migration_and_groups as db_fixtures
@@ -165,6 +168,12 @@ class RecoverTestCase(testtools.TestCase):
                     .values(**values))
         return request, spec
 
+    def age_claim(self, uuid, seconds_ago):
+        with db.api_session() as session:
+            session.execute(sa.update(api_models.BuildRequest).where(
+                api_models.BuildRequest.instance_uuid == uuid)
+                .values(claimed_at=ago(seconds_ago)))
+
     def build_request_exists(self, uuid):
         try:
             objects.BuildRequest.get_by_instance_uuid(self.admin, uuid)
@@ -222,7 +231,7 @@ class RecoverTestCase(testtools.TestCase):
     def compute_service(self, host, down=False):
         with self.in_cell() as cctxt:
             service = objects.Service(cctxt, host=host,
-                                      binary=recover.COMPUTE_BINARY,
+                                      binary=servicegroup.COMPUTE_BINARY,
                                       topic='compute')
             service.create()
             if down:
@@ -271,7 +280,7 @@ class TestCastPathClaims(RecoverTestCase):
             self.accepted(), self.accepted()
         # Another conductor took ``taken`` over while this cast waited.
         self.assertTrue(objects.BuildRequest.claim(
-            self.admin, self.taken.instance_uuid))
+            self.admin, self.taken.instance_uuid, 'another-conductor'))
         build.ScheduleAndBuildTask(
             self.context, self.scheduler, self.compute,
             [self.taken, self.ours], [taken_spec, ours_spec], None,
@@ -412,6 +421,106 @@ class TestStaleBuildRequestUndone(RecoverTestCase):
         self.assertEqual((['create', 'rebuild'], []),
                          (self.actions(uuid), self.actions(uuid,
                                                            self.cell0)))
+
+
+class TestHalfBuriedInCell0(RecoverTestCase):
+    """A conductor died while it buried a build that found no host: the
+    instance is in cell0 (with its fault, its history and the mapping
+    pointing there) but the build request was not deleted yet. The
+    takeover builds it, and it must then exist only where it was built."""
+
+    def setUp(self):
+        super().setUp()
+        self.request, spec = self.accepted(seconds_ago=TIMEOUT + 200,
+                                           claimed_seconds_ago=TIMEOUT + 100)
+        self.uuid = self.request.instance_uuid
+        # What bury_in_cell0 had done before its conductor was killed.
+        self.real_destroy = objects.BuildRequest.destroy
+
+        def killed(request, owner=None):
+            raise KeyboardInterrupt('SIGKILL')
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.BuildRequest.destroy', killed))
+        self.assertRaises(
+            KeyboardInterrupt, lifecycle.bury_in_cell0, self.context,
+            objects.BuildRequest.get_by_instance_uuid(self.admin, self.uuid),
+            spec, exception.NoValidHost(reason='none'))
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.BuildRequest.destroy', self.real_destroy))
+        self.assertEqual(([self.uuid], 'cell0'),
+                         ([i.uuid for i in self.instances_in(self.cell0)],
+                          self.mapped_cell(self.uuid)))
+        self.recover()
+
+    def test_it_is_in_cell1_only(self):
+        self.assertEqual(
+            ([self.uuid], [], 'cell1', False),
+            ([i.uuid for i in self.instances_in(self.cell1)],
+             [i.uuid for i in self.instances_in(self.cell0)],
+             self.mapped_cell(self.uuid),
+             self.build_request_exists(self.uuid)))
+
+    def test_it_is_sent_to_its_compute_once(self):
+        self.assertEqual([(self.uuid, 'h1')], self.compute.builds)
+
+    def test_the_burials_fault_goes_with_its_record(self):
+        with self.in_cell(self.cell0) as c0ctxt:
+            with db.cell_session(c0ctxt) as session:
+                faults = session.execute(sa.select(
+                    main_models.InstanceFault.message).where(
+                        main_models.InstanceFault.instance_uuid ==
+                        self.uuid)).scalars().all()
+        self.assertEqual([], faults)
+
+
+class TestLiveOwnerKeepsItsBuild(RecoverTestCase):
+    """A conductor still working on a build renews its lease: however
+    long ago it claimed the build, no other conductor takes it over."""
+
+    def test_a_renewed_lease_is_left_alone(self):
+        request, _spec = self.accepted(seconds_ago=TIMEOUT + 200)
+        uuid = request.instance_uuid
+        owner = leases.BuildLeases()
+        self.assertTrue(owner.claim(self.admin, uuid))
+        self.age_claim(uuid, TIMEOUT + 100)
+        self.assertEqual(1, owner.renew(self.admin))
+        self.recover()
+        self.assertEqual(([], [], True),
+                         (self.scheduler.asked, self.compute.builds,
+                          self.build_request_exists(uuid)))
+
+    def test_a_lease_nobody_renews_is_taken_over(self):
+        request, _spec = self.accepted(seconds_ago=TIMEOUT + 200)
+        uuid = request.instance_uuid
+        owner = leases.BuildLeases()
+        self.assertTrue(owner.claim(self.admin, uuid))
+        self.age_claim(uuid, TIMEOUT + 100)
+        self.recover()
+        self.assertEqual(([(uuid, 'h1')], False, 0),
+                         (self.compute.builds,
+                          self.build_request_exists(uuid),
+                          owner.renew(self.admin)))
+
+    def test_the_owner_that_lost_its_build_changes_nothing(self):
+        # It stalled past its lease; another conductor took the build
+        # over and built it. Its own answer from the scheduler (NoValidHost)
+        # then arrives: it must neither bury the server nor give back the
+        # new owner's allocation.
+        request, spec = self.accepted(seconds_ago=TIMEOUT + 200)
+        uuid = request.instance_uuid
+        stalled = leases.BuildLeases()
+        self.assertTrue(stalled.claim(self.admin, uuid))
+        self.age_claim(uuid, TIMEOUT + 100)
+        self.recover()
+        self.scheduler.error = exception.NoValidHost(reason='late')
+        build.ScheduleAndBuildTask(
+            self.context, self.scheduler, self.compute, [request], [spec],
+            None, self.reportclient, claimed=True, leases=stalled).execute()
+        self.assertEqual(
+            ([uuid], [], 'cell1', {self.providers['h1']: FLAVOR_USAGE}),
+            ([i.uuid for i in self.instances_in(self.cell1)],
+             [i.uuid for i in self.instances_in(self.cell0)],
+             self.mapped_cell(uuid), self.resources(uuid)))
 
 
 class TestStaleBuildRequestFailures(RecoverTestCase):

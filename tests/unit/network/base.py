@@ -17,7 +17,7 @@ import webob
 from nova_lite.api import network as network_app
 from nova_lite.api import placement as placement_app
 from nova_lite.network import placement_sync
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 from tests.unit import fixtures as nova_fixtures
 from tests.unit.placement import base as placement_base
 
@@ -80,8 +80,8 @@ class InProcessPlacement(fixtures.Fixture):
             'nova_lite.network.placement_sync.report_client', self.client))
 
     def client(self):
-        client = report.SchedulerReportClient(endpoint=PLACEMENT_URL,
-                                              token=ADMIN)
+        client = placement_client.PlacementClient(endpoint=PLACEMENT_URL,
+                                                  token=ADMIN)
         client.session.mount(PLACEMENT_URL, DownAdapter() if self.down
                              else WSGIAdapter(self.app))
         return client

@@ -14,6 +14,7 @@ import testtools
 from nova_lite import context as nova_context
 from nova_lite.db import api as db
 from nova_lite.db import api_models
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import base
 from tests.unit import fixtures as nova_fixtures
@@ -61,14 +62,19 @@ class BuildRequestClaimTestCase(testtools.TestCase):
             return session.execute(sa.select(TABLE.claimed_at).where(
                 TABLE.instance_uuid == uuid)).scalar_one()
 
-    def claim(self, uuid, stale_before=None):
-        return objects.BuildRequest.claim(self.admin, uuid,
-                                          stale_before=stale_before)
+    def claim(self, uuid, timeout=None, owner='conductor-a'):
+        return objects.BuildRequest.claim(self.admin, uuid, owner,
+                                          timeout=timeout)
 
-    def stale(self, stale_before):
+    def owner(self, uuid):
+        with db.api_session() as session:
+            return session.execute(sa.select(TABLE.owner).where(
+                TABLE.instance_uuid == uuid)).scalar_one()
+
+    def stale(self, timeout):
         return sorted(r.instance_uuid for r in
                       objects.BuildRequestList.get_stale(self.admin,
-                                                         stale_before))
+                                                         timeout))
 
 
 class TestClaim(BuildRequestClaimTestCase):
@@ -90,33 +96,33 @@ class TestClaim(BuildRequestClaimTestCase):
         self.claim(uuid)
         self.assertEqual(won_at, self.claimed_at(uuid))
 
-    def test_a_claim_older_than_stale_before_is_taken_over(self):
+    def test_a_lease_not_renewed_for_the_timeout_is_taken_over(self):
         uuid = self.accepted(seconds_ago=600)
         self.claim(uuid)
         self.set_columns(uuid, claimed_at=ago(400))
-        self.assertTrue(self.claim(uuid, stale_before=ago(300)))
+        self.assertTrue(self.claim(uuid, timeout=300))
         self.assertGreater(self.claimed_at(uuid), ago(300))
 
     def test_a_fresh_claim_is_not_taken_over(self):
         uuid = self.accepted(seconds_ago=600)
         self.claim(uuid)
-        self.assertFalse(self.claim(uuid, stale_before=ago(300)))
+        self.assertFalse(self.claim(uuid, timeout=300))
 
     def test_a_takeover_wins_once(self):
         uuid = self.accepted(seconds_ago=600)
         self.set_columns(uuid, claimed_at=ago(400))
         self.assertEqual(
             [True, False],
-            [self.claim(uuid, stale_before=ago(300)) for _ in range(2)])
+            [self.claim(uuid, timeout=300) for _ in range(2)])
 
-    def test_an_unclaimed_request_accepted_before_stale_before_is_taken(
+    def test_an_unclaimed_request_accepted_before_the_timeout_is_taken(
             self):
         uuid = self.accepted(seconds_ago=400)
-        self.assertTrue(self.claim(uuid, stale_before=ago(300)))
+        self.assertTrue(self.claim(uuid, timeout=300))
 
-    def test_an_unclaimed_request_accepted_after_stale_before_is_not(self):
+    def test_an_unclaimed_request_accepted_within_the_timeout_is_not(self):
         uuid = self.accepted(seconds_ago=100)
-        self.assertFalse(self.claim(uuid, stale_before=ago(300)))
+        self.assertFalse(self.claim(uuid, timeout=300))
         self.assertIsNone(self.claimed_at(uuid))
 
     def test_a_deleted_request_cannot_be_claimed(self):
@@ -127,7 +133,7 @@ class TestClaim(BuildRequestClaimTestCase):
     def test_a_deleted_stale_request_cannot_be_taken_over(self):
         uuid = self.accepted(seconds_ago=400)
         objects.BuildRequest.get_by_instance_uuid(self.admin, uuid).destroy()
-        self.assertFalse(self.claim(uuid, stale_before=ago(300)))
+        self.assertFalse(self.claim(uuid, timeout=300))
 
     def test_an_unknown_uuid_cannot_be_claimed(self):
         self.assertFalse(self.claim(uuidutils.generate_uuid()))
@@ -136,6 +142,75 @@ class TestClaim(BuildRequestClaimTestCase):
         uuid, other = self.accepted(), self.accepted()
         self.claim(uuid)
         self.assertIsNone(self.claimed_at(other))
+
+
+class TestLease(BuildRequestClaimTestCase):
+    """The owner's lease: renewed while the build goes on, and every
+    later step conditional on it."""
+
+    def test_a_claim_records_its_owner(self):
+        uuid = self.accepted()
+        self.claim(uuid, owner='conductor-a')
+        self.assertEqual('conductor-a', self.owner(uuid))
+
+    def test_a_takeover_changes_the_owner(self):
+        uuid = self.accepted(seconds_ago=600)
+        self.claim(uuid, owner='conductor-a')
+        self.set_columns(uuid, claimed_at=ago(400))
+        self.assertTrue(self.claim(uuid, timeout=300, owner='conductor-b'))
+        self.assertEqual('conductor-b', self.owner(uuid))
+
+    def test_a_renewed_lease_is_not_taken_over(self):
+        uuid = self.accepted(seconds_ago=600)
+        self.claim(uuid, owner='conductor-a')
+        self.set_columns(uuid, claimed_at=ago(400))
+        self.assertEqual(1, objects.BuildRequest.renew(
+            self.admin, [uuid], 'conductor-a'))
+        self.assertFalse(self.claim(uuid, timeout=300, owner='conductor-b'))
+
+    def test_only_the_owner_renews(self):
+        uuid = self.accepted()
+        self.claim(uuid, owner='conductor-a')
+        self.set_columns(uuid, claimed_at=ago(400))
+        self.assertEqual(0, objects.BuildRequest.renew(
+            self.admin, [uuid], 'conductor-b'))
+        self.assertLess(self.claimed_at(uuid), ago(300))
+
+    def test_the_old_owner_no_longer_holds_a_build_taken_over(self):
+        uuid = self.accepted(seconds_ago=600)
+        self.claim(uuid, owner='conductor-a')
+        self.set_columns(uuid, claimed_at=ago(400))
+        self.claim(uuid, timeout=300, owner='conductor-b')
+        self.assertEqual(
+            (False, True),
+            (objects.BuildRequest.holds(self.admin, uuid, 'conductor-a'),
+             objects.BuildRequest.holds(self.admin, uuid, 'conductor-b')))
+
+    def test_the_old_owner_cannot_delete_a_build_taken_over(self):
+        uuid = self.accepted(seconds_ago=600)
+        self.claim(uuid, owner='conductor-a')
+        self.set_columns(uuid, claimed_at=ago(400))
+        self.claim(uuid, timeout=300, owner='conductor-b')
+        request = objects.BuildRequest.get_by_instance_uuid(self.admin, uuid)
+        error = self.assertRaises(exception.BuildTakenOver, request.destroy,
+                                  owner='conductor-a')
+        self.assertIn('conductor-b', error.format_message())
+        request.destroy(owner='conductor-b')
+        self.assertEqual([], self.stale(0))
+
+    def test_deleting_a_request_its_user_deleted_is_not_found(self):
+        uuid = self.accepted()
+        self.claim(uuid, owner='conductor-a')
+        request = objects.BuildRequest.get_by_instance_uuid(self.admin, uuid)
+        request.destroy()
+        self.assertRaises(exception.BuildRequestNotFound, request.destroy,
+                          owner='conductor-a')
+
+    def test_a_lease_renewed_now_is_fresh_within_the_timeout_only(self):
+        # (That "now" is the database's: tests/unit/test_db_clock.py.)
+        uuid = self.accepted()
+        self.claim(uuid, owner='conductor-a')
+        self.assertEqual(([], [uuid]), (self.stale(5), self.stale(-1)))
 
 
 class TestGetStale(BuildRequestClaimTestCase):
@@ -148,30 +223,30 @@ class TestGetStale(BuildRequestClaimTestCase):
         claimed_new = self.accepted(seconds_ago=600)
         self.set_columns(claimed_new, claimed_at=ago(100))
         self.assertEqual(sorted([unclaimed_old, claimed_old]),
-                         self.stale(ago(300)))
+                         self.stale(300))
         self.assertEqual(
             {unclaimed_old: True, claimed_old: True, unclaimed_new: False,
              claimed_new: False},
-            {uuid: self.claim(uuid, stale_before=ago(300)) for uuid in
+            {uuid: self.claim(uuid, timeout=300) for uuid in
              (unclaimed_old, claimed_old, unclaimed_new, claimed_new)})
 
     def test_nothing_is_stale_when_everything_is_fresh(self):
         self.accepted()
         self.claim(self.accepted())
-        self.assertEqual([], self.stale(ago(300)))
+        self.assertEqual([], self.stale(300))
 
     def test_a_deleted_request_is_not_listed(self):
         uuid = self.accepted(seconds_ago=400)
         objects.BuildRequest.get_by_instance_uuid(self.admin, uuid).destroy()
-        self.assertEqual([], self.stale(ago(300)))
+        self.assertEqual([], self.stale(300))
 
     def test_oldest_first_up_to_the_limit(self):
         uuids = [self.accepted(seconds_ago=400) for _ in range(3)]
-        found = objects.BuildRequestList.get_stale(self.admin, ago(300),
+        found = objects.BuildRequestList.get_stale(self.admin, 300,
                                                    limit=2)
         self.assertEqual(uuids[:2], [r.instance_uuid for r in found])
 
     def test_a_listed_request_carries_its_instance(self):
         uuid = self.accepted(seconds_ago=400)
-        [found] = objects.BuildRequestList.get_stale(self.admin, ago(300))
+        [found] = objects.BuildRequestList.get_stale(self.admin, 300)
         self.assertEqual(uuid, found.instance.uuid)

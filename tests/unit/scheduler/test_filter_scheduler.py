@@ -11,7 +11,7 @@ from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import instance_group as group_obj
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 from nova_lite.scheduler import filter_scheduler
 from tests.unit import fixtures as nova_fixtures
 from tests.unit.scheduler import fakes
@@ -54,7 +54,7 @@ class FakeRandom:
         return choices[-1]
 
 
-class RacingReportClient(report.SchedulerReportClient):
+class RacingReportClient(placement_client.PlacementClient):
     """Placement as this scheduler sees it, while another scheduler takes
     room on hosts right after this one has read the candidates."""
 
@@ -75,7 +75,7 @@ class FilterSchedulerTestCase(testtools.TestCase):
         self.config = self.useFixture(nova_fixtures.Config())
         self.useFixture(nova_fixtures.Databases())
         self.placement = self.useFixture(nova_fixtures.PlacementServer())
-        self.reportclient = report.SchedulerReportClient()
+        self.reportclient = placement_client.PlacementClient()
 
     def select(self, states, spec=None, num=1, reportclient=None,
                **kwargs):

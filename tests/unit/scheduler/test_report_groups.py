@@ -22,7 +22,7 @@ from nova_lite import objects
 from nova_lite.placement import db as placement_db
 from nova_lite.placement import resource_classes
 from nova_lite.placement import traits
-from nova_lite.scheduler.client import report
+from nova_lite import placement_client
 from tests.unit.network import base as network_base
 from tests.unit.placement import base
 
@@ -78,7 +78,7 @@ class InProcessPlacement(fixtures.Fixture):
         return client
 
     def client(self):
-        return self.wire(report.SchedulerReportClient(
+        return self.wire(placement_client.PlacementClient(
             endpoint=PLACEMENT_URL, token=base.ADMIN))
 
 
@@ -95,8 +95,8 @@ class ReportClientTestCase(base.PlacementTestCase):
         super().setUp()
         objects.register_all()
         self.adapter = RecordingAdapter(self.app)
-        self.client = report.SchedulerReportClient(endpoint=PLACEMENT_URL,
-                                                   token=base.ADMIN)
+        self.client = placement_client.PlacementClient(
+            endpoint=PLACEMENT_URL, token=base.ADMIN)
         self.client.session.mount(PLACEMENT_URL, self.adapter)
 
     def set_traits(self, rp, *names):
@@ -283,7 +283,7 @@ class TestMoveAllocations(ReportClientTestCase):
                     generation=held['consumer_generation'],
                     project_id='demo', user_id='alice'))
         self.adapter.before_send = race
-        error = self.assertRaises(report.PlacementConflict,
+        error = self.assertRaises(placement_client.PlacementConflict,
                                   self.client.move_allocations,
                                   self.instance, self.migration)
         self.assertIn('kept changing', error.format_message())

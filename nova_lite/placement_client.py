@@ -1,6 +1,8 @@
-"""A client of the Placement API: what computes use to report providers,
-inventories and allocations, and what the scheduler and the conductor use
-to find allocation candidates and claim them.
+"""The one client of the Placement API, for every service that talks to
+placement: computes and the port service report providers, inventories
+and allocations with it; the scheduler and the conductor find allocation
+candidates and claim, move and give back allocations. It imports none of
+them.
 
 It speaks the public wire format over HTTP, so ``[placement] endpoint`` can
 name our placement daemon or any other Placement service. Generation
@@ -49,7 +51,7 @@ def _error_detail(response):
         return response.text[:200]
 
 
-class SchedulerReportClient:
+class PlacementClient:
 
     def __init__(self, endpoint=None, token=None, timeout=None):
         self.endpoint = (endpoint or CONF.placement.endpoint).rstrip('/')

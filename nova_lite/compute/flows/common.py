@@ -1,0 +1,79 @@
+"""What several compute flows do: save a server unless it was overtaken,
+leave it as it was with a fault when an operation on it failed, put it in
+ERROR with its fault, take a server moved here (an evacuation, an unshelve)
+over, and finish a spawn.
+"""
+
+from oslo_utils import timeutils
+
+from nova_lite.compute import instance_actions
+from nova_lite.compute import states
+from nova_lite import exception
+from nova_lite import lifecycle
+from nova_lite.network import api as network_api
+
+
+def save_expecting(instance, task_state):
+    """Save ``instance`` if its task state is still ``task_state``: None
+    when saved; otherwise why it was overtaken (deleted meanwhile, or its
+    task moved on), for the caller to log and stop."""
+    try:
+        instance.save(expected_task_state=[task_state])
+    except (exception.InstanceNotFound,
+            exception.UnexpectedTaskStateError) as e:
+        return e
+    return None
+
+
+def failed_in_place(compute, context, instance, step, error):
+    """An operation on the server failed here and changed nothing: the
+    action's ``step`` and a fault say why, and its task is cleared."""
+    step.fail(instance_actions.error_details(error), error)
+    lifecycle.record_fault(context, instance, error, host=compute.host)
+    instance.task_state = None
+    instance.save()
+
+
+def set_error(compute, context, instance, error, details=None, host=None):
+    """``lifecycle.set_error`` with the fault on ``host`` (default:
+    this one); a server deleted meanwhile is left alone."""
+    try:
+        lifecycle.set_error(context, instance, error,
+                            host=host or compute.host, details=details)
+    except exception.InstanceNotFound:
+        pass
+
+
+def spawn_moved_here(compute, context, instance, image, selection, groups,
+                     provider_of_port, ports, from_task, to_task):
+    """What an evacuation and an unshelve do on the destination: claim
+    (the flavor and the ports' groups on the providers the scheduler
+    chose), point each port's binding and ``allocation`` here, take
+    the instance over and spawn it. Any failure undoes the claim and
+    the guest and is raised for the caller's own undo."""
+    with compute.rt.instance_claim(
+            context, instance, selection.nodename, selection.limits,
+            network_api.port_allocations(groups, provider_of_port)):
+        try:
+            network_api.move_bindings(compute.ports, instance, compute.host,
+                                      provider_of_port, ports)
+            instance.host = compute.host
+            instance.node = selection.nodename
+            instance.task_state = to_task
+            instance.save(expected_task_state=[from_task])
+            compute.driver.spawn(context, instance, image)
+        except Exception:
+            compute.driver.destroy(context, instance)
+            raise
+
+
+def spawned(compute, instance, was_stopped):
+    """After a spawn here: a server that was stopped is stopped again,
+    one that was running runs, and its task is done (not saved yet)."""
+    if was_stopped:
+        compute.driver.power_off(instance)
+    instance.vm_state = states.STOPPED if was_stopped else states.ACTIVE
+    instance.power_state = (states.SHUTDOWN if was_stopped
+                            else states.RUNNING)
+    instance.task_state = None
+    instance.launched_at = timeutils.utcnow()

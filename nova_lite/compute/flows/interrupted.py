@@ -1,0 +1,246 @@
+"""The tasks of this host's servers that nothing here works on any more:
+at start, those the previous process was doing when it died; every
+[compute] recovery_interval, any task that has not moved for [compute]
+interrupted_task_timeout (its message was lost). Each is finished when
+doing it again is harmless (a delete, a power off or on, an offload) and
+undone otherwise: a build ends in ERROR holding nothing, an evacuation
+here goes back to its source, a live migration from here is rolled back,
+anything else ends in ERROR in place with a fault saying why.
+"""
+
+import datetime
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_lite.compute.flows import common
+from nova_lite.compute.flows import delete
+from nova_lite.compute.flows import evacuate
+from nova_lite.compute.flows import live_migration
+from nova_lite.compute.flows import power
+from nova_lite.compute.flows import shelve
+from nova_lite.compute import instance_actions
+from nova_lite.compute import states
+from nova_lite import conf as nova_conf
+from nova_lite import exception
+from nova_lite import lifecycle
+from nova_lite.network import api as network_api
+from nova_lite import objects
+
+CONF = nova_conf.CONF
+LOG = logging.getLogger(__name__)
+
+# Task states only this compute sets: a server found in one when the
+# compute starts was being worked on by the process that died.
+_STARTED_HERE = (states.NETWORKING, states.BLOCK_DEVICE_MAPPING,
+                 states.SPAWNING, states.REBUILD_SPAWNING)
+
+
+def recover_live_migrations(compute, context, instances=None, stale=False):
+    """A live migration from here that this compute's restart cut off
+    is rolled back: the server stays here, ACTIVE, with its allocation
+    and bindings; the migration is in error. Nothing stays
+    ``migrating`` forever. With ``stale`` (``instances`` have not moved
+    for [compute] interrupted_task_timeout) one that never reached
+    this compute is rolled back too: its conductor died, or its cast
+    was lost."""
+    if instances is None:
+        try:
+            instances = objects.InstanceList.get_by_host(context,
+                                                         compute.host)
+        except Exception:
+            LOG.exception('Cannot read the instances of %s', compute.host)
+            return
+    for instance in instances:
+        if instance.task_state != states.MIGRATING:
+            continue
+        migrations = [m for m in objects.MigrationList.get_by_instance(
+            context, instance.uuid)
+            if m.migration_type == 'live-migration' and
+            m.source_compute == compute.host and m.status in (
+                'accepted', 'queued', 'preparing', 'running')]
+        if not migrations:
+            continue
+        migration = migrations[-1]
+        if migration.status in ('accepted', 'queued') and not stale:
+            # Still the conductor's, or its cast to this compute is on
+            # its way: the migration starts (or is rolled back) when
+            # it arrives.
+            continue
+        LOG.warning('The live migration %s of %s was interrupted (%s); '
+                    'rolling it back', migration.uuid, instance.uuid,
+                    'no progress for %ss' %
+                    CONF.compute.interrupted_task_timeout if stale else
+                    'a restart of %s' % compute.host)
+        try:
+            bound = [port['id'] for port in
+                     compute.ports.ports_of(instance.uuid)
+                     if migration.dest_compute in {
+                         b['host'] for b in compute.ports.bindings(
+                             port['id'])}]
+        except exception.NovaLiteException as e:
+            LOG.error('Ports of %s not read: %s', instance.uuid, e)
+            bound = []
+        migrate_data = objects.LiveMigrateData(
+            source_host=compute.host, source_node=migration.source_node,
+            dest_host=migration.dest_compute,
+            dest_node=migration.dest_node, bound_ports=bound)
+        live_migration.rollback(compute, context, instance, migration,
+                                migrate_data, 'error')
+
+
+def resolve_interrupted_tasks(compute, context, restarted=False):
+    """Finish or undo the tasks of servers on this host that nothing
+    here is working on, so none stays in a task state forever: at
+    start (``restarted``), those the previous process was doing when
+    it died; and, every [compute] recovery_interval, any task that has
+    not moved for [compute] interrupted_task_timeout seconds (its
+    message was lost: a conductor died, or this compute died after
+    taking the message off its queue). A live migration from here is
+    left to recover_live_migrations."""
+    timeout = CONF.compute.interrupted_task_timeout
+    cutoff = (timeutils.utcnow().replace(tzinfo=None) -
+              datetime.timedelta(seconds=timeout)) if timeout else None
+    try:
+        instances = objects.InstanceList.get_by_host(context, compute.host)
+    except Exception:
+        LOG.exception('Cannot read the instances of %s', compute.host)
+        return
+    for instance in instances:
+        if instance.task_state is None and \
+                instance.vm_state != states.BUILDING:
+            continue
+        if compute.work.is_worked_on(instance.uuid):
+            continue
+        interrupted = (restarted and
+                       instance.task_state in _STARTED_HERE)
+        stale = (cutoff is not None and instance.updated_at is not None
+                 and instance.updated_at.replace(tzinfo=None) < cutoff)
+        if not (interrupted or stale):
+            continue
+        if instance.task_state == states.MIGRATING:
+            if stale:
+                recover_live_migrations(compute, context, [instance],
+                                        stale=True)
+            continue
+        with compute.work.working_on(instance.uuid):
+            try:
+                _resolve(compute, context, instance, restarted)
+            except Exception:
+                LOG.exception('Could not resolve the interrupted task '
+                              '%s of %s', instance.task_state,
+                              instance.uuid)
+
+
+def _resolve(compute, context, instance, restarted):
+    task = instance.task_state
+    why = ('%s restarted during it' % compute.host if restarted and
+           task in _STARTED_HERE else
+           'no progress for %ss' % CONF.compute.interrupted_task_timeout)
+    LOG.warning('Instance %s: its %s was interrupted (%s); resolving '
+                'it', instance.uuid, task or instance.vm_state, why)
+    if task == states.DELETING:
+        delete.terminate(compute, context, instance)
+    elif task in (states.POWERING_OFF, states.POWERING_ON):
+        # Done again: powering off or on twice is harmless.
+        if task == states.POWERING_OFF:
+            power.stop(compute, context, instance)
+        else:
+            power.start(compute, context, instance)
+    elif task == states.SHELVING_OFFLOADING:
+        shelve.shelve_offload(compute, context, instance)
+    elif task == states.SHELVING:
+        # Not shelved: it stays as it was, running.
+        instance.task_state = None
+        instance.save(expected_task_state=[task])
+    elif task == states.UNSHELVING:
+        # Shelved here and not offloaded: power it on again.
+        shelve.unshelve(compute, context, instance, None, None, None)
+    elif instance.vm_state == states.SHELVED_OFFLOADED:
+        # An unshelve that had taken the server over here.
+        compute.driver.destroy(context, instance)
+        compute.rt.drop_instance(context, instance, instance.node)
+        shelve.unshelve_failed(compute, context, instance, exception.
+                               InstanceTaskInterrupted(
+                                   instance_uuid=instance.uuid,
+                                   task=task, reason=why))
+    elif instance.vm_state == states.BUILDING:
+        _fail_interrupted_build(compute, context, instance, why)
+    elif task in (states.REBUILDING, states.REBUILD_SPAWNING):
+        evacuation = _evacuation_in_progress(context, instance)
+        if evacuation is None:
+            # A rebuild here: it stays here with its allocation, in
+            # ERROR; rebuild it again or delete it.
+            _fail_in_place(compute, context, instance, task, why)
+        elif (task == states.REBUILD_SPAWNING and
+              evacuation.dest_compute == compute.host):
+            _evacuation_cut_off(compute, context, instance, evacuation, why)
+        # else this host is the evacuation's source: the destination
+        # and the conductor own the server now.
+    else:
+        _fail_in_place(compute, context, instance, task, why)
+
+
+def _fail_interrupted_build(compute, context, instance, why):
+    """A build that died here ends in ERROR holding nothing, as a failed
+    build does; only if its state is still the one we read."""
+    nodename = instance.node or compute.driver.nodename
+    error = exception.BuildAbortException(
+        instance_uuid=instance.uuid,
+        reason='the build on %s was interrupted (%s). Delete the '
+               'server, or rebuild it.' % (compute.host, why))
+    if not lifecycle.fail_interrupted_build(context, instance, error,
+                                            host=compute.host):
+        return
+    with instance_actions.event(
+            context, instance.uuid, 'compute_recover_interrupted_build',
+            host=compute.host, action=instance_actions.CREATE) as step:
+        step.fail(error.format_message())
+    compute.driver.destroy(context, instance)
+    compute.rt.drop_instance(context, instance, nodename)
+    network_api.release_ports(compute.ports, instance)
+    if instance.obj_what_changed():
+        instance.save()
+
+
+def _fail_in_place(compute, context, instance, task, why):
+    instance.vm_state = states.ERROR
+    instance.task_state = None
+    if common.save_expecting(instance, task) is not None:
+        return
+    lifecycle.record_fault(
+        context, instance, exception.InstanceTaskInterrupted(
+            instance_uuid=instance.uuid, task=task, reason=why),
+        host=compute.host)
+
+
+def _evacuation_in_progress(context, instance):
+    """The evacuation of ``instance`` that is not over, or None."""
+    for migration in objects.MigrationList.get_by_instance(
+            context, instance.uuid):
+        if migration.migration_type == 'evacuation' and \
+                migration.status in ('accepted', 'pre-migrating'):
+            return migration
+    return None
+
+
+def _evacuation_cut_off(compute, context, instance, migration, why):
+    """An evacuation to this host that a restart here cut off while it
+    spawned: undone like a failed one (the server back on its source,
+    in ERROR, holding its source allocation, to be evacuated again),
+    its ports pointed back at the source with the source providers."""
+    error = exception.InstanceTaskInterrupted(
+        instance_uuid=instance.uuid, task='evacuation', reason=why)
+    compute.driver.destroy(context, instance)
+    compute.rt.drop_instance(context, instance, instance.node or
+                             compute.driver.nodename)
+    evacuate.undo(compute, context, instance, migration, [], error)
+    try:
+        network_api.point_back(
+            compute.ports, instance, migration.source_compute,
+            compute.rt.reportclient.get_allocations(instance.uuid).get(
+                'allocations') or {})
+    except exception.NovaLiteException as e:
+        LOG.error('Ports of %s not pointed back at %s: %s',
+                  instance.uuid, migration.source_compute, e)
+

@@ -1,0 +1,101 @@
+"""The leases a conductor holds on the builds it works on.
+
+A build request is owned by one conductor at a time: the one whose cast
+claimed it, or the one that took it over after its owner stopped renewing
+its lease for ``[conductor] interrupted_task_timeout`` seconds (by the
+database's clock). While the build goes on, the owner renews the lease
+every few seconds (``ConductorManager.renew_build_leases``), so a slow
+build -- a scheduler that takes long to answer, placement being restarted
+-- is never taken over while its conductor still works on it. Each step
+that changes a record first checks that the lease is still this
+conductor's (``holds``), and the build request is deleted only by its
+owner, so a conductor that lost a build (it stalled past the timeout)
+changes nothing of what the new owner does.
+"""
+
+import os
+import threading
+
+from oslo_log import log as logging
+from oslo_utils import uuidutils
+
+from nova_lite import conf as nova_conf
+from nova_lite import exception
+from nova_lite import objects
+
+CONF = nova_conf.CONF
+LOG = logging.getLogger(__name__)
+
+
+def _new_owner():
+    return '%s:%d:%s' % (CONF.host, os.getpid(),
+                         uuidutils.generate_uuid()[:8])
+
+
+class BuildLeases:
+    """This conductor's leases: an owner name unique to the process and
+    the builds it holds."""
+
+    def __init__(self, owner=None):
+        self.owner = owner or _new_owner()
+        self._held = set()
+        self._lock = threading.Lock()
+
+    @property
+    def held(self):
+        with self._lock:
+            return set(self._held)
+
+    def claim(self, context, instance_uuid, timeout=None):
+        """Own the build (see ``BuildRequest.claim``); True if we do."""
+        if not objects.BuildRequest.claim(context, instance_uuid,
+                                          self.owner, timeout=timeout):
+            return False
+        with self._lock:
+            self._held.add(instance_uuid)
+        return True
+
+    def holds(self, context, instance_uuid):
+        """Still ours (renewed now)? A lost build is forgotten."""
+        if objects.BuildRequest.holds(context, instance_uuid, self.owner):
+            return True
+        LOG.warning('The build of %s is no longer this conductor\'s (%s): '
+                    'taken over or deleted; leaving it alone',
+                    instance_uuid, self.owner)
+        self.release(instance_uuid)
+        return False
+
+    def record(self, context, instance_uuid, flow):
+        """Record the build's flow while we own it (renewing the lease);
+        BuildTakenOver or BuildRequestNotFound when we no longer do."""
+        try:
+            objects.BuildRequest.record_flow(context, instance_uuid,
+                                             self.owner, flow)
+        except (exception.BuildTakenOver, exception.BuildRequestNotFound):
+            self.release(instance_uuid)
+            raise
+
+    def release(self, instance_uuid):
+        with self._lock:
+            self._held.discard(instance_uuid)
+
+    def destroy(self, build_request):
+        """Delete the build request while we own it: the build is done
+        (placed in a cell or buried). BuildRequestNotFound if its user
+        deleted it, BuildTakenOver if another conductor owns it."""
+        try:
+            build_request.destroy(owner=self.owner)
+        finally:
+            self.release(build_request.instance_uuid)
+
+    def renew(self, context):
+        """Renew every lease held; how many are still ours."""
+        held = self.held
+        if not held:
+            return 0
+        renewed = objects.BuildRequest.renew(context, held, self.owner)
+        if renewed < len(held):
+            LOG.info('%d of the %d builds this conductor works on are no '
+                     'longer its own (done, deleted or taken over)',
+                     len(held) - renewed, len(held))
+        return renewed

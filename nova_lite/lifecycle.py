@@ -1,0 +1,143 @@
+"""What ends a server's build or task, for whichever service ends it:
+record a fault, put the server in ERROR, bury a build that cannot be
+scheduled in cell0, give back the allocation of a server that will not be
+built, fail a build nobody finishes.
+
+The API, the conductor's flows and the computes all use these; so this
+module imports none of them -- only the vocabulary below them (instance
+states, action history) and the placement client. Whatever of a caller it
+needs (a conductor's build leases) is passed in.
+"""
+
+import traceback
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_lite.compute import instance_actions
+from nova_lite.compute import states
+from nova_lite import context as nova_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import cell_mapping as cell_mapping_obj
+from nova_lite import placement_client
+
+LOG = logging.getLogger(__name__)
+
+
+def fault_message(error):
+    """What a server's fault (and the failed step of its history) says
+    about ``error``: the owner's summary of a NoValidHost, a hint when
+    the scheduler did not answer, else the error's message as every
+    action event says it (``instance_actions.error_details``)."""
+    if isinstance(error, messaging.MessagingTimeout):
+        return ('The scheduler did not answer in time; is '
+                'nova-lite-scheduler running?')
+    if isinstance(error, exception.NoValidHost) and error.summary:
+        return error.summary
+    return instance_actions.error_details(error)
+
+
+def _fault_details(error):
+    if isinstance(error, exception.NovaLiteException):
+        return error.format_message()
+    return ''.join(traceback.format_exception_only(type(error), error))
+
+
+def record_fault(context, instance, error, host=None, details=None):
+    code = getattr(error, 'code', 500)
+    fault = objects.InstanceFault(
+        context, instance_uuid=instance.uuid, code=code,
+        message=fault_message(error)[:255],
+        details=details or _fault_details(error), host=host)
+    fault.create()
+    return fault
+
+
+def set_error(context, instance, error, host=None, details=None):
+    """Put ``instance`` in ERROR, its task ended, with ``error`` as its
+    fault. The fault first: whoever sees ERROR must see why."""
+    record_fault(context, instance, error, host=host, details=details)
+    instance.vm_state = states.ERROR
+    instance.task_state = None
+    instance.save()
+
+
+def give_back(reportclient, instance_uuid):
+    """Delete what the scheduler claimed for an instance that will not be
+    built; if placement cannot be reached the compute audit removes it
+    later (its consumer is gone or not on that host)."""
+    try:
+        reportclient.delete_allocations(instance_uuid)
+    except (placement_client.PlacementUnavailable,
+            placement_client.PlacementConflict) as e:
+        LOG.warning('Could not give back the allocation of %s: %s',
+                    instance_uuid, e)
+
+
+def bury_in_cell0(context, build_request, spec, error,
+                  requested_networks=None, action=instance_actions.CREATE,
+                  leases=None):
+    """Create the instance in cell0 in ERROR with ``error`` as its fault;
+    its spec keeps ``requested_networks`` for a rebuild from cell0. Its
+    history there shows ``action`` with the failed scheduling step. With
+    ``leases`` (a conductor's BuildLeases), the build request is deleted
+    only while they hold it: BuildTakenOver if another conductor has it
+    now (the cell0 record made here is removed again)."""
+    if requested_networks is not None:
+        spec.requested_networks = requested_networks
+        spec.save()
+    cell0 = objects.CellMapping.get_by_uuid(context,
+                                            cell_mapping_obj.CELL0_UUID)
+    with nova_context.target_cell(context, cell0) as cctxt:
+        instance = build_request.instance
+        instance._context = cctxt
+        instance.vm_state = states.ERROR
+        instance.task_state = None
+        try:
+            instance.create()
+        except exception.Conflict:
+            instance = objects.Instance.get_by_uuid(cctxt, instance.uuid)
+        record_fault(cctxt, instance, error)
+        instance_actions.record_action(cctxt, instance.uuid, action)
+        with instance_actions.event(cctxt, instance.uuid,
+                                    'conductor_schedule_and_build_instances',
+                                    action=action) as step:
+            step.fail(fault_message(error))
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            context, instance.uuid)
+        mapping.cell_mapping = cell0
+        mapping.save()
+        try:
+            if leases is not None:
+                leases.destroy(build_request)
+            else:
+                build_request.destroy()
+        except exception.BuildRequestNotFound:
+            LOG.info('Instance %s was deleted during scheduling; removing '
+                     'it from cell0', instance.uuid)
+            instance.destroy()
+        except exception.BuildTakenOver:
+            # Its new owner builds it (and points the mapping where it
+            # does); the record made here must not stay beside it.
+            instance.destroy(hard_delete=True)
+            raise
+
+
+def fail_interrupted_build(context, instance, error, host=None):
+    """Put a build nobody finishes in ERROR on no host with ``error`` as
+    its fault -- only if it is still BUILDING in the task state it was
+    read in, so a build that resumed meanwhile wins. True if it did; the
+    caller then frees what the server held."""
+    task = instance.task_state
+    instance.vm_state = states.ERROR
+    instance.task_state = None
+    instance.host = None
+    instance.node = None
+    try:
+        instance.save(expected_vm_state=[states.BUILDING],
+                      expected_task_state=[task])
+    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+        return False
+    record_fault(context, instance, error, host=host)
+    return True

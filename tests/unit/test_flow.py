@@ -1,0 +1,103 @@
+"""nova_lite.flow: steps recorded before they are taken, undone newest
+first on a failure, never on a crash or when the subject is not ours."""
+
+import fixtures
+import testtools
+
+from nova_lite import flow
+
+
+class Lost(Exception):
+    pass
+
+
+class FlowTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.logs = self.useFixture(fixtures.FakeLogger())
+        self.undone = []
+        self.records = []
+        self.undos = flow.undo_table(
+            claim=lambda arg: self.undone.append(('claim', arg)),
+            create=lambda arg: self.undone.append(('create', arg)),
+            broken=self.broken_undo,
+            mark=None)
+
+    def broken_undo(self, arg):
+        raise RuntimeError('placement is down')
+
+    def record(self, steps):
+        self.records.append(steps)
+
+    def run_flow(self, error, steps=('claim', 'create'), **kwargs):
+        def body():
+            with flow.Flow('test', 'server-1', self.undos,
+                           record=self.record, **kwargs) as f:
+                for index, name in enumerate(steps):
+                    f.step(name, index)
+                raise error
+        self.assertRaises(type(error), body)
+
+
+class TestUndo(FlowTestCase):
+
+    def test_a_failure_undoes_the_steps_newest_first(self):
+        self.run_flow(ValueError('boom'))
+        self.assertEqual([('create', 1), ('claim', 0)], self.undone)
+
+    def test_an_undo_that_fails_does_not_stop_the_others(self):
+        self.run_flow(ValueError('boom'), steps=('claim', 'broken', 'create'))
+        self.assertEqual([('create', 2), ('claim', 0)], self.undone)
+        self.assertIn('could not undo broken', self.logs.output)
+
+    def test_a_crash_undoes_nothing(self):
+        self.run_flow(KeyboardInterrupt())
+        self.assertEqual([], self.undone)
+
+    def test_a_subject_that_is_not_ours_is_not_undone(self):
+        self.run_flow(Lost(), not_ours=(Lost,))
+        self.assertEqual([], self.undone)
+
+    def test_a_finished_flow_is_not_undone(self):
+        def body():
+            with flow.Flow('test', 'server-1', self.undos) as f:
+                f.step('claim')
+                f.done()
+                raise ValueError('after the outcome')
+        self.assertRaises(ValueError, body)
+        self.assertEqual([], self.undone)
+
+    def test_a_step_with_no_undo_is_passed_over(self):
+        self.run_flow(ValueError('boom'), steps=('claim', 'mark'))
+        self.assertEqual([('claim', 0)], self.undone)
+
+
+class TestRecord(FlowTestCase):
+
+    def test_each_step_is_recorded_before_it_is_taken(self):
+        self.run_flow(ValueError('boom'))
+        self.assertEqual([[['claim', 0]], [['claim', 0], ['create', 1]]],
+                         self.records)
+
+    def test_a_step_whose_record_fails_is_not_undone(self):
+        def refuse_second(steps):
+            if len(steps) == 2:
+                raise Lost('taken over')
+
+        def body():
+            with flow.Flow('test', 'server-1', self.undos,
+                           record=refuse_second) as f:
+                f.step('claim', 0)
+                f.step('create', 1)
+        self.assertRaises(Lost, body)
+        self.assertEqual([('claim', 0)], self.undone)
+
+    def test_an_unknown_step_is_refused(self):
+        f = flow.Flow('test', 'server-1', self.undos)
+        self.assertRaises(KeyError, f.step, 'no-such-step')
+
+    def test_a_takeover_replays_the_recorded_undos(self):
+        flow.undo_recorded('test', 'server-1', self.undos,
+                           [['claim', 0], ['create', 1]])
+        self.assertEqual([('create', 1), ('claim', 0)], self.undone)
