@@ -63,6 +63,12 @@ class DatabaseUnavailable(NovaLiteException):
     code = 503
 
 
+class DatabaseConnectionLost(DatabaseUnavailable):
+    """A connection that was working died in the middle of a transaction
+    (a server restart, a pooled connection past the server's idle
+    timeout); the transaction is gone, and a new one may well work."""
+
+
 class InvalidDatabaseURL(NovaLiteException):
     msg_fmt = 'Invalid database connection string %(url)s: %(reason)s'
 

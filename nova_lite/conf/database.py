@@ -1,6 +1,15 @@
-"""[database] and [api_database]: where the cell and API databases are."""
+"""[database] and [api_database]: where the cell and API databases are.
+
+Both groups hold oslo.db's options (``connection``, the pool,
+``mysql_sql_mode``, ``mysql_wsrep_sync_wait`` for Galera, ...), as in
+every OpenStack service; [database] takes oslo.db's own option objects,
+which its enginefacade registers there too, [api_database] copies.
+"""
+
+import copy
 
 from oslo_config import cfg
+from oslo_db import options as oslo_db_options
 
 database_group = cfg.OptGroup(
     'database',
@@ -18,52 +27,28 @@ api_database_group = cfg.OptGroup(
          'tables. Needed by the api, conductor, scheduler, placement and '
          'network daemons, never by computes.')
 
+# Ours where they differ from oslo.db's. Each daemon may hold
+# max_pool_size + max_overflow connections per database it uses (the api,
+# conductor and scheduler use the API database and every cell's); the
+# server's max_connections must cover the sum over all daemons, or
+# requests fail with 503 "Too many connections" under load.
+_DEFAULTS = {'max_pool_size': 10, 'max_overflow': 20, 'pool_timeout': 30,
+             'retry_interval': 2}
 
-def _db_opts():
-    return [
-        cfg.StrOpt('connection',
-                   secret=True,
-                   help='SQLAlchemy URL, for example '
-                        'mysql+pymysql://root:@127.0.0.1/nova_lite?'
-                        'charset=utf8mb4 or sqlite:////var/lib/nova-lite/'
-                        'nova_lite.sqlite.'),
-        cfg.IntOpt('max_pool_size',
-                   default=10, min=1,
-                   help='Connections kept open in the pool.'),
-        cfg.IntOpt('max_overflow',
-                   default=20, min=0,
-                   help='Connections opened beyond max_pool_size under '
-                        'load. Each daemon may hold max_pool_size + '
-                        'max_overflow connections per database it uses '
-                        '(the api, conductor and scheduler use the API '
-                        'database and every cell\'s); the database '
-                        'server\'s max_connections must cover the sum over '
-                        'all daemons, or requests fail with 503 "Too many '
-                        'connections" under load.'),
-        cfg.IntOpt('pool_timeout',
-                   default=30, min=1,
-                   help='Seconds to wait for a pooled connection.'),
-        cfg.IntOpt('connection_recycle_time',
-                   default=3600, min=1,
-                   help='Seconds after which a pooled connection is '
-                        'replaced; keep it below the server wait_timeout.'),
-        cfg.IntOpt('max_retries',
-                   default=10, min=-1,
-                   help='Attempts to reach the database server at start '
-                        'before a daemon gives up (-1: forever).'),
-        cfg.IntOpt('retry_interval',
-                   default=2, min=1,
-                   help='Seconds between two attempts to reach the database '
-                        'server at start.'),
-    ]
+_API_DATABASE_OPTS = [copy.deepcopy(opt)
+                      for opt in oslo_db_options.database_opts]
 
 
 def register_opts(conf):
     conf.register_group(database_group)
-    conf.register_opts(_db_opts(), group=database_group)
+    conf.register_opts(oslo_db_options.database_opts, group=database_group)
     conf.register_group(api_database_group)
-    conf.register_opts(_db_opts(), group=api_database_group)
+    conf.register_opts(_API_DATABASE_OPTS, group=api_database_group)
+    for group in (database_group, api_database_group):
+        for name, value in _DEFAULTS.items():
+            conf.set_default(name, value, group=group.name)
 
 
 def list_opts():
-    return {database_group: _db_opts(), api_database_group: _db_opts()}
+    return {database_group: oslo_db_options.database_opts,
+            api_database_group: _API_DATABASE_OPTS}

@@ -1,21 +1,37 @@
-"""Engines and sessions for the API database and the cell databases.
+"""The one database layer: the API database, every cell, placement and
+the port service.
 
-One engine per connection URL, created on first use and shared by all
-threads. A context aimed at a cell (``context.target_cell``) carries that
-cell's URL; otherwise a cell session uses this daemon's [database].
-Connection failures become DatabaseUnavailable with the URL's password
-hidden, so callers can answer 503 instead of a traceback.
+Engines and sessions come from oslo.db's enginefacade, one transaction
+context per connection URL (and tuning), created on first use and shared
+by all threads. oslo.db translates driver errors: a duplicate key is
+``DBDuplicateEntry``, a missing foreign key ``DBReferenceError``, a
+deadlock or lock wait timeout ``DBDeadlock``. Here a server that cannot
+be reached becomes ``DatabaseUnavailable`` with the URL's password
+hidden (a 503, a retry at start), and a connection lost in the middle of
+a transaction ``DatabaseConnectionLost``, which ``retried`` runs again,
+as it does a deadlock.
+
+Three ways in:
+
+- ``api_session()`` / ``cell_session(context)``: an ORM session in one
+  transaction, for the object layer;
+- ``connection(url, group)``: a Core connection in one transaction, for
+  the port service and placement (whose engine is tuned, see
+  ``placement/db.py``);
+- ``retried``: run a whole function (which opens its own transactions)
+  again on a deadlock or a lost connection.
 """
 
 import contextlib
 import threading
 import time
 
+from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
 from oslo_log import log as logging
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
-from sqlalchemy import orm
-from sqlalchemy import pool as sa_pool
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
@@ -23,11 +39,23 @@ from nova_lite import exception
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
-_ENGINES = {}
+DBDuplicateEntry = db_exc.DBDuplicateEntry
+DBReferenceError = db_exc.DBReferenceError
+DBDeadlock = db_exc.DBDeadlock
+
+_FACADES = {}
 _LOCK = threading.Lock()
 # The binary of a process that must never touch a database (a compute),
 # set by block_access().
 _BLOCKED_FOR = None
+
+# MySQL/MariaDB errors that mean the server cannot serve us now, not that
+# the statement is wrong: 2002/2003 can't connect, 2006 gone away, 2013
+# lost connection, 1049 unknown database, 1045 access denied, 1040 too
+# many connections (max_connections used up: a 503 that may pass).
+_UNAVAILABLE = (2002, 2003, 2006, 2013, 1049, 1045, 1040)
+# ... and those of them that end a connection that was working.
+_LOST = (2006, 2013)
 
 
 def block_access(binary):
@@ -65,7 +93,9 @@ def safe_url(url):
         return '<unparseable connection string>'
 
 
-def _parse(url):
+def parse_url(url):
+    """``url`` parsed; ConfigurationError or InvalidDatabaseURL if it is
+    missing or names no installed driver."""
     if not url:
         raise exception.ConfigurationError(
             reason='no database connection is configured')
@@ -77,74 +107,153 @@ def _parse(url):
     return parsed
 
 
-def get_engine(url, group=None):
-    """Return the shared engine for ``url``, creating it on first use."""
+def _sqlite_file_settings(engine):
+    @sa.event.listens_for(engine, 'connect')
+    def _wal(dbapi_connection, record):
+        # Readers do not wait for a writer (the embedded quick start runs
+        # every daemon on one file).
+        dbapi_connection.execute('PRAGMA journal_mode=WAL')
+
+
+def facade(url, group=None, tuning=None, on_engine_create=()):
+    """The enginefacade transaction context for ``url``.
+
+    ``group`` (default [database]) gives the pool options; ``tuning``
+    names a differently tuned engine on the same URL (placement's), made
+    by the ``on_engine_create`` hooks.
+    """
     _refuse_if_blocked(url)
-    engine = _ENGINES.get(url)
-    if engine is not None:
-        return engine
+    key = (url, tuning)
+    found = _FACADES.get(key)
+    if found is not None:
+        return found
     with _LOCK:
-        engine = _ENGINES.get(url)
-        if engine is None:
-            engine = _create_engine(url, group or CONF.database)
-            _ENGINES[url] = engine
-    return engine
+        found = _FACADES.get(key)
+        if found is None:
+            found = _FACADES[key] = _new_facade(
+                url, group or CONF.database, on_engine_create)
+    return found
 
 
-def _create_engine(url, options):
-    parsed = _parse(url)
-    if parsed.get_backend_name() == 'sqlite':
-        kwargs = {'connect_args': {'check_same_thread': False,
-                                   'timeout': 30}}
-        if parsed.database in (None, '', ':memory:'):
-            kwargs['poolclass'] = sa_pool.StaticPool
-        engine = sa.create_engine(parsed, **kwargs)
-
-        @sa.event.listens_for(engine, 'connect')
-        def _sqlite_pragmas(dbapi_connection, record):
-            cursor = dbapi_connection.cursor()
-            cursor.execute('PRAGMA foreign_keys=ON')
-            if parsed.database not in (None, '', ':memory:'):
-                cursor.execute('PRAGMA journal_mode=WAL')
-            cursor.close()
-        return engine
-    return sa.create_engine(
-        parsed, pool_pre_ping=True,
-        pool_size=options.max_pool_size,
+def _new_facade(url, options, on_engine_create):
+    parsed = parse_url(url)
+    hooks = list(on_engine_create)
+    settings = dict(
+        connection=url,
+        # Never another group's: enginefacade would read [database]'s.
+        slave_connection=options.slave_connection,
+        sqlite_fk=True,
+        max_pool_size=options.max_pool_size,
         max_overflow=options.max_overflow,
         pool_timeout=options.pool_timeout,
-        pool_recycle=options.connection_recycle_time)
+        connection_recycle_time=options.connection_recycle_time,
+        connection_debug=options.connection_debug,
+        connection_trace=options.connection_trace,
+        mysql_sql_mode=options.mysql_sql_mode,
+        mysql_wsrep_sync_wait=options.mysql_wsrep_sync_wait,
+        connection_parameters=options.connection_parameters,
+        # Daemons wait for their databases at start (wait_for_database);
+        # a request must not block ten times ten seconds on a down server.
+        max_retries=0,
+        expire_on_commit=False)
+    if parsed.get_backend_name() == 'sqlite':
+        # oslo.db gives a SQLite file no pool (and a memory database one
+        # static connection): pool options would be refused.
+        for name in ('max_pool_size', 'max_overflow', 'pool_timeout'):
+            settings[name] = None
+        settings['connection_parameters'] = 'timeout=30'
+        if parsed.database not in (None, '', ':memory:'):
+            hooks.append(_sqlite_file_settings)
+    settings['on_engine_create'] = hooks
+    context = enginefacade.transaction_context()
+    context.configure(**settings)
+    return context
+
+
+def get_engine(url, group=None):
+    """The shared engine for ``url``, created on first use."""
+    return facade(url, group).writer.get_engine()
+
+
+def forget(url):
+    """Close ``url``'s engines and forget them (a test that copies the
+    file under it, a cell whose database moved)."""
+    with _LOCK:
+        for key in [key for key in _FACADES if key[0] == url]:
+            _dispose(_FACADES.pop(key))
+
+
+def _dispose(context):
+    # A no-op for a context that never started.
+    context.dispose_pool()
 
 
 def dispose_all():
     with _LOCK:
-        for engine in _ENGINES.values():
-            engine.dispose()
-        _ENGINES.clear()
+        for context in _FACADES.values():
+            _dispose(context)
+        _FACADES.clear()
+
+
+class _Transaction(object):
+    """The holder enginefacade keeps one transaction's state on: every
+    session here is its own transaction, never joined to an outer one."""
+
+
+def unavailable(url, error):
+    """``error`` as DatabaseUnavailable (or DatabaseConnectionLost) when it
+    says the server cannot serve us; None when the statement is at
+    fault."""
+    if isinstance(error, db_exc.DBConnectionError):
+        inner = error.inner_exception
+    elif isinstance(error, db_exc.DBNonExistentDatabase):
+        inner = error.inner_exception
+        return exception.DatabaseUnavailable(url=safe_url(url),
+                                             reason=inner or error)
+    elif isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError,
+                            db_exc.DBError)):
+        inner = error
+    else:
+        return None
+    orig = getattr(inner, 'orig', inner)
+    args = getattr(orig, 'args', ())
+    code = args[0] if args and isinstance(args[0], int) else None
+    invalidated = getattr(inner, 'connection_invalidated', False)
+    if code in _LOST or (invalidated and code not in _UNAVAILABLE):
+        return exception.DatabaseConnectionLost(url=safe_url(url),
+                                                reason=orig or error)
+    if isinstance(error, db_exc.DBConnectionError) or code in _UNAVAILABLE:
+        return exception.DatabaseUnavailable(url=safe_url(url),
+                                             reason=orig or error)
+    return None
+
+
+@contextlib.contextmanager
+def _translated(url):
+    try:
+        yield
+    except (db_exc.DBError, sa_exc.OperationalError,
+            sa_exc.InterfaceError) as e:
+        translated = unavailable(url, e)
+        if translated is None:
+            raise
+        raise translated from e
 
 
 @contextlib.contextmanager
 def _session(url, group):
-    engine = get_engine(url, group)
-    try:
-        with orm.Session(engine, expire_on_commit=False) as session:
-            with session.begin():
-                yield session
-    except (sa_exc.OperationalError, sa_exc.InterfaceError) as e:
-        if getattr(e, 'connection_invalidated', False) or _is_connect_error(e):
-            raise exception.DatabaseUnavailable(url=safe_url(url),
-                                                reason=e.orig or e)
-        raise
+    with _translated(url):
+        with facade(url, group).writer.using(_Transaction()) as session:
+            yield session
 
 
-def _is_connect_error(error):
-    orig = getattr(error, 'orig', None)
-    args = getattr(orig, 'args', ())
-    # PyMySQL: 2003 can't connect, 2006 gone away, 2013 lost connection,
-    # 1049 unknown database, 1045 access denied, 1040 too many
-    # connections (the server's max_connections is used up: a 503 that
-    # may pass, not a server error).
-    return bool(args) and args[0] in (2003, 2006, 2013, 1049, 1045, 1040)
+@contextlib.contextmanager
+def connection(url, group=None, tuning=None, on_engine_create=()):
+    """A Core connection in one transaction on ``url``."""
+    context = facade(url, group, tuning, on_engine_create)
+    with _translated(url):
+        with context.writer.connection.using(_Transaction()) as conn:
+            yield conn
 
 
 def api_session():
@@ -158,15 +267,44 @@ def cell_session(context):
     return _session(url, CONF.database)
 
 
+def _worth_a_retry(error):
+    return isinstance(error, exception.DatabaseConnectionLost)
+
+
+def retried(function=None, attempts=5, also=None):
+    """Run ``function`` again on a deadlock or a lost connection.
+
+    ``function`` must open its own transactions and do nothing but
+    database work, so that running it again is safe. ``also`` names
+    further exceptions worth another run. The last error is raised
+    as it came.
+    """
+    def checker(error):
+        return _worth_a_retry(error) or bool(also and isinstance(error,
+                                                                 also))
+
+    def decorate(function):
+        return oslo_db_api.wrap_db_retry(
+            max_retries=attempts - 1, retry_interval=0.01,
+            inc_retry_interval=True, max_retry_interval=0.5,
+            retry_on_deadlock=True, exception_checker=checker,
+            jitter=True)(function)
+    return decorate(function) if function is not None else decorate
+
+
 def check_connection(url, group=None):
     """Connect once; raise DatabaseUnavailable or InvalidDatabaseURL."""
     engine = get_engine(url, group)
-    try:
-        with engine.connect() as connection:
-            connection.execute(sa.text('SELECT 1'))
-    except (sa_exc.OperationalError, sa_exc.InterfaceError) as e:
-        raise exception.DatabaseUnavailable(url=safe_url(url),
-                                            reason=e.orig or e)
+    with _translated(url):
+        try:
+            with engine.connect() as conn:
+                conn.execute(sa.text('SELECT 1'))
+        except (db_exc.DBError, sa_exc.OperationalError,
+                sa_exc.InterfaceError) as e:
+            # Whatever stops a SELECT 1 is the server, not the statement.
+            translated = unavailable(url, e)
+            raise translated or exception.DatabaseUnavailable(
+                url=safe_url(url), reason=e) from e
 
 
 def wait_for_database(url, group):
@@ -182,3 +320,4 @@ def wait_for_database(url, group):
                 raise
             LOG.warning('%s; retrying in %ss', e, group.retry_interval)
             time.sleep(group.retry_interval)
+

@@ -26,7 +26,7 @@ def _alembic_config(database, connection):
 
 def create_database_if_missing(url):
     """Create the MySQL/MariaDB database named in ``url`` if it is absent."""
-    parsed = db_api._parse(url)
+    parsed = db_api.parse_url(url)
     if parsed.get_backend_name() != 'mysql' or not parsed.database:
         return False
     server = sa.create_engine(parsed.set(database=''))

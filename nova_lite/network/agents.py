@@ -10,9 +10,9 @@ only to hosts with an alive, administratively up agent.
 import datetime
 
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite import conf as nova_conf
+from nova_lite.db import api as db_api
 from nova_lite.network import db
 from nova_lite.network import exception
 
@@ -73,11 +73,8 @@ def report(connection, host, agent_type, binary, configurations,
                 admin_state_up=True, description=None,
                 resources_synced=None, started_at=now, created_at=now,
                 **values))
-        except sa_exc.IntegrityError as e:
-            if db.is_unique_violation(e):  # its first two reports raced
-                raise db.RetryTransaction('agent %s on %s' % (agent_type,
-                                                              host))
-            raise
+        except db_api.DBDuplicateEntry:  # its first two reports raced
+            raise db.RetryTransaction('agent %s on %s' % (agent_type, host))
         return get(connection, agent_id), True
     if start_flag:
         values['started_at'] = now

@@ -16,8 +16,8 @@ bindings, so at most one binding of a port is ever ACTIVE.
 
 from oslo_log import log as logging
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
+from nova_lite.db import api as db_api
 from nova_lite.network import agents
 from nova_lite.network import db
 from nova_lite.network import exception
@@ -189,11 +189,8 @@ def _insert(connection, port_id, host, vnic_type, profile, vif_type,
             profile=db.dumps(profile or {}), vif_type=vif_type,
             vif_details=db.dumps(vif_details or {}), status=status,
             created_at=now, updated_at=now))
-    except sa_exc.IntegrityError as e:
-        if db.is_unique_violation(e):
-            raise exception.PortBindingAlreadyExists(port_id=port_id,
-                                                     host=host)
-        raise
+    except db_api.DBDuplicateEntry:
+        raise exception.PortBindingAlreadyExists(port_id=port_id, host=host)
 
 
 def refresh_port_status(connection, port_id):

@@ -7,15 +7,11 @@ Writers that change a port lock its row first (``lock_port``), so two
 requests on the bindings of one port run one after the other.
 """
 
-import random
-import time
-
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite import conf as nova_conf
 from nova_lite.db import api as db_api
@@ -34,20 +30,6 @@ QOS_MIN_BW_RULES = models.QosMinimumBandwidthRule.__table__
 AGENTS = models.NetworkAgent.__table__
 
 MAX_ATTEMPTS = 5
-# MySQL error numbers worth a retry of the whole transaction.
-_DEADLOCK = 1213
-_LOCK_WAIT_TIMEOUT = 1205
-
-
-def _engine():
-    return db_api.get_engine(CONF.api_database.connection, CONF.api_database)
-
-
-def _retriable(error):
-    if isinstance(error, sa_exc.OperationalError):
-        args = getattr(error.orig, 'args', ())
-        return bool(args) and args[0] in (_DEADLOCK, _LOCK_WAIT_TIMEOUT)
-    return False
 
 
 class RetryTransaction(Exception):
@@ -56,43 +38,33 @@ class RetryTransaction(Exception):
     again."""
 
 
+def _once(function, *args, **kwargs):
+    with db_api.connection(CONF.api_database.connection,
+                           CONF.api_database) as connection:
+        return function(connection, *args, **kwargs)
+
+
+_attempts = db_api.retried(_once, attempts=MAX_ATTEMPTS,
+                           also=RetryTransaction)
+
+
 def _run(function, *args, **kwargs):
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        try:
-            with _engine().begin() as connection:
-                return function(connection, *args, **kwargs)
-        except RetryTransaction as e:
-            if attempt == MAX_ATTEMPTS:
-                raise net_exc.Conflict(
-                    reason='Another request changed the same resources at '
-                           'the same time; retry. (%s)' % e)
-            LOG.debug('%s: retrying after %s',
-                      getattr(function, '__name__', function), e)
-            time.sleep(random.uniform(0, 0.02 * attempt))
-        except sa_exc.IntegrityError as e:
-            # A foreign key to a row another request deleted meanwhile
-            # (the checks before the write found it).
-            LOG.info('%s: %s', getattr(function, '__name__', function), e)
-            raise net_exc.Conflict(
-                reason='A network, port or QoS policy this request refers '
-                       'to was changed or deleted at the same time; '
-                       'retry.')
-        except (sa_exc.OperationalError, sa_exc.InterfaceError) as e:
-            if _retriable(e) and attempt < MAX_ATTEMPTS:
-                LOG.debug('%s: retrying after %s',
-                          getattr(function, '__name__', function), e)
-                time.sleep(random.uniform(0, 0.02 * attempt))
-                continue
-            if _retriable(e):
-                raise net_exc.Conflict(
-                    reason='Another request changed the same resources at '
-                           'the same time; retry.')
-            if getattr(e, 'connection_invalidated', False) or \
-                    db_api._is_connect_error(e):
-                raise exception.DatabaseUnavailable(
-                    url=db_api.safe_url(CONF.api_database.connection),
-                    reason=e.orig or e)
-            raise
+    try:
+        return _attempts(function, *args, **kwargs)
+    except (RetryTransaction, db_api.DBDeadlock,
+            exception.DatabaseConnectionLost) as e:
+        LOG.info('%s gave up after %d attempts: %s',
+                 getattr(function, '__name__', function), MAX_ATTEMPTS, e)
+        raise net_exc.Conflict(
+            reason='Another request changed the same resources at the '
+                   'same time; retry.')
+    except db_api.DBReferenceError as e:
+        # A foreign key to a row another request deleted meanwhile (the
+        # checks before the write found it).
+        LOG.info('%s: %s', getattr(function, '__name__', function), e)
+        raise net_exc.Conflict(
+            reason='A network, port or QoS policy this request refers to '
+                   'was changed or deleted at the same time; retry.')
 
 
 def read(function, *args, **kwargs):
@@ -102,7 +74,7 @@ def read(function, *args, **kwargs):
 
 def write(function, *args, **kwargs):
     """``function(connection, *args, **kwargs)`` in a transaction that is
-    retried as a whole on a deadlock."""
+    run again as a whole on a deadlock or a lost connection."""
     return _run(function, *args, **kwargs)
 
 
@@ -138,10 +110,3 @@ def loads(text, default=None):
     except ValueError:
         LOG.warning('Unreadable JSON column value %r', text[:100])
         return default
-
-
-def is_unique_violation(error):
-    """Whether an IntegrityError is a duplicate key (not a missing
-    foreign key)."""
-    text = str(getattr(error, 'orig', error)).lower()
-    return 'unique' in text or 'duplicate' in text

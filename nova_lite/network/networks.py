@@ -7,9 +7,9 @@ is what decides on which hosts their ports can be bound.
 """
 
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite import conf as nova_conf
+from nova_lite.db import api as db_api
 from nova_lite.network import db
 from nova_lite.network import exception
 from nova_lite.network import tags
@@ -117,9 +117,7 @@ def create(connection, project_id, name='', description=None,
             revision_number=0, tags=db.dumps(sorted(set(tag_list))),
             created_at=now,
             updated_at=now))
-    except sa_exc.IntegrityError as e:
-        if not db.is_unique_violation(e):
-            raise
+    except db_api.DBDuplicateEntry:
         if allocated:  # another network took the free id first
             raise db.RetryTransaction('segment of a new %s network' %
                                       network_type)

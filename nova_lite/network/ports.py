@@ -10,8 +10,8 @@ they make (see ``nova_lite.network.qos``).
 import random
 
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
+from nova_lite.db import api as db_api
 from nova_lite.network import bindings
 from nova_lite.network import db
 from nova_lite.network import exception
@@ -147,9 +147,7 @@ def create(connection, network_id, project_id, name='', description=None,
             qos_policy_id=qos_policy_id, revision_number=0,
             tags=db.dumps(sorted(set(tag_list))), created_at=now,
             updated_at=now))
-    except sa_exc.IntegrityError as e:
-        if not db.is_unique_violation(e):
-            raise
+    except db_api.DBDuplicateEntry:
         if not chosen:  # another port took the generated one first
             raise db.RetryTransaction('MAC address of a new port')
         raise exception.MacAddressInUse(net_id=network_id, mac=mac_address)

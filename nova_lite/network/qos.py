@@ -14,8 +14,8 @@ with the physical network's and the vnic type's traits (the
 import re
 
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
+from nova_lite.db import api as db_api
 from nova_lite.network import db
 from nova_lite.network import exception
 
@@ -189,13 +189,10 @@ def create_rule(connection, policy_id, min_kbps, direction=EGRESS):
         connection.execute(R.insert().values(
             id=rule_id, qos_policy_id=policy_id, min_kbps=min_kbps,
             direction=direction, created_at=now, updated_at=now))
-    except sa_exc.IntegrityError as e:
-        if db.is_unique_violation(e):
-            raise exception.Conflict(
-                reason='Another rule for direction %s was added to QoS '
-                       'policy %s at the same time.' % (direction,
-                                                        policy_id))
-        raise
+    except db_api.DBDuplicateEntry:
+        raise exception.Conflict(
+            reason='Another rule for direction %s was added to QoS policy '
+                   '%s at the same time.' % (direction, policy_id))
     _touch_policy(connection, policy_id)
     return get_rule(connection, policy_id, rule_id)
 

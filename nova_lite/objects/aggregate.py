@@ -16,7 +16,6 @@ transaction; ``save`` stores the name.
 from oslo_utils import uuidutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import api_models as models
@@ -99,6 +98,7 @@ class Aggregate(base.NovaLiteObject):
         self._from_db(self._context, self, row, hosts, metadata)
 
     @classmethod
+    @db.retried
     def get_by_id(cls, context, aggregate_id):
         """The aggregate ``aggregate_id``; AggregateNotFound."""
         with db.api_session() as session:
@@ -107,6 +107,7 @@ class Aggregate(base.NovaLiteObject):
         return cls._from_db(context, cls(), row, hosts, metadata)
 
     @classmethod
+    @db.retried
     def get_by_uuid(cls, context, uuid):
         """The aggregate ``uuid``; AggregateNotFound."""
         with db.api_session() as session:
@@ -117,6 +118,7 @@ class Aggregate(base.NovaLiteObject):
             hosts, metadata = _hosts_and_metadata(session, [row.id])[row.id]
         return cls._from_db(context, cls(), row, hosts, metadata)
 
+    @db.retried
     def create(self):
         """Store a new aggregate with the metadata and hosts it was given
         (a uuid is generated when none is set); AggregateNameExists."""
@@ -140,11 +142,12 @@ class Aggregate(base.NovaLiteObject):
                     session.add(models.AggregateHost(
                         aggregate_id=row.id, host=host, created_at=now))
                 session.flush()
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             raise exception.AggregateNameExists(aggregate_name=self.name)
         self._from_db(self._context, self, row,
                       dict.fromkeys(self.hosts), self.metadata)
 
+    @db.retried
     def save(self):
         """Store a new name; AggregateNameExists."""
         changed = self.obj_what_changed()
@@ -162,9 +165,10 @@ class Aggregate(base.NovaLiteObject):
                     models.Aggregate.id == self.id).values(
                         name=self.name, updated_at=base.utcnow()))
                 self._refresh(session)
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             raise exception.AggregateNameExists(aggregate_name=self.name)
 
+    @db.retried
     def destroy(self):
         """Delete the aggregate and its metadata; AggregateInUse while it
         still has hosts (checked in the same transaction, so a host added
@@ -180,6 +184,7 @@ class Aggregate(base.NovaLiteObject):
             session.execute(sa.delete(models.Aggregate).where(
                 models.Aggregate.id == self.id))
 
+    @db.retried
     def add_host(self, host):
         """Make ``host`` a member; AggregateHostExists if it is one."""
         now = base.utcnow()
@@ -198,12 +203,13 @@ class Aggregate(base.NovaLiteObject):
                 _touch(session, self.id, now)
                 session.flush()
                 self._refresh(session)
-        except sa_exc.IntegrityError:
+        except (db.DBDuplicateEntry, db.DBReferenceError):
             # Someone added it (or deleted the aggregate) since we looked.
             self.get_by_id(self._context, self.id)
             raise exception.AggregateHostExists(aggregate_id=self.id,
                                                 host=host)
 
+    @db.retried
     def delete_host(self, host):
         """Drop ``host``; AggregateHostNotFound if it is no member."""
         now = base.utcnow()
@@ -218,6 +224,7 @@ class Aggregate(base.NovaLiteObject):
             _touch(session, self.id, now)
             self._refresh(session)
 
+    @db.retried
     def update_metadata(self, updates):
         """Set each key of ``updates`` to its value, or remove it where
         the value is None (removing an absent key is no error)."""
@@ -256,6 +263,7 @@ class AggregateList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('Aggregate')}
 
     @classmethod
+    @db.retried
     def _get(cls, context, query):
         with db.api_session() as session:
             rows = list(session.execute(

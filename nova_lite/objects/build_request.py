@@ -9,7 +9,6 @@ while the conductor works is how a user cancels a build.
 from oslo_serialization import jsonutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import clock
@@ -44,6 +43,7 @@ class BuildRequest(base.NovaLiteObject):
         return request
 
     @classmethod
+    @db.retried
     def get_by_instance_uuid(cls, context, instance_uuid):
         with db.api_session() as session:
             row = session.execute(sa.select(models.BuildRequest).where(
@@ -53,6 +53,7 @@ class BuildRequest(base.NovaLiteObject):
             raise exception.BuildRequestNotFound(uuid=instance_uuid)
         return cls._from_db(context, row)
 
+    @db.retried
     def create(self):
         now = base.utcnow()
         row = models.BuildRequest(
@@ -63,7 +64,7 @@ class BuildRequest(base.NovaLiteObject):
             with db.api_session() as session:
                 session.add(row)
                 session.flush()
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             raise exception.Conflict(reason='build request for %s exists' %
                                      self.instance_uuid)
         self.id = row.id
@@ -71,6 +72,7 @@ class BuildRequest(base.NovaLiteObject):
         self.obj_reset_changes()
 
     @classmethod
+    @db.retried
     def claim(cls, context, instance_uuid, owner, timeout=None):
         """Take the build of ``instance_uuid`` on for ``owner``; True when
         ``owner`` now holds its lease. Nobody owns a request the API just
@@ -109,6 +111,7 @@ class BuildRequest(base.NovaLiteObject):
         return cls.renew(context, [instance_uuid], owner) == 1
 
     @classmethod
+    @db.retried
     def renew(cls, context, instance_uuids, owner):
         """Renew ``owner``'s leases on these builds; how many it held."""
         if not instance_uuids:
@@ -122,6 +125,7 @@ class BuildRequest(base.NovaLiteObject):
                 .values(claimed_at=clock.utc_now()))
         return result.rowcount
 
+    @db.retried
     def destroy(self, owner=None):
         """Delete the request; BuildRequestNotFound if someone else did.
         With ``owner``, only while ``owner`` holds it: BuildTakenOver if
@@ -137,6 +141,7 @@ class BuildRequest(base.NovaLiteObject):
             _raise_not_held(session, self.instance_uuid)
 
     @classmethod
+    @db.retried
     def record_flow(cls, context, instance_uuid, owner, flow):
         """Store ``flow`` (JSON-able: the build's action and the steps
         its owner has started) and renew the owner's lease, in one
@@ -154,6 +159,7 @@ class BuildRequest(base.NovaLiteObject):
                 _raise_not_held(session, instance_uuid)
 
     @classmethod
+    @db.retried
     def get_flow(cls, context, instance_uuid):
         """The flow its owner recorded (None: nothing recorded)."""
         table = models.BuildRequest
@@ -180,6 +186,7 @@ class BuildRequestList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('BuildRequest')}
 
     @classmethod
+    @db.retried
     def get_all(cls, context, project_id=None):
         query = sa.select(models.BuildRequest).order_by(
             models.BuildRequest.id)
@@ -191,6 +198,7 @@ class BuildRequestList(base.ObjectListBase, base.NovaLiteObject):
                                      for r in rows])
 
     @classmethod
+    @db.retried
     def get_stale(cls, context, timeout, limit=50):
         """The requests that ``BuildRequest.claim(..., timeout=timeout)``
         would take over: a lease not renewed for ``timeout`` seconds, or

@@ -9,7 +9,6 @@ scheduled).
 from oslo_utils import uuidutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import api_models as models
@@ -48,6 +47,7 @@ class CellMapping(base.NovaLiteObject):
         return mapping
 
     @classmethod
+    @db.retried
     def get_by_uuid(cls, context, uuid):
         with db.api_session() as session:
             row = session.execute(sa.select(models.CellMapping).where(
@@ -57,6 +57,7 @@ class CellMapping(base.NovaLiteObject):
         return cls._from_db(context, row)
 
     @classmethod
+    @db.retried
     def get_by_id(cls, context, id):
         with db.api_session() as session:
             row = session.get(models.CellMapping, id)
@@ -64,6 +65,7 @@ class CellMapping(base.NovaLiteObject):
             raise exception.CellMappingNotFound(uuid=id)
         return cls._from_db(context, row)
 
+    @db.retried
     def create(self):
         values = base.changes_for_db(self)
         values.setdefault('uuid', uuidutils.generate_uuid())
@@ -74,6 +76,7 @@ class CellMapping(base.NovaLiteObject):
             session.flush()
         base.copy_from_row(self, row, _CELL_COLUMNS)
 
+    @db.retried
     def save(self):
         values = base.changes_for_db(self)
         values['updated_at'] = base.utcnow()
@@ -91,6 +94,7 @@ class CellMappingList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('CellMapping')}
 
     @classmethod
+    @db.retried
     def get_all(cls, context):
         with db.api_session() as session:
             rows = list(session.execute(sa.select(models.CellMapping)
@@ -119,6 +123,7 @@ class HostMapping(base.NovaLiteObject):
         return mapping
 
     @classmethod
+    @db.retried
     def get_by_host(cls, context, host):
         with db.api_session() as session:
             found = session.execute(
@@ -130,6 +135,7 @@ class HostMapping(base.NovaLiteObject):
             raise exception.HostMappingNotFound(name=host)
         return cls._from_db(context, *found)
 
+    @db.retried
     def create(self):
         try:
             with db.api_session() as session:
@@ -138,7 +144,7 @@ class HostMapping(base.NovaLiteObject):
                                          created_at=base.utcnow())
                 session.add(row)
                 session.flush()
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             raise exception.Conflict(
                 reason='host %s is already mapped' % self.host)
         self.id = row.id
@@ -153,6 +159,7 @@ class HostMappingList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('HostMapping')}
 
     @classmethod
+    @db.retried
     def get_all(cls, context):
         with db.api_session() as session:
             found = session.execute(
@@ -197,6 +204,7 @@ class InstanceMapping(base.NovaLiteObject):
                            models.CellMapping.id))
 
     @classmethod
+    @db.retried
     def get_by_instance_uuid(cls, context, instance_uuid):
         with db.api_session() as session:
             found = session.execute(cls._query().where(
@@ -212,6 +220,7 @@ class InstanceMapping(base.NovaLiteObject):
                                  if self.cell_mapping is not None else None)
         return values
 
+    @db.retried
     def create(self):
         values = self._column_values()
         values['created_at'] = base.utcnow()
@@ -224,6 +233,7 @@ class InstanceMapping(base.NovaLiteObject):
             self.cell_mapping = None
         self.obj_reset_changes()
 
+    @db.retried
     def save(self):
         values = self._column_values()
         values['updated_at'] = base.utcnow()
@@ -235,11 +245,13 @@ class InstanceMapping(base.NovaLiteObject):
             raise exception.InstanceMappingNotFound(uuid=self.instance_uuid)
         self.obj_reset_changes()
 
+    @db.retried
     def destroy(self):
         with db.api_session() as session:
             session.execute(sa.delete(models.InstanceMapping).where(
                 models.InstanceMapping.instance_uuid == self.instance_uuid))
 
+    @db.retried
     def unmap_from(self, cell_mapping):
         """Point the mapping at no cell, if it still points at
         ``cell_mapping`` and no delete is queued; False otherwise.
@@ -271,6 +283,7 @@ class InstanceMappingList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('InstanceMapping')}
 
     @classmethod
+    @db.retried
     def get_by_instance_uuids(cls, context, uuids):
         with db.api_session() as session:
             found = session.execute(InstanceMapping._query().where(

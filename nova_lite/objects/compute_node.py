@@ -85,6 +85,7 @@ class ComputeNode(base.NovaLiteObject):
         return cls._from_db(context, cls(), row)
 
     @classmethod
+    @db.retried
     def get_by_uuid(cls, context, uuid):
         with db.cell_session(context) as session:
             row = session.execute(sa.select(models.ComputeNode).where(
@@ -137,6 +138,7 @@ class ComputeNodeList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('ComputeNode')}
 
     @classmethod
+    @db.retried
     def _get(cls, context, *where):
         query = sa.select(models.ComputeNode).where(
             models.ComputeNode.deleted == 0, *where).order_by(

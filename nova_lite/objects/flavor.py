@@ -2,7 +2,6 @@
 
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import api_models as models
@@ -54,6 +53,7 @@ class Flavor(base.NovaLiteObject):
         return flavor
 
     @classmethod
+    @db.retried
     def _get_by(cls, context, column, value):
         with db.api_session() as session:
             row = session.execute(sa.select(models.Flavor).where(
@@ -74,6 +74,7 @@ class Flavor(base.NovaLiteObject):
     def get_by_name(cls, context, name):
         return cls._get_by(context, models.Flavor.name, name)
 
+    @db.retried
     def create(self):
         if self.obj_attr_is_set('id'):
             raise exception.ObjectActionError(action='create',
@@ -96,7 +97,7 @@ class Flavor(base.NovaLiteObject):
                                                      project_id=project))
                 session.flush()
                 self._from_db(self._context, self, row, session)
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             if self._name_taken(self.name):
                 raise exception.FlavorExists(field='name', value=self.name)
             raise exception.FlavorExists(field='ID', value=self.flavorid)
@@ -107,6 +108,7 @@ class Flavor(base.NovaLiteObject):
             return session.execute(sa.select(models.Flavor.id).where(
                 models.Flavor.name == name)).first() is not None
 
+    @db.retried
     def save(self):
         """Write a changed description (the only mutable attribute: the
         sizes of a flavor are copied into instances, never changed)."""
@@ -128,6 +130,7 @@ class Flavor(base.NovaLiteObject):
         self.updated_at = now
         self.obj_reset_changes()
 
+    @db.retried
     def destroy(self):
         with db.api_session() as session:
             for table in (models.FlavorExtraSpec, models.FlavorProject):
@@ -147,6 +150,7 @@ class FlavorList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('Flavor')}
 
     @classmethod
+    @db.retried
     def get_all(cls, context, is_public=None, project_id=None,
                 min_memory_mb=None, min_disk=None, sort_key='flavorid',
                 sort_dir='asc', limit=None, marker=None):

@@ -9,7 +9,6 @@ from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import api_models as models
@@ -44,6 +43,7 @@ class Image(base.NovaLiteObject):
         return image
 
     @classmethod
+    @db.retried
     def get_by_id(cls, context, image_id):
         if not uuidutils.is_uuid_like(image_id):
             raise exception.ImageNotFound(image_id=image_id)
@@ -54,6 +54,7 @@ class Image(base.NovaLiteObject):
             raise exception.ImageNotFound(image_id=image_id)
         return cls._from_db(context, cls(), row)
 
+    @db.retried
     def create(self):
         if not self.obj_attr_is_set('id'):
             self.id = uuidutils.generate_uuid()
@@ -72,10 +73,11 @@ class Image(base.NovaLiteObject):
         try:
             with db.api_session() as session:
                 session.add(row)
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             raise exception.ImageExists(name=self.name)
         self._from_db(self._context, self, row)
 
+    @db.retried
     def destroy(self):
         with db.api_session() as session:
             result = session.execute(sa.delete(models.Image).where(
@@ -92,6 +94,7 @@ class ImageList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('Image')}
 
     @classmethod
+    @db.retried
     def get_all(cls, context, name=None, status=None):
         query = sa.select(models.Image).order_by(models.Image.name)
         if name is not None:

@@ -10,7 +10,6 @@ from oslo_serialization import jsonutils
 from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import main_models as models
@@ -194,7 +193,7 @@ class Instance(base.NovaLiteObject):
                 row = models.Instance(**values)
                 session.add(row)
                 session.flush()
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             raise exception.Conflict(
                 reason='instance %s already exists in this cell' % self.uuid)
         self._from_db(self._context, self, row)
@@ -297,6 +296,7 @@ class Instance(base.NovaLiteObject):
         self.obj_reset_changes(['fault'])
 
     @classmethod
+    @db.retried
     def update_tags(cls, context, uuid, change):
         """Set the tags of live instance ``uuid`` to ``change(tags)`` and
         return them.
@@ -380,6 +380,7 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
             for r in rows])
 
     @classmethod
+    @db.retried
     def uuids_by_host(cls, context):
         """{host: set of instance uuids} of the live instances of the
         context's cell (the scheduler's view of who runs where)."""

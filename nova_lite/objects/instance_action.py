@@ -304,6 +304,7 @@ class InstanceActionEventList(base.ObjectListBase, base.NovaLiteObject):
                                      for row in rows])
 
 
+@db.retried
 def move_history(source_context, target_context, instance_uuid):
     """Move the actions and events of ``instance_uuid`` from the cell
     database ``source_context`` is aimed at to ``target_context``'s, as
@@ -348,6 +349,7 @@ def move_history(source_context, target_context, instance_uuid):
     return len(actions)
 
 
+@db.retried
 def forget_action(context, instance_uuid, request_id):
     """Delete the action request ``request_id`` started on
     ``instance_uuid``, with its events, from the cell ``context`` is aimed

@@ -16,7 +16,6 @@ from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import api_models as models
@@ -105,6 +104,7 @@ class InstanceGroup(base.NovaLiteObject):
         return row
 
     @classmethod
+    @db.retried
     def get_by_uuid(cls, context, uuid):
         """The group ``uuid`` with its members; InstanceGroupNotFound."""
         if not uuidutils.is_uuid_like(uuid):
@@ -115,6 +115,7 @@ class InstanceGroup(base.NovaLiteObject):
         return cls._from_db(context, cls(), row, members)
 
     @classmethod
+    @db.retried
     def get_by_instance_uuid(cls, context, instance_uuid):
         """The group the server ``instance_uuid`` is a member of, or
         None."""
@@ -130,6 +131,7 @@ class InstanceGroup(base.NovaLiteObject):
             members = cls._members_of(session, [group_id])[group_id]
         return cls._from_db(context, cls(), row, members)
 
+    @db.retried
     def create(self):
         """Store a new group (a uuid is generated when none is set) and
         the members it was given."""
@@ -158,6 +160,7 @@ class InstanceGroup(base.NovaLiteObject):
             session.flush()
         self._from_db(self._context, self, row, self.members)
 
+    @db.retried
     def destroy(self):
         """Delete the group and its memberships (not the servers)."""
         with db.api_session() as session:
@@ -168,6 +171,7 @@ class InstanceGroup(base.NovaLiteObject):
                 models.InstanceGroup.id == row.id))
 
     @classmethod
+    @db.retried
     def add_members(cls, context, group_uuid, instance_uuids,
                     max_members=-1):
         """Make the servers members of the group; return the uuids that
@@ -194,12 +198,17 @@ class InstanceGroup(base.NovaLiteObject):
                         created_at=now))
                     added.append(instance_uuid)
                 session.flush()
-        except sa_exc.IntegrityError:
+        except db.DBReferenceError:
             # The group was deleted between our read and our insert.
             raise exception.InstanceGroupNotFound(group_uuid=group_uuid)
+        except db.DBDuplicateEntry:
+            raise exception.Conflict(
+                reason='another request added the same members to server '
+                       'group %s at the same time' % group_uuid)
         return added
 
     @classmethod
+    @db.retried
     def remove_members(cls, context, group_uuid, instance_uuids):
         """Drop the servers from the group (no error for non-members or
         a group that is already gone)."""
@@ -222,6 +231,7 @@ class InstanceGroupList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('InstanceGroup')}
 
     @classmethod
+    @db.retried
     def count(cls, context, project_id):
         """How many groups ``project_id`` has."""
         with db.api_session() as session:
@@ -231,6 +241,7 @@ class InstanceGroupList(base.ObjectListBase, base.NovaLiteObject):
             ).scalar()
 
     @classmethod
+    @db.retried
     def get_all(cls, context, project_id=None, limit=None, offset=None,
                 marker=None):
         """The groups of ``project_id`` (None: every project), oldest

@@ -8,7 +8,6 @@ pairs are never changed once created: they are created and destroyed.
 
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import api_models as models
@@ -45,6 +44,7 @@ class KeyPair(base.NovaLiteObject):
         return keypair
 
     @classmethod
+    @db.retried
     def get_by_name(cls, context, user_id, name):
         """The key pair ``name`` of ``user_id``; KeypairNotFound."""
         with db.api_session() as session:
@@ -55,6 +55,7 @@ class KeyPair(base.NovaLiteObject):
             raise exception.KeypairNotFound(user_id=user_id, name=name)
         return cls._from_db(context, cls(), row)
 
+    @db.retried
     def create(self):
         """Store a new key pair; KeyPairExists if the user has one of
         that name."""
@@ -72,10 +73,11 @@ class KeyPair(base.NovaLiteObject):
                     created_at=base.utcnow(), updated_at=None)
                 session.add(row)
                 session.flush()
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             raise exception.KeyPairExists(key_name=self.name)
         self._from_db(self._context, self, row)
 
+    @db.retried
     def destroy(self):
         """Delete the key pair; KeypairNotFound if it is gone already."""
         with db.api_session() as session:
@@ -95,6 +97,7 @@ class KeyPairList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('KeyPair')}
 
     @classmethod
+    @db.retried
     def get_by_user(cls, context, user_id, limit=None, marker=None):
         """The key pairs of ``user_id``, by name: at most ``limit``, those
         after the one named ``marker``; MarkerNotFound if ``user_id`` has
@@ -117,6 +120,7 @@ class KeyPairList(base.ObjectListBase, base.NovaLiteObject):
             KeyPair._from_db(context, KeyPair(), row) for row in rows])
 
     @classmethod
+    @db.retried
     def count(cls, context, user_id):
         """How many key pairs ``user_id`` has."""
         with db.api_session() as session:

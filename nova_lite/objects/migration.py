@@ -145,6 +145,7 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('Migration')}
 
     @classmethod
+    @db.retried
     def _query(cls, context, *where):
         with db.cell_session(context) as session:
             rows = session.execute(sa.select(models.Migration).where(

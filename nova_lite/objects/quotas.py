@@ -10,7 +10,6 @@ adds up a project's servers in one cell database.
 
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import api_models as models
@@ -19,6 +18,7 @@ from nova_lite import exception
 from nova_lite.objects import base
 
 
+@db.retried
 def _read_limits(model, owner_column, owner):
     with db.api_session() as session:
         rows = session.execute(sa.select(model.resource, model.hard_limit)
@@ -26,6 +26,7 @@ def _read_limits(model, owner_column, owner):
         return {resource: hard_limit for resource, hard_limit in rows}
 
 
+@db.retried
 def _write_limits(model, owner_column, owner, limits):
     """Insert or update the rows of ``limits`` (resource -> limit) of
     ``owner`` in one transaction; Conflict if another writer inserted
@@ -49,7 +50,7 @@ def _write_limits(model, owner_column, owner, limits):
                                          'hard_limit': hard_limit,
                                          'created_at': now}))
             session.flush()
-    except sa_exc.IntegrityError:
+    except db.DBDuplicateEntry:
         raise exception.Conflict(
             reason='the quota of %s was changed by another request at the '
                    'same time; send the update again.' % owner)
@@ -84,6 +85,7 @@ class ProjectQuotas(base.NovaLiteObject):
         self.limits = dict(self.limits, **limits)
         self.obj_reset_changes()
 
+    @db.retried
     def destroy(self):
         """Forget every limit of the project: its defaults apply again."""
         with db.api_session() as session:
@@ -123,6 +125,7 @@ class QuotaClass(base.NovaLiteObject):
         self.obj_reset_changes()
 
 
+@db.retried
 def count_instances(context, project_id, excluding=()):
     """(servers, vcpus, memory_mb) of ``project_id``'s live instances in
     the cell database ``context`` is aimed at, leaving out the uuids in

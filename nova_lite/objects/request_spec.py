@@ -214,6 +214,7 @@ class RequestSpec(base.NovaLiteObject):
         return spec
 
     @classmethod
+    @db.retried
     def get_by_instance_uuid(cls, context, instance_uuid):
         with db.api_session() as session:
             row = session.execute(sa.select(models.RequestSpec).where(
@@ -223,6 +224,7 @@ class RequestSpec(base.NovaLiteObject):
             raise exception.RequestSpecNotFound(instance_uuid=instance_uuid)
         return cls._from_db(context, row)
 
+    @db.retried
     def create(self):
         now = base.utcnow()
         with db.api_session() as session:
@@ -234,6 +236,7 @@ class RequestSpec(base.NovaLiteObject):
         self.id = row.id
         self.obj_reset_changes()
 
+    @db.retried
     def save(self):
         with db.api_session() as session:
             session.execute(sa.update(models.RequestSpec).where(
@@ -241,6 +244,7 @@ class RequestSpec(base.NovaLiteObject):
                 .values(spec=self._blob(), updated_at=base.utcnow()))
         self.obj_reset_changes()
 
+    @db.retried
     def destroy(self):
         with db.api_session() as session:
             session.execute(sa.delete(models.RequestSpec).where(

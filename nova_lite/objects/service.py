@@ -8,7 +8,6 @@ speaks, which is what ``[upgrade_levels] <service> = auto`` pins to.
 from oslo_utils import uuidutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.db import api as db
 from nova_lite.db import main_models as models
@@ -72,6 +71,7 @@ class Service(base.NovaLiteObject):
         return service
 
     @classmethod
+    @db.retried
     def _get_one(cls, context, not_found, *where):
         with db.cell_session(context) as session:
             row = session.execute(sa.select(models.Service).where(
@@ -115,7 +115,7 @@ class Service(base.NovaLiteObject):
                 row = models.Service(**values)
                 session.add(row)
                 session.flush()
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             raise exception.Conflict(reason='service %s on %s exists' %
                                      (self.binary, self.host))
         base.copy_from_row(self, row, _COLUMNS)
@@ -173,6 +173,7 @@ class ServiceList(base.ObjectListBase, base.NovaLiteObject):
     fields = {'objects': fields.ListOfObjectsField('Service')}
 
     @classmethod
+    @db.retried
     def get_all(cls, context, binary=None, host=None):
         query = sa.select(models.Service).where(
             models.Service.deleted == 0).order_by(models.Service.id)

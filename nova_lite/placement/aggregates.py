@@ -5,7 +5,6 @@ An aggregate exists in placement only as long as it is useful: a row in
 """
 
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.placement import db
 
@@ -36,7 +35,7 @@ def ids_of(connection, uuids, create=False):
                     result = connection.execute(db.AGGREGATES.insert().values(
                         uuid=uuid, created_at=db.now()))
                 found[uuid] = result.inserted_primary_key[0]
-            except sa_exc.IntegrityError:
+            except db.DBDuplicateEntry:
                 found[uuid] = connection.execute(
                     sa.select(db.AGGREGATES.c.id).where(
                         db.AGGREGATES.c.uuid == uuid)).scalar_one()

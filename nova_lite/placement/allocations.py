@@ -15,7 +15,6 @@ import collections
 import functools
 
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.placement import capacity
 from nova_lite.placement import db
@@ -330,7 +329,7 @@ def _insert_consumer(connection, request, stamp):
             'project_id': request.project_id,
             'user_id': request.user_id, 'generation': 1,
             'created_at': stamp, 'updated_at': stamp})
-    except sa_exc.IntegrityError:
+    except db.DBDuplicateEntry:
         # No savepoint needed: a failed INSERT leaves the transaction
         # usable, and this one is rolled back anyway.
         generation = connection.execute(

@@ -13,16 +13,12 @@ write that did not name it (``ProviderGenerationRace``); a few attempts,
 then the client gets 409 ``placement.concurrent_update``.
 """
 
-import contextlib
 import functools
-import random
-import threading
-import time
 
 from oslo_log import log as logging
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.ext import compiler as sa_compiler
+from sqlalchemy import pool as sa_pool
 from sqlalchemy.sql import functions as sa_functions
 
 from nova_lite import conf as nova_conf
@@ -44,119 +40,76 @@ PROVIDER_TRAITS = models.ResourceProviderTrait.__table__
 AGGREGATES = models.PlacementAggregate.__table__
 PROVIDER_AGGREGATES = models.ResourceProviderAggregate.__table__
 
+DBDuplicateEntry = db_api.DBDuplicateEntry
+
 MAX_ATTEMPTS = 10
 PACKED_MAX_LEN = 256 * 1024 * 1024
-# MySQL error numbers worth a retry of the whole transaction.
-_DEADLOCK = 1213
-_LOCK_WAIT_TIMEOUT = 1205
-
-_ENGINES = {}
-_LOCK = threading.Lock()
 
 
-def _engine():
-    url = CONF.api_database.connection
-    engine = _ENGINES.get(url)
-    if engine is not None:
-        return engine
-    with _LOCK:
-        engine = _ENGINES.get(url)
-        if engine is None:
-            parsed = db_api._parse(url)
-            if parsed.get_backend_name() == 'mysql':
-                # Our own pool whose connections are READ COMMITTED from
-                # the start (set once per connection, not per checkout).
-                options = CONF.api_database
-                # No pre-ping and no rollback on checkin: each costs a
-                # round trip per request, a fifth of an allocation write.
-                # Every use is a whole transaction (begin() commits or
-                # rolls back), and a connection found dead is retried
-                # (see retrying()).
-                engine = sa.create_engine(
-                    parsed, isolation_level='READ COMMITTED',
-                    pool_pre_ping=False, pool_reset_on_return=None,
-                    pool_size=options.max_pool_size,
-                    max_overflow=options.max_overflow,
-                    pool_timeout=options.pool_timeout,
-                    pool_recycle=options.connection_recycle_time)
-                sa.event.listen(engine, 'connect', _mysql_session_settings)
-            else:
-                engine = db_api.get_engine(url, CONF.api_database)
-            _ENGINES[url] = engine
-    return engine
+def _tune(engine):
+    """Placement's engine on the API database, on MySQL/MariaDB.
 
+    Connections are READ COMMITTED from the start (set once per
+    connection, not per checkout) and may return whole result sets as
+    one GROUP_CONCAT value (``packed_rows``). No ping on checkout and no
+    rollback on checkin: each costs a round trip per request, a fifth of
+    an allocation write. Every use is a whole transaction that commits
+    or rolls back, and one that finds its connection dead is run again
+    (``retrying``).
+    """
+    if engine.dialect.name != 'mysql':
+        return
 
-def _mysql_session_settings(dbapi_connection, record):
-    cursor = dbapi_connection.cursor()
-    # packed_rows() returns whole result sets as one GROUP_CONCAT value.
-    cursor.execute('SET SESSION group_concat_max_len = %d' % PACKED_MAX_LEN)
-    cursor.close()
+    @sa.event.listens_for(engine, 'connect')
+    def _session_settings(dbapi_connection, record):
+        cursor = dbapi_connection.cursor()
+        cursor.execute('SET SESSION TRANSACTION ISOLATION LEVEL '
+                       'READ COMMITTED')
+        cursor.execute('SET SESSION group_concat_max_len = %d'
+                       % PACKED_MAX_LEN)
+        cursor.close()
+
+    # SQLAlchemy has no public way to change these on a made engine;
+    # tests.unit.placement.test_db checks that they still exist.
+    engine.pool._pre_ping = False
+    engine.pool._reset_on_return = sa_pool.base.reset_none
 
 
 def reset():
     """Forget the engines (tests switch databases between cases)."""
-    with _LOCK:
-        for engine in _ENGINES.values():
-            if engine.dialect.name == 'mysql':
-                engine.dispose()
-        _ENGINES.clear()
+    db_api.forget(CONF.api_database.connection)
 
 
 def is_mysql(connection):
     return connection.dialect.name == 'mysql'
 
 
-@contextlib.contextmanager
 def transaction():
     """A Core connection in a transaction on the API database."""
-    engine = _engine()
-    try:
-        with engine.begin() as connection:
-            yield connection
-    except (sa_exc.OperationalError, sa_exc.InterfaceError) as e:
-        url = db_api.safe_url(CONF.api_database.connection)
-        if getattr(e, 'connection_invalidated', False):
-            raise StaleConnection(url=url, reason=e.orig or e)
-        if db_api._is_connect_error(e):
-            raise exception.DatabaseUnavailable(url=url, reason=e.orig or e)
-        raise
-
-
-class StaleConnection(exception.DatabaseUnavailable):
-    """A pooled connection turned out dead; a new one may well work."""
-
-
-def _retriable(error):
-    if isinstance(error, (placement_exc.ProviderGenerationRace,
-                          StaleConnection)):
-        # StaleConnection: a pooled connection the server had closed
-        # (restart, idle timeout); the transaction died with it.
-        return True
-    if isinstance(error, sa_exc.OperationalError):
-        args = getattr(error.orig, 'args', ())
-        return bool(args) and args[0] in (_DEADLOCK, _LOCK_WAIT_TIMEOUT)
-    return False
+    return db_api.connection(CONF.api_database.connection,
+                             CONF.api_database, tuning='placement',
+                             on_engine_create=[_tune])
 
 
 def retrying(function):
     """Run ``function`` (which opens its own transaction) again on a
-    deadlock or a provider generation race, at most MAX_ATTEMPTS times."""
+    deadlock, a lost connection or a provider generation race, at most
+    MAX_ATTEMPTS times; then the client gets 409
+    ``placement.concurrent_update``."""
+    attempt = db_api.retried(function, attempts=MAX_ATTEMPTS,
+                             also=placement_exc.ProviderGenerationRace)
+
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            try:
-                return function(*args, **kwargs)
-            except Exception as error:
-                if not _retriable(error):
-                    raise
-                if attempt == MAX_ATTEMPTS:
-                    LOG.warning('%s gave up after %d attempts: %s',
-                                function.__name__, attempt, error)
-                    raise placement_exc.ConcurrentUpdate(
-                        reason='Another request changed the same resource '
-                               'providers at the same time; retry.')
-                LOG.debug('%s: retrying after %s', function.__name__, error)
-                time.sleep(random.uniform(0, 0.01 * attempt))
+        try:
+            return attempt(*args, **kwargs)
+        except (db_api.DBDeadlock, exception.DatabaseConnectionLost,
+                placement_exc.ProviderGenerationRace) as error:
+            LOG.warning('%s gave up after %d attempts: %s',
+                        function.__name__, MAX_ATTEMPTS, error)
+            raise placement_exc.ConcurrentUpdate(
+                reason='Another request changed the same resource '
+                       'providers at the same time; retry.')
     return wrapper
 
 

@@ -9,7 +9,6 @@ the tree (itself for a root), ``parent_provider_id`` the direct parent.
 """
 
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.placement import aggregates
 from nova_lite.placement import capacity
@@ -135,7 +134,7 @@ def create(connection, uuid, name, parent_uuid=None):
             parent_provider_id=parent.id if parent else None,
             root_provider_id=parent.root_provider_id if parent else None,
             created_at=stamp, updated_at=stamp))
-    except sa_exc.IntegrityError:
+    except db.DBDuplicateEntry:
         raise exception.DuplicateName(
             reason='Conflicting resource provider name or uuid: %s (%s) '
                    'already exists.' % (name, uuid))
@@ -204,7 +203,7 @@ def update(connection, uuid, name, parent_uuid=None, set_parent=False,
     try:
         connection.execute(P.update().where(P.c.id == provider.id)
                            .values(**values))
-    except sa_exc.IntegrityError:
+    except db.DBDuplicateEntry:
         raise exception.DuplicateName(
             reason='Conflicting resource provider name: %s already '
                    'exists.' % name)

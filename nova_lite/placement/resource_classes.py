@@ -11,7 +11,6 @@ import re
 import threading
 
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.placement import db
 from nova_lite.placement import exception
@@ -120,7 +119,7 @@ def create(connection, name):
     try:
         connection.execute(db.RESOURCE_CLASSES.insert().values(
             id=new_id, name=name, created_at=db.now()))
-    except sa_exc.IntegrityError:
+    except db.DBDuplicateEntry:
         raise exception.Conflict(
             reason='Conflicting resource class already exists: %s' % name)
     with _CACHE.lock:

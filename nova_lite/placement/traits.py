@@ -10,7 +10,6 @@ import re
 import threading
 
 import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from nova_lite.placement import db
 from nova_lite.placement import exception
@@ -149,7 +148,7 @@ def ensure_standard(connection):
             with connection.begin_nested():
                 connection.execute(db.TRAITS.insert(), [
                     {'name': name, 'created_at': stamp} for name in missing])
-        except sa_exc.IntegrityError:
+        except db.DBDuplicateEntry:
             # Another process is writing them too: one by one, skipping
             # the ones it wrote first.
             for name in missing:
@@ -157,7 +156,7 @@ def ensure_standard(connection):
                     with connection.begin_nested():
                         connection.execute(db.TRAITS.insert().values(
                             name=name, created_at=stamp))
-                except sa_exc.IntegrityError:
+                except db.DBDuplicateEntry:
                     pass
     _CACHE.reload(connection)
     _CACHE.synced = True
@@ -219,7 +218,7 @@ def create(connection, name):
         with connection.begin_nested():
             result = connection.execute(db.TRAITS.insert().values(
                 name=name, created_at=db.now()))
-    except sa_exc.IntegrityError:
+    except db.DBDuplicateEntry:
         return False
     with _CACHE.lock:
         _CACHE.id_by_name[name] = result.inserted_primary_key[0]

@@ -47,8 +47,7 @@ def _migrated_template(schema):
             path = os.path.join(directory, schema + '.sqlite')
             url = 'sqlite:///' + path
             db_migration.db_sync(url, schema)
-            db.get_engine(url).dispose()
-            db._ENGINES.pop(url, None)
+            db.forget(url)
             _TEMPLATES[schema] = path
     return _TEMPLATES[schema]
 

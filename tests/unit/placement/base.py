@@ -43,9 +43,7 @@ def _template_database():
             path = os.path.join(directory, 'api.sqlite')
             url = 'sqlite:///' + path
             migration.db_sync(url, migration.API)
-            engine = db_api.get_engine(url)
-            engine.dispose()
-            db_api._ENGINES.pop(url, None)
+            db_api.forget(url)
             _TEMPLATE['path'] = path
     return _TEMPLATE['path']
 
