@@ -30,3 +30,14 @@ def add_step_tests(case, steps, check, name):
             getattr(self, check)(step)
         test.__name__ = name % step
         setattr(case, test.__name__, test)
+
+
+def assert_audit_clean(test, reportclient, ports):
+    """The control plane's invariant (``nova_lite.audit``) holds: no
+    allocation, binding or record left where it should not be."""
+    from nova_lite import audit
+    from nova_lite import context as nova_context
+    checker = audit.Audit(nova_context.get_admin_context(), reportclient,
+                          ports)
+    checker.run()
+    test.assertEqual([], checker.violations)

@@ -89,6 +89,11 @@ class BuildFlowStepTestCase(test_recover.RecoverTestCase):
         self.assertEqual((states.BUILDING, None),
                          (stored.vm_state, stored.fault))
 
+    def tearDown(self):
+        # Whatever a test left, failed, crashed or built: the audit holds.
+        flow_steps.assert_audit_clean(self, self.reportclient, self.ports)
+        super().tearDown()
+
     def take_over(self, uuid):
         self.scheduler.error = None
         self.age_claim(uuid, test_recover.TIMEOUT + 100)
