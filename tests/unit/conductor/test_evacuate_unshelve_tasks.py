@@ -113,6 +113,18 @@ class MoveTaskTestCase(testtools.TestCase):
 
     def compute_node(self, host):
         node = uuidutils.generate_uuid()
+        # Its record in cell1 too: the audit maps servers' hosts to their
+        # providers through it.
+        with nova_context.target_cell(self.admin,
+                                      self.plane.databases.cell1) as cctxt:
+            objects.ComputeNode(
+                cctxt, uuid=node, host=host, hypervisor_hostname=host,
+                hypervisor_type='fake', hypervisor_version=1, vcpus=4,
+                memory_mb=2048, local_gb=10, vcpus_used=0,
+                memory_mb_used=0, local_gb_used=0, free_ram_mb=2048,
+                free_disk_gb=10, running_vms=0, current_workload=0,
+                cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
+                disk_allocation_ratio=1.0).create()
         self.reportclient.ensure_resource_provider(node, host)
         self.reportclient.set_inventory(node, {
             'VCPU': {'total': 4}, 'MEMORY_MB': {'total': 2048},

@@ -29,6 +29,7 @@ class TestEachLiveMigrationStepFails(
         self.assertEqual(('error', []),
                          (self.stored_migration().status,
                           self.compute.live_migrations))
+        flow_steps.assert_audit_clean(self, self.reportclient, self.ports)
 
 
 flow_steps.add_step_tests(TestEachLiveMigrationStepFails, STEPS,

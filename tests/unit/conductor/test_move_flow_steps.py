@@ -34,6 +34,7 @@ class TestEachEvacuationStepFails(moves.EvacuateTestCase):
         self.assertIn('injected at %s' % step, stored.fault.message)
         self.assertEqual(('error', []), (self.stored_migration().status,
                                          self.compute.evacuations))
+        flow_steps.assert_audit_clean(self, self.reportclient, self.ports)
 
 
 class TestEachUnshelveStepFails(moves.UnshelveTestCase):
@@ -45,6 +46,7 @@ class TestEachUnshelveStepFails(moves.UnshelveTestCase):
         stored = self.assertStillOffloaded()
         self.assertIn('injected at %s' % step, stored.fault.message)
         self.assertEqual([], self.compute.unshelves)
+        flow_steps.assert_audit_clean(self, self.reportclient, self.ports)
 
 
 flow_steps.add_step_tests(TestEachEvacuationStepFails, EVACUATION_STEPS,
