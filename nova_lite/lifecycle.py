@@ -54,13 +54,30 @@ def record_fault(context, instance, error, host=None, details=None):
     return fault
 
 
-def set_error(context, instance, error, host=None, details=None):
+def set_error(context, instance, error, host=None, details=None,
+              expected_task_state=None):
     """Put ``instance`` in ERROR, its task ended, with ``error`` as its
-    fault. The fault first: whoever sees ERROR must see why."""
-    record_fault(context, instance, error, host=host, details=details)
+    fault. The fault first: whoever sees ERROR must see why.
+
+    With ``expected_task_state``, only while the server is still in that
+    task: one deleted or moved on meanwhile belongs to whoever changed
+    it, and nothing is written (False). The fault then follows the ERROR.
+    """
+    if expected_task_state is None:
+        record_fault(context, instance, error, host=host, details=details)
     instance.vm_state = states.ERROR
     instance.task_state = None
-    instance.save()
+    if expected_task_state is None:
+        instance.save()
+        return True
+    try:
+        instance.save(expected_task_state=[expected_task_state])
+    except (exception.InstanceNotFound,
+            exception.UnexpectedTaskStateError) as e:
+        LOG.info('%s not put in ERROR: %s', instance.uuid, e)
+        return False
+    record_fault(context, instance, error, host=host, details=details)
+    return True
 
 
 def give_back(reportclient, instance_uuid):

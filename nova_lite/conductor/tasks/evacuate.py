@@ -112,15 +112,8 @@ class EvacuateTask:
                 self.migration.obj_attr_is_set('id'):
             self.migration.status = 'error'
             self.migration.save()
-        lifecycle.record_fault(self.cctxt, self.instance, error)
-        self.instance.vm_state = states.ERROR
-        self.instance.task_state = None
-        try:
-            self.instance.save(expected_task_state=[states.REBUILDING])
-        except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError) as e:
-            LOG.info('%s changed during its evacuation: %s',
-                     self.instance.uuid, e)
+        lifecycle.set_error(self.cctxt, self.instance, error,
+                            expected_task_state=states.REBUILDING)
 
 
 def evacuation_undos(cctxt, reportclient, instance_uuid, migration):
