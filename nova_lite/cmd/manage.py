@@ -135,6 +135,15 @@ def create_cell():
     print(cell.uuid)
 
 
+def _report_down(down, consequence):
+    """Tell the operator, on standard error, which cells did not answer
+    ({cell name: why}) and what that left undone."""
+    for name, reason in sorted(down.items()):
+        print('ERROR: cell %s did not answer (%s): %s. Run the command '
+              'again when it is back.' % (name, reason, consequence),
+              file=sys.stderr)
+
+
 def simple_cell_setup():
     from nova_lite import objects
     from nova_lite.scheduler import discovery
@@ -153,10 +162,12 @@ def simple_cell_setup():
         _create_cell(context, 'cell1', transport_url,
                      CONF.database.connection)
         print('Cell0 and cell1 are mapped.')
-    mapped = discovery.discover_hosts(context)
-    if mapped:
-        print('Mapped hosts: %s' % ', '.join(m.host for m in mapped))
-    return 0
+    discovered = discovery.discover_hosts(context)
+    if discovered.mapped:
+        print('Mapped hosts: %s' % ', '.join(m.host
+                                              for m in discovered.mapped))
+    _report_down(discovered.down, 'its hosts were not discovered')
+    return 1 if discovered.down else 0
 
 
 def list_cells():
@@ -179,14 +190,17 @@ def _mask(url):
 
 
 def discover_hosts():
+    """Map the new computes of every cell; exit status 1 if a cell did
+    not answer (its hosts are mapped by a later run)."""
     from nova_lite.scheduler import discovery
-    mapped = discovery.discover_hosts(_admin(), CONF.command.cell_uuid)
-    if CONF.command.verbose or mapped:
-        for mapping in mapped:
-            print('Mapped host %s to cell %s' % (
-                mapping.host, mapping.cell_mapping.name))
-    if not mapped:
+    discovered = discovery.discover_hosts(_admin(), CONF.command.cell_uuid)
+    for mapping in discovered.mapped:
+        print('Mapped host %s to cell %s' % (
+            mapping.host, mapping.cell_mapping.name))
+    if not discovered.mapped:
         print('No new compute hosts to map.')
+    _report_down(discovered.down, 'its hosts were not discovered')
+    return 1 if discovered.down else 0
 
 
 def list_hosts():
