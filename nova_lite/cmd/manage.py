@@ -372,7 +372,8 @@ def placement_audit():
 
 def audit():
     """Check the invariant across cells, placement and the port service
-    (see nova_lite.audit); print each violation, exit status 3 if any."""
+    (see nova_lite.audit); print each violation, exit status 3 if any,
+    else 1 if a cell did not answer (the audit is not complete)."""
     from nova_lite import audit as audit_mod
     checker = audit_mod.Audit(_admin())
     violations = checker.run()
@@ -380,7 +381,11 @@ def audit():
         print('VIOLATION: %s' % violation)
     print('%d server(s) checked, %d skipped (in a task), %d violation(s).'
           % (checker.checked, checker.skipped, len(violations)))
-    return 3 if violations else 0
+    _report_down(checker.down, 'its servers were not checked, nor were '
+                               'the allocations and ports of no server')
+    if violations:
+        return 3
+    return 1 if checker.down else 0
 
 
 # -- command line ------------------------------------------------------------------
@@ -492,7 +497,7 @@ def _add_commands(subparsers):
     p = subparsers.add_parser(
         'audit', help='check that every server\'s allocations and port '
                       'bindings are on the host that holds it (exit status '
-                      '3 if anything is not)')
+                      '3 if anything is not, 1 if a cell did not answer)')
     p.set_defaults(func=audit)
 
     scheduler = group('scheduler', 'the scheduling pipeline, offline')
