@@ -41,23 +41,37 @@ def _admin():
 # -- db / api_db ---------------------------------------------------------------
 
 def db_sync():
+    """Upgrade [database] connection, then every other mapped cell's
+    database; a cell whose database does not answer is reported (exit
+    status 1) and the others are still upgraded."""
     from nova_lite.db import migration
+    from nova_lite import exception
     migration.db_sync(CONF.database.connection, migration.MAIN,
                       CONF.command.version or 'head')
     from nova_lite import objects
-    # Every cell database known to the API database gets the schema too.
-    if CONF.api_database.connection:
-        from nova_lite.db import api as db_api
+    if not CONF.api_database.connection:
+        return 0
+    from nova_lite.db import api as db_api
+    try:
+        cells = objects.CellMappingList.get_all(_admin())
+    except Exception:
+        cells = []  # API database not synced yet
+    down = {}
+    # One cell after another, not cells.scatter: alembic runs a migration
+    # through one module-global context, which two threads cannot share.
+    for cell in cells:
+        if cell.database_connection == CONF.database.connection:
+            continue
         try:
-            cells = objects.CellMappingList.get_all(_admin())
-        except Exception:
-            cells = []  # API database not synced yet
-        for cell in cells:
-            if cell.database_connection != CONF.database.connection:
-                migration.db_sync(cell.database_connection, migration.MAIN,
-                                  CONF.command.version or 'head')
-                print('Synced cell %s (%s)' % (
-                    cell.name, db_api.safe_url(cell.database_connection)))
+            migration.db_sync(cell.database_connection, migration.MAIN,
+                              CONF.command.version or 'head')
+        except exception.DatabaseUnavailable as e:
+            down[cell.name or cell.uuid] = e
+            continue
+        print('Synced cell %s (%s)' % (
+            cell.name, db_api.safe_url(cell.database_connection)))
+    _report_down(down, 'its database was not synced')
+    return 1 if down else 0
 
 
 def db_version():
@@ -291,28 +305,35 @@ def flavor_list():
 # -- placement ------------------------------------------------------------------
 
 def _cell_instances(context, placed=True):
-    """(cell context, instance) for every live instance with a host (or,
-    with ``placed=False``, every live instance)."""
-    from nova_lite import context as nova_context
+    """([(cell context, instance)] for every live instance with a host
+    (or, with ``placed=False``, every live instance) in the cells that
+    answered, {cell name: why} of those that did not)."""
+    from nova_lite import cells
     from nova_lite import objects
-    for cell in objects.CellMappingList.get_all(context):
-        if cell.is_cell0:
-            continue
-        with nova_context.target_cell(context, cell) as cctxt:
-            for instance in objects.InstanceList.get_by_filters(cctxt, {}):
-                if not placed or (instance.host and instance.node):
-                    yield cctxt, instance
+
+    def read(cctxt, cell):
+        return [(cctxt, instance)
+                for instance in objects.InstanceList.get_by_filters(cctxt, {})
+                if not placed or (instance.host and instance.node)]
+
+    found = cells.scatter(context, read, 'a list of servers',
+                          with_cell0=False)
+    return ([pair for pairs in found.answers.values() for pair in pairs],
+            found.down_by_name())
 
 
 def placement_heal_allocations():
-    """Write the allocations of instances that have none in placement."""
+    """Write the allocations of instances that have none in placement;
+    exit status 1 if a cell did not answer (its instances are not
+    healed)."""
     from nova_lite.compute import resource_tracker
     from nova_lite import exception
     from nova_lite import objects
     from nova_lite import placement_client
     client = placement_client.PlacementClient()
     healed = checked = 0
-    for cctxt, instance in _cell_instances(_admin()):
+    instances, down = _cell_instances(_admin())
+    for cctxt, instance in instances:
         checked += 1
         if client.get_allocations(instance.uuid).get('allocations'):
             continue
@@ -335,18 +356,26 @@ def placement_heal_allocations():
                                                      instance.node))
     print('%d instance(s) checked, %d allocation(s) written.' % (checked,
                                                                 healed))
+    _report_down(down, 'its instances were not checked')
+    return 1 if down else 0
 
 
 def placement_audit():
     """List (and with --delete remove) allocations whose consumer is not
     a live instance. Instances still being built count as live: the
-    scheduler claims before the instance reaches its cell and host."""
+    scheduler claims before the instance reaches its cell and host. If a
+    cell does not answer, nothing is audited (exit status 1): its
+    instances' allocations would look orphaned."""
     from nova_lite import objects
     from nova_lite import placement_client
     client = placement_client.PlacementClient()
     context = _admin()
-    live = {instance.uuid
-            for _c, instance in _cell_instances(context, placed=False)}
+    instances, down = _cell_instances(context, placed=False)
+    if down:
+        _report_down(down, 'its instances cannot be told from orphans, so '
+                           'no allocation was audited')
+        return 1
+    live = {instance.uuid for _c, instance in instances}
     live |= {request.instance_uuid
              for request in objects.BuildRequestList.get_all(context)}
     orphans = []

@@ -93,3 +93,23 @@ class TestADownCell(ManageTestCase):
         self.assertEqual('Mapped host compute1 to cell cell1\n',
                          self.stdout.getvalue())
         self.assertDownCellReported('its hosts were not discovered')
+
+    def test_db_sync_syncs_the_other_cells_and_exits_1(self):
+        self.assertEqual(1, self.manage(manage.db_sync, version=None))
+        self.assertIn('Synced cell cell0', self.stdout.getvalue())
+        self.assertDownCellReported('its database was not synced')
+
+    def test_heal_allocations_heals_the_other_cells_and_exits_1(self):
+        self.assertEqual(1, self.manage(manage.placement_heal_allocations,
+                                        verbose=False))
+        self.assertIn('0 instance(s) checked', self.stdout.getvalue())
+        self.assertDownCellReported('its instances were not checked')
+
+    def test_placement_audit_calls_nothing_orphaned_and_exits_1(self):
+        # Nothing listens there: placement is not even asked.
+        self.config.config(endpoint='http://127.0.0.1:9', group='placement')
+        self.assertEqual(1, self.manage(manage.placement_audit,
+                                        delete=True))
+        self.assertEqual('', self.stdout.getvalue())
+        self.assertDownCellReported('its instances cannot be told from '
+                                    'orphans, so no allocation was audited')
