@@ -21,17 +21,32 @@ Each server exists once: in one cell (or as one BuildRequest while it is
 scheduled, not both), and its instance mapping points at that cell. Servers in the middle of a task (task_state
 set) and servers still being scheduled (BuildRequests) are skipped: their
 operation owns their resources for now.
+
+The cells are read at once (``cells.scatter``). A cell whose database does
+not answer is reported in ``down``: its servers are not checked, nor are
+the allocations and ports of no known server (they may be its servers').
 """
 
 import collections
 
-from nova_lite import context as nova_context
+from nova_lite import cells
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.network import api as network_api
 from nova_lite import placement_client
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+
+
+def _read_cell(cctxt, cell):
+    """({(host, node): node uuid}, instances, migrations in progress) of
+    ``cell``."""
+    nodes = {(n.host, n.hypervisor_hostname): n.uuid
+             for n in objects.ComputeNodeList.get_all(cctxt)}
+    instances = objects.InstanceList.get_by_filters(cctxt, {})
+    migrations = ([] if cell.is_cell0 else
+                  objects.MigrationList.get_in_progress(cctxt))
+    return nodes, instances, migrations
 
 
 class Audit:
@@ -43,6 +58,9 @@ class Audit:
         self.violations = []
         self.checked = 0
         self.skipped = 0
+        # {cell name: why} of the cells that did not answer: their
+        # servers are not checked.
+        self.down = {}
 
     def violation(self, text):
         self.violations.append(text)
@@ -70,39 +88,35 @@ class Audit:
             self._check_capacity(uuid)
         building = {r.instance_uuid for r in
                     objects.BuildRequestList.get_all(self.context)}
-        servers = set()
         cell_of = collections.defaultdict(list)  # server -> [cell]
         in_task = set()
-        for cell in objects.CellMappingList.get_all(self.context):
-            with nova_context.target_cell(self.context, cell) as cctxt:
-                nodes = {(n.host, n.hypervisor_hostname): n.uuid
-                         for n in objects.ComputeNodeList.get_all(cctxt)}
-                for instance in objects.InstanceList.get_by_filters(cctxt,
-                                                                    {}):
-                    servers.add(instance.uuid)
-                    cell_of[instance.uuid].append(cell)
-                    if instance.task_state is not None:
-                        in_task.add(instance.uuid)
-                    self._check_server(instance, nodes, trees, sharing,
-                                       consumers.pop(instance.uuid, {}),
-                                       ports_by_server.pop(instance.uuid,
-                                                           []))
-                if cell.is_cell0:
-                    continue
-                for migration in objects.MigrationList.get_in_progress(
-                        cctxt):
-                    held = consumers.pop(migration.uuid, {})
-                    node = nodes.get((migration.source_compute,
-                                      migration.source_node))
-                    allowed = trees.get(node, set()) | sharing
-                    for rp in sorted(set(held) - allowed):
-                        self.violation(
-                            'migration %s (%s of server %s from %s): holds '
-                            'resources on %s, which is not its source' % (
-                                migration.uuid, migration.migration_type,
-                                migration.instance_uuid,
-                                migration.source_compute, self._rp(rp)))
+        read = cells.scatter(self.context, _read_cell, 'an audit')
+        self.down = read.down_by_name()
+        for uuid, (nodes, instances, migrations) in read.answers.items():
+            cell = read.asked[uuid]
+            for instance in instances:
+                cell_of[instance.uuid].append(cell)
+                if instance.task_state is not None:
+                    in_task.add(instance.uuid)
+                self._check_server(instance, nodes, trees, sharing,
+                                   consumers.pop(instance.uuid, {}),
+                                   ports_by_server.pop(instance.uuid, []))
+            for migration in migrations:
+                held = consumers.pop(migration.uuid, {})
+                node = nodes.get((migration.source_compute,
+                                  migration.source_node))
+                allowed = trees.get(node, set()) | sharing
+                for rp in sorted(set(held) - allowed):
+                    self.violation(
+                        'migration %s (%s of server %s from %s): holds '
+                        'resources on %s, which is not its source' % (
+                            migration.uuid, migration.migration_type,
+                            migration.instance_uuid,
+                            migration.source_compute, self._rp(rp)))
         self._check_records(cell_of, building, in_task)
+        if self.down:
+            # What is left may belong to the servers of a cell not read.
+            return self.violations
         for consumer, held in sorted(consumers.items()):
             if consumer in building:
                 continue
@@ -135,9 +149,9 @@ class Audit:
         mappings = {m.instance_uuid: m for m in
                     objects.InstanceMappingList.get_by_instance_uuids(
                         self.context, list(cell_of))} if cell_of else {}
-        for server, cells in sorted(cell_of.items()):
-            names = ', '.join(c.name or c.uuid for c in cells)
-            if len(cells) > 1:
+        for server, in_cells in sorted(cell_of.items()):
+            names = ', '.join(c.name or c.uuid for c in in_cells)
+            if len(in_cells) > 1:
                 self.violation('server %s exists in more than one cell: %s'
                                % (server, names))
             placing = server in in_task
@@ -152,7 +166,7 @@ class Audit:
                 self.violation('server %s in cell %s has no instance '
                                'mapping' % (server, names))
             elif mapping.cell_mapping is None or mapping.cell_mapping.uuid \
-                    not in {c.uuid for c in cells}:
+                    not in {c.uuid for c in in_cells}:
                 self.violation('server %s is in cell %s but its mapping '
                                'points at %s' % (
                                    server, names,

@@ -3,7 +3,9 @@ each cell's database, each in its own thread aimed at that cell with
 ``context.target_cell``, and gathers the answers by cell. A cell whose
 database does not answer (DatabaseUnavailable) or does not answer in time
 is reported and logged, never raised: a listing is made of the cells that
-answered, the way Nova leaves a down cell out of its lists.
+answered, the way Nova leaves a down cell out of its lists. ``find`` looks
+for one thing in every cell, and says so (503) when it is in none of the
+cells that answered but one did not.
 """
 
 import collections
@@ -23,11 +25,19 @@ LOG = logging.getLogger(__name__)
 # still counts.
 CELL_TIMEOUT = 60
 
-Scattered = collections.namedtuple('Scattered', ['answers', 'down'])
-Scattered.__doc__ = """What ``scatter`` gathered: ``answers`` is
-{cell uuid: what the query returned}; ``down`` is {cell uuid: why that cell
-gave no answer} for the cells whose database is unavailable or that did not
-answer within the timeout."""
+
+class Scattered(collections.namedtuple('Scattered',
+                                       ['answers', 'down', 'asked'])):
+    """What ``scatter`` gathered: ``answers`` is {cell uuid: what the query
+    returned}; ``down`` is {cell uuid: why that cell gave no answer} for
+    the cells whose database is unavailable or that did not answer within
+    the timeout; ``asked`` is {cell uuid: CellMapping} of every cell
+    asked."""
+
+    def down_by_name(self):
+        """``down`` keyed by the cells' names, for an operator to read."""
+        return {self.asked[uuid].name or uuid: why
+                for uuid, why in self.down.items()}
 
 
 class CellTimeout(Exception):
@@ -84,7 +94,35 @@ def scatter(context, query, purpose, cells=None, with_cell0=True,
             LOG.warning('Skipping cell %s in %s: %s',
                         cell.name or cell.uuid, purpose, result)
             down[cell.uuid] = result
-    return Scattered(answers, down)
+    return Scattered(answers, down, {cell.uuid: cell for cell in cells})
+
+
+def find(context, query, what, cells=None, with_cell0=True,
+         timeout=CELL_TIMEOUT):
+    """What ``query(cell_context, cell)`` finds in the cell that has it,
+    every cell asked at once; None if no cell has it.
+
+    A cell where the query answers None or raises NotFound does not have
+    it. ``what`` names the thing sought ("service <uuid>"). When no cell
+    that answered has it but a cell did not answer, it may be there: that
+    is CellUnavailable (503), not a NotFound.
+    """
+    def look(cctxt, cell):
+        try:
+            return query(cctxt, cell)
+        except exception.NotFound:
+            return None
+
+    scattered = scatter(context, look, 'a search for ' + what, cells=cells,
+                        with_cell0=with_cell0, timeout=timeout)
+    for found in scattered.answers.values():
+        if found is not None:
+            return found
+    if scattered.down:
+        names = list(scattered.down_by_name())
+        raise exception.CellUnavailable(what=what, cells='%s %s' % (
+            'cell' if len(names) == 1 else 'cells', ', '.join(names)))
+    return None
 
 
 def list_from_every_cell(context, query, purpose, with_cell0=True):

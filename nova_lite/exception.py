@@ -78,6 +78,11 @@ class ServiceUnavailable(NovaLiteException):
     code = 503
 
 
+class CellUnavailable(ServiceUnavailable):
+    msg_fmt = ('Cannot find %(what)s: it is in no cell that answered, and '
+               '%(cells)s did not answer; try again when it is back.')
+
+
 class FlavorNotFound(NotFound):
     msg_fmt = 'Flavor %(flavor_id)s could not be found.'
 

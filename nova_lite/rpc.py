@@ -361,14 +361,15 @@ def _minimum_service_version(service):
     minimum = objects.Service.get_minimum_version(context, binary)
     if service != 'compute' or not CONF.api_database.connection:
         return minimum
-    versions = [minimum]
-    for cell in objects.CellMappingList.get_all(context):
-        if cell.is_cell0 or \
-                cell.database_connection == CONF.database.connection:
-            continue
-        with nova_context.target_cell(context, cell) as cctxt:
-            versions.append(objects.Service.get_minimum_version(cctxt,
-                                                                binary))
+    from nova_lite import cells
+    other_cells = [cell for cell in objects.CellMappingList.get_all(context)
+                   if cell.database_connection != CONF.database.connection]
+    # A cell that does not answer is left out (and logged), rather than
+    # leaving the computes of every cell uncapped.
+    in_cells = cells.scatter(
+        context, lambda cctxt, cell: objects.Service.get_minimum_version(
+            cctxt, binary), 'the minimum version of %s' % binary,
+        cells=other_cells, with_cell0=False)
     # 0 is a cell without such services, not an old one.
-    versions = [v for v in versions if v]
+    versions = [v for v in [minimum, *in_cells.answers.values()] if v]
     return min(versions) if versions else 0

@@ -41,23 +41,37 @@ def _admin():
 # -- db / api_db ---------------------------------------------------------------
 
 def db_sync():
+    """Upgrade [database] connection, then every other mapped cell's
+    database; a cell whose database does not answer is reported (exit
+    status 1) and the others are still upgraded."""
     from nova_lite.db import migration
+    from nova_lite import exception
     migration.db_sync(CONF.database.connection, migration.MAIN,
                       CONF.command.version or 'head')
     from nova_lite import objects
-    # Every cell database known to the API database gets the schema too.
-    if CONF.api_database.connection:
-        from nova_lite.db import api as db_api
+    if not CONF.api_database.connection:
+        return 0
+    from nova_lite.db import api as db_api
+    try:
+        cells = objects.CellMappingList.get_all(_admin())
+    except Exception:
+        cells = []  # API database not synced yet
+    down = {}
+    # One cell after another, not cells.scatter: alembic runs a migration
+    # through one module-global context, which two threads cannot share.
+    for cell in cells:
+        if cell.database_connection == CONF.database.connection:
+            continue
         try:
-            cells = objects.CellMappingList.get_all(_admin())
-        except Exception:
-            cells = []  # API database not synced yet
-        for cell in cells:
-            if cell.database_connection != CONF.database.connection:
-                migration.db_sync(cell.database_connection, migration.MAIN,
-                                  CONF.command.version or 'head')
-                print('Synced cell %s (%s)' % (
-                    cell.name, db_api.safe_url(cell.database_connection)))
+            migration.db_sync(cell.database_connection, migration.MAIN,
+                              CONF.command.version or 'head')
+        except exception.DatabaseUnavailable as e:
+            down[cell.name or cell.uuid] = e
+            continue
+        print('Synced cell %s (%s)' % (
+            cell.name, db_api.safe_url(cell.database_connection)))
+    _report_down(down, 'its database was not synced')
+    return 1 if down else 0
 
 
 def db_version():
@@ -135,6 +149,15 @@ def create_cell():
     print(cell.uuid)
 
 
+def _report_down(down, consequence):
+    """Tell the operator, on standard error, which cells did not answer
+    ({cell name: why}) and what that left undone."""
+    for name, reason in sorted(down.items()):
+        print('ERROR: cell %s did not answer (%s): %s. Run the command '
+              'again when it is back.' % (name, reason, consequence),
+              file=sys.stderr)
+
+
 def simple_cell_setup():
     from nova_lite import objects
     from nova_lite.scheduler import discovery
@@ -153,10 +176,12 @@ def simple_cell_setup():
         _create_cell(context, 'cell1', transport_url,
                      CONF.database.connection)
         print('Cell0 and cell1 are mapped.')
-    mapped = discovery.discover_hosts(context)
-    if mapped:
-        print('Mapped hosts: %s' % ', '.join(m.host for m in mapped))
-    return 0
+    discovered = discovery.discover_hosts(context)
+    if discovered.mapped:
+        print('Mapped hosts: %s' % ', '.join(m.host
+                                              for m in discovered.mapped))
+    _report_down(discovered.down, 'its hosts were not discovered')
+    return 1 if discovered.down else 0
 
 
 def list_cells():
@@ -179,14 +204,17 @@ def _mask(url):
 
 
 def discover_hosts():
+    """Map the new computes of every cell; exit status 1 if a cell did
+    not answer (its hosts are mapped by a later run)."""
     from nova_lite.scheduler import discovery
-    mapped = discovery.discover_hosts(_admin(), CONF.command.cell_uuid)
-    if CONF.command.verbose or mapped:
-        for mapping in mapped:
-            print('Mapped host %s to cell %s' % (
-                mapping.host, mapping.cell_mapping.name))
-    if not mapped:
+    discovered = discovery.discover_hosts(_admin(), CONF.command.cell_uuid)
+    for mapping in discovered.mapped:
+        print('Mapped host %s to cell %s' % (
+            mapping.host, mapping.cell_mapping.name))
+    if not discovered.mapped:
         print('No new compute hosts to map.')
+    _report_down(discovered.down, 'its hosts were not discovered')
+    return 1 if discovered.down else 0
 
 
 def list_hosts():
@@ -277,28 +305,35 @@ def flavor_list():
 # -- placement ------------------------------------------------------------------
 
 def _cell_instances(context, placed=True):
-    """(cell context, instance) for every live instance with a host (or,
-    with ``placed=False``, every live instance)."""
-    from nova_lite import context as nova_context
+    """([(cell context, instance)] for every live instance with a host
+    (or, with ``placed=False``, every live instance) in the cells that
+    answered, {cell name: why} of those that did not)."""
+    from nova_lite import cells
     from nova_lite import objects
-    for cell in objects.CellMappingList.get_all(context):
-        if cell.is_cell0:
-            continue
-        with nova_context.target_cell(context, cell) as cctxt:
-            for instance in objects.InstanceList.get_by_filters(cctxt, {}):
-                if not placed or (instance.host and instance.node):
-                    yield cctxt, instance
+
+    def read(cctxt, cell):
+        return [(cctxt, instance)
+                for instance in objects.InstanceList.get_by_filters(cctxt, {})
+                if not placed or (instance.host and instance.node)]
+
+    found = cells.scatter(context, read, 'a list of servers',
+                          with_cell0=False)
+    return ([pair for pairs in found.answers.values() for pair in pairs],
+            found.down_by_name())
 
 
 def placement_heal_allocations():
-    """Write the allocations of instances that have none in placement."""
+    """Write the allocations of instances that have none in placement;
+    exit status 1 if a cell did not answer (its instances are not
+    healed)."""
     from nova_lite.compute import resource_tracker
     from nova_lite import exception
     from nova_lite import objects
     from nova_lite import placement_client
     client = placement_client.PlacementClient()
     healed = checked = 0
-    for cctxt, instance in _cell_instances(_admin()):
+    instances, down = _cell_instances(_admin())
+    for cctxt, instance in instances:
         checked += 1
         if client.get_allocations(instance.uuid).get('allocations'):
             continue
@@ -321,18 +356,26 @@ def placement_heal_allocations():
                                                      instance.node))
     print('%d instance(s) checked, %d allocation(s) written.' % (checked,
                                                                 healed))
+    _report_down(down, 'its instances were not checked')
+    return 1 if down else 0
 
 
 def placement_audit():
     """List (and with --delete remove) allocations whose consumer is not
     a live instance. Instances still being built count as live: the
-    scheduler claims before the instance reaches its cell and host."""
+    scheduler claims before the instance reaches its cell and host. If a
+    cell does not answer, nothing is audited (exit status 1): its
+    instances' allocations would look orphaned."""
     from nova_lite import objects
     from nova_lite import placement_client
     client = placement_client.PlacementClient()
     context = _admin()
-    live = {instance.uuid
-            for _c, instance in _cell_instances(context, placed=False)}
+    instances, down = _cell_instances(context, placed=False)
+    if down:
+        _report_down(down, 'its instances cannot be told from orphans, so '
+                           'no allocation was audited')
+        return 1
+    live = {instance.uuid for _c, instance in instances}
     live |= {request.instance_uuid
              for request in objects.BuildRequestList.get_all(context)}
     orphans = []
@@ -358,7 +401,8 @@ def placement_audit():
 
 def audit():
     """Check the invariant across cells, placement and the port service
-    (see nova_lite.audit); print each violation, exit status 3 if any."""
+    (see nova_lite.audit); print each violation, exit status 3 if any,
+    else 1 if a cell did not answer (the audit is not complete)."""
     from nova_lite import audit as audit_mod
     checker = audit_mod.Audit(_admin())
     violations = checker.run()
@@ -366,7 +410,11 @@ def audit():
         print('VIOLATION: %s' % violation)
     print('%d server(s) checked, %d skipped (in a task), %d violation(s).'
           % (checker.checked, checker.skipped, len(violations)))
-    return 3 if violations else 0
+    _report_down(checker.down, 'its servers were not checked, nor were '
+                               'the allocations and ports of no server')
+    if violations:
+        return 3
+    return 1 if checker.down else 0
 
 
 # -- command line ------------------------------------------------------------------
@@ -478,7 +526,7 @@ def _add_commands(subparsers):
     p = subparsers.add_parser(
         'audit', help='check that every server\'s allocations and port '
                       'bindings are on the host that holds it (exit status '
-                      '3 if anything is not)')
+                      '3 if anything is not, 1 if a cell did not answer)')
     p.set_defaults(func=audit)
 
     scheduler = group('scheduler', 'the scheduling pipeline, offline')

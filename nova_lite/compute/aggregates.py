@@ -13,8 +13,8 @@ A host joins an aggregate only if it runs a compute service; it may leave
 one whatever became of it.
 """
 
+from nova_lite import cells
 from nova_lite import conf as nova_conf
-from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import aggregate as aggregate_obj
@@ -103,17 +103,21 @@ def _check_zone_of_hosts(context, aggregate, hosts, zone):
 
 def _check_compute_host(context, host):
     """ComputeHostNotFound unless ``host`` runs a compute service: in the
-    cell its host mapping names, or (not discovered yet) in any cell."""
+    cell its host mapping names, or (not discovered yet) in any cell.
+    CellUnavailable (503) when it is not in the cells that answered and
+    one did not."""
     try:
-        cells = [objects.HostMapping.get_by_host(context, host).cell_mapping]
+        in_cells = [
+            objects.HostMapping.get_by_host(context, host).cell_mapping]
     except exception.HostMappingNotFound:
-        cells = [cell for cell in objects.CellMappingList.get_all(context)
-                 if not cell.is_cell0]
-    for cell in cells:
-        with nova_context.target_cell(context, cell) as cctxt:
-            if servicegroup.compute_service(cctxt, host) is not None:
-                return
-    raise exception.ComputeHostNotFound(host=host)
+        in_cells = None  # every cell but cell0
+    service = cells.find(
+        context, lambda cctxt, cell: servicegroup.compute_service(cctxt,
+                                                                  host),
+        'the compute service of host %s' % host, cells=in_cells,
+        with_cell0=False)
+    if service is None:
+        raise exception.ComputeHostNotFound(host=host)
 
 
 class AggregateAPI:

@@ -481,17 +481,9 @@ class API:
 
 
 class HostAPI:
-    """Services and compute nodes of every cell (cell0 has none)."""
-
-    @staticmethod
-    def _cells(context):
-        return [c for c in objects.CellMappingList.get_all(context)
-                if not c.is_cell0]
-
-    def _each_cell(self, context):
-        for cell in self._cells(context):
-            with nova_context.target_cell(context, cell) as cctxt:
-                yield cell, cctxt
+    """Services and compute nodes of every cell (cell0 has none). A list
+    leaves out a cell that does not answer; a lookup by uuid missing from
+    every cell that answered, when one did not, is CellUnavailable (503)."""
 
     def service_get_all(self, context, host=None, binary=None):
         return cells.list_from_every_cell(
@@ -502,12 +494,13 @@ class HostAPI:
     def service_get_by_uuid(self, context, service_uuid):
         if not uuidutils.is_uuid_like(service_uuid):
             raise exception.ServiceNotFound(service_id=service_uuid)
-        for _cell, cctxt in self._each_cell(context):
-            try:
-                return objects.Service.get_by_uuid(cctxt, service_uuid)
-            except exception.ServiceNotFound:
-                continue
-        raise exception.ServiceNotFound(service_id=service_uuid)
+        service = cells.find(
+            context, lambda cctxt, cell: objects.Service.get_by_uuid(
+                cctxt, service_uuid), 'service %s' % service_uuid,
+            with_cell0=False)
+        if service is None:
+            raise exception.ServiceNotFound(service_id=service_uuid)
+        return service
 
     def service_update(self, context, service_uuid, values):
         """Set status fields (disabled, disabled_reason, forced_down)."""
@@ -538,12 +531,13 @@ class HostAPI:
     def compute_node_get(self, context, node_uuid):
         if not uuidutils.is_uuid_like(node_uuid):
             raise exception.HypervisorNotFound(hypervisor_id=node_uuid)
-        for _cell, cctxt in self._each_cell(context):
-            try:
-                return objects.ComputeNode.get_by_uuid(cctxt, node_uuid)
-            except exception.HypervisorNotFound:
-                continue
-        raise exception.HypervisorNotFound(hypervisor_id=node_uuid)
+        node = cells.find(
+            context, lambda cctxt, cell: objects.ComputeNode.get_by_uuid(
+                cctxt, node_uuid), 'hypervisor %s' % node_uuid,
+            with_cell0=False)
+        if node is None:
+            raise exception.HypervisorNotFound(hypervisor_id=node_uuid)
+        return node
 
     @staticmethod
     def compute_service_of(node):

@@ -5,10 +5,11 @@ A node is skipped when its compute has no service record or is not mapped
 to a cell yet; a cached state is replaced only when the compute node record
 is newer than the one it was built from (so resources consumed by an
 earlier request stay consumed until the compute reports again); nodes that
-disappeared are dropped. Host aggregates are read from the API database
-on every call, so a host's zone and aggregate metadata follow the
-administrator's last change; if they cannot be read, hosts are scheduled
-as if they were in no aggregate.
+disappeared are dropped, and so are those of a cell whose database does not
+answer (``cells.scatter``) until it answers again. Host aggregates are read
+from the API database on every call, so a host's zone and aggregate
+metadata follow the administrator's last change; if they cannot be read,
+hosts are scheduled as if they were in no aggregate.
 """
 
 import threading
@@ -16,8 +17,8 @@ import threading
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
 
+from nova_lite import cells
 from nova_lite import conf as nova_conf
-from nova_lite import context as nova_context
 from nova_lite import objects
 from nova_lite import servicegroup
 
@@ -194,24 +195,22 @@ class HostManager:
         ``instances_by_host`` then holds that map for every host, read or
         not.
         """
+        def read_cell(cctxt, cell):
+            nodes = (objects.ComputeNodeList.get_all(cctxt)
+                     if uuids is None else
+                     objects.ComputeNodeList.get_by_uuids(cctxt, uuids))
+            services = {s.host: s for s in objects.ServiceList.get_all(
+                cctxt, binary=servicegroup.COMPUTE_BINARY)}
+            instances = (objects.InstanceList.uuids_by_host(cctxt)
+                         if with_instances else None)
+            return nodes, services, instances
+
         seen = set()
         aggregates = self._aggregates_by_host(context)
         self.instances_by_host = {}
-        for cell in self._cells(context):
-            with nova_context.target_cell(context, cell) as cctxt:
-                try:
-                    nodes = (objects.ComputeNodeList.get_all(cctxt)
-                             if uuids is None else
-                             objects.ComputeNodeList.get_by_uuids(cctxt,
-                                                                  uuids))
-                    services = {s.host: s for s in objects.ServiceList.get_all(
-                        cctxt, binary=servicegroup.COMPUTE_BINARY)}
-                    instances = (objects.InstanceList.uuids_by_host(cctxt)
-                                 if with_instances else None)
-                except Exception as e:
-                    LOG.warning('Cell %s is unreachable; its hosts are not '
-                                'considered: %s', cell.name or cell.uuid, e)
-                    continue
+        read = cells.scatter(context, read_cell, 'the scheduler\'s host '
+                             'states', cells=self._cells(context))
+        for cell_uuid, (nodes, services, instances) in read.answers.items():
             if instances is not None:
                 self.instances_by_host.update(instances)
             for node in nodes:
@@ -230,7 +229,7 @@ class HostManager:
                 state = self.host_states.get(key)
                 if state is None:
                     state = HostState(node.host, node.hypervisor_hostname,
-                                      cell.uuid)
+                                      cell_uuid)
                     self.host_states[key] = state
                 state.update(node, service)
                 state.aggregates = aggregates.get(node.host, [])
@@ -239,8 +238,12 @@ class HostManager:
         if uuids is not None:
             return [self.host_states[key] for key in sorted(seen)]
         for key in set(self.host_states) - seen:
-            LOG.info('Removing dead compute node %s/%s from the scheduler '
-                     'cache', *key)
+            if self.host_states[key].cell_uuid in read.down:
+                LOG.info('Leaving compute node %s/%s out of the scheduler '
+                         'cache while its cell does not answer', *key)
+            else:
+                LOG.info('Removing dead compute node %s/%s from the '
+                         'scheduler cache', *key)
             del self.host_states[key]
         return list(self.host_states.values())
 

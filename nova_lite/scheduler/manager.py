@@ -32,7 +32,10 @@ class SchedulerManager(manager.Manager):
     @manager.periodic_task(
         lambda: CONF.scheduler.discover_hosts_in_cells_interval)
     def discover_hosts(self):
-        mapped = discovery.discover_hosts(nova_context.get_admin_context())
+        # A cell that did not answer is logged by the discovery and
+        # searched again next time.
+        mapped = discovery.discover_hosts(
+            nova_context.get_admin_context()).mapped
         if mapped:
             LOG.info('Mapped new compute hosts: %s',
                      ', '.join(m.host for m in mapped))

@@ -26,6 +26,17 @@ from nova_lite import rpc
 
 CONF = nova_conf.CONF
 FAKE_TRANSPORT_URL = 'fake:/'
+# Connection refused at once: a cell whose database is down.
+UNREACHABLE_DB = 'mysql+pymysql://nova:secret@127.0.0.1:1/nova_cell9'
+
+
+def map_unreachable_cell(context, name='cell9'):
+    """Map a cell whose database does not answer; its CellMapping."""
+    cell = objects.CellMapping(context, name=name,
+                               transport_url=FAKE_TRANSPORT_URL,
+                               database_connection=UNREACHABLE_DB)
+    cell.create()
+    return cell
 
 
 class Config(fixtures.Fixture):

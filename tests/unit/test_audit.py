@@ -308,3 +308,27 @@ class TestSkipped(AuditTestCase):
         self.port_of(instance, host='h2')
         self.assertEqual([], self.run_audit())
         self.assertEqual((0, 1), (self.audit.checked, self.audit.skipped))
+
+
+class TestACellThatDoesNotAnswer(AuditTestCase):
+    """Its servers cannot be checked; the audit says so (``down``) and
+    does not report what may be theirs."""
+
+    def setUp(self):
+        super().setUp()
+        nova_fixtures.map_unreachable_cell(self.admin)
+
+    def test_it_is_reported_and_the_other_cells_servers_are_checked(self):
+        instance = self.server(allocated_on='h2')
+        self.assertOneViolation(instance.uuid, 'is on h1', self.nodes['h2'])
+        self.assertEqual(['cell9'], list(self.audit.down))
+        self.assertIn('Cannot reach the database',
+                      str(self.audit.down['cell9']))
+
+    def test_allocations_and_ports_of_no_known_server_are_not_reported(
+            self):
+        stranger = uuidutils.generate_uuid()
+        self.allocate(stranger, {self.nodes['h2']: FLAVOR_USAGE})
+        self.ports.add(port_fakes.port(device_id=stranger, host='h2'))
+        self.assertEqual([], self.run_audit())
+        self.assertEqual(['cell9'], list(self.audit.down))

@@ -1,17 +1,19 @@
-"""nova_lite.cells.scatter: one query in every cell at once, against the
-real (SQLite) cell databases; a cell that does not answer is reported and
-logged, never raised."""
+"""nova_lite.cells: one query in every cell at once (``scatter``), or one
+thing looked for in every cell (``find``), against the real (SQLite) cell
+databases; a cell that does not answer is reported and logged, never
+raised."""
 
 import threading
 
 import fixtures
+from oslo_utils import uuidutils
 import testtools
 
 from nova_lite import cells
 from nova_lite import context as nova_context
+from nova_lite import exception
 from nova_lite import objects
 from tests.unit import fixtures as nova_fixtures
-from tests.unit import test_quota
 
 
 def _cell_uuid(cctxt, cell):
@@ -28,11 +30,7 @@ class CellsTestCase(testtools.TestCase):
         self.context = nova_context.get_admin_context()
 
     def unreachable_cell(self):
-        cell = objects.CellMapping(
-            self.context, name='cell9', transport_url='fake:/',
-            database_connection=test_quota.UNREACHABLE_DB)
-        cell.create()
-        return cell
+        return nova_fixtures.map_unreachable_cell(self.context)
 
 
 class TestScatter(CellsTestCase):
@@ -69,6 +67,15 @@ class TestScatter(CellsTestCase):
                       str(scattered.down[down.uuid]))
         self.assertIn('Skipping cell cell9 in a server count',
                       self.logs.output)
+
+    def test_the_down_cells_are_named_for_an_operator(self):
+        self.unreachable_cell()
+        scattered = cells.scatter(
+            self.context,
+            lambda cctxt, cell: objects.InstanceList.get_by_filters(cctxt,
+                                                                    {}),
+            'a server list')
+        self.assertEqual(['cell9'], list(scattered.down_by_name()))
 
     def test_a_cell_that_does_not_answer_in_time_is_reported(self):
         release = threading.Event()
@@ -118,3 +125,51 @@ class TestListFromEveryCell(CellsTestCase):
         listed = cells.list_from_every_cell(self.context, query, 'a test',
                                             with_cell0=False)
         self.assertEqual(['cell1', 'cell1'], listed)
+
+
+class TestFind(CellsTestCase):
+
+    def make_service(self, cell, host='compute1'):
+        with nova_context.target_cell(self.context, cell) as cctxt:
+            service = objects.Service(cctxt, host=host,
+                                      binary='nova-lite-compute',
+                                      topic='compute')
+            service.create()
+        return service
+
+    def find_service(self, uuid):
+        return cells.find(
+            self.context, lambda cctxt, cell: objects.Service.get_by_uuid(
+                cctxt, uuid), 'service %s' % uuid)
+
+    def test_what_one_cell_has_is_found_there(self):
+        service = self.make_service(self.databases.cell1)
+        found = self.find_service(service.uuid)
+        self.assertEqual((service.uuid, self.databases.cell1.uuid),
+                         (found.uuid, found._context.cell_uuid))
+
+    def test_what_no_cell_has_is_none(self):
+        self.assertIsNone(self.find_service(uuidutils.generate_uuid()))
+
+    def test_a_query_answering_none_means_not_in_that_cell(self):
+        self.assertIsNone(cells.find(self.context, lambda cctxt, cell: None,
+                                     'nothing'))
+
+    def test_what_an_answering_cell_has_is_found_while_another_is_down(
+            self):
+        self.unreachable_cell()
+        service = self.make_service(self.databases.cell1)
+        self.assertEqual(service.uuid, self.find_service(service.uuid).uuid)
+
+    def test_what_is_in_no_answering_cell_while_one_is_down_is_a_503(self):
+        self.unreachable_cell()
+        uuid = uuidutils.generate_uuid()
+        error = self.assertRaises(exception.CellUnavailable,
+                                  self.find_service, uuid)
+        self.assertEqual(503, error.code)
+        self.assertEqual('Cannot find service %s: it is in no cell that '
+                         'answered, and cell cell9 did not answer; try '
+                         'again when it is back.' % uuid,
+                         error.format_message())
+        self.assertIn('Skipping cell cell9 in a search for service %s' %
+                      uuid, self.logs.output)

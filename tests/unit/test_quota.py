@@ -14,8 +14,7 @@ from tests.unit import fixtures as nova_fixtures
 from tests.unit.objects import test_objects
 
 PROJECT = 'demo'
-# Connection refused at once: a cell whose database is down.
-UNREACHABLE_DB = 'mysql+pymysql://nova:secret@127.0.0.1:1/nova_cell9'
+UNREACHABLE_DB = nova_fixtures.UNREACHABLE_DB
 
 
 class QuotaTestCase(testtools.TestCase):

@@ -388,6 +388,16 @@ class TestVersionCapAcrossCells(RPCTestCase):
         self.add_service('nova-lite-compute', 'compute2', 4, self.cell2)
         self.assertEqual('1.1', compute_rpcapi.ComputeAPI().version_cap)
 
+    def test_an_old_compute_still_caps_them_while_a_cell_is_down(self):
+        # Not "uncapped" because one cell could not be read.
+        logs = self.useFixture(fixtures.FakeLogger())
+        nova_fixtures.map_unreachable_cell(self.context)
+        self.add_service('nova-lite-compute', 'compute1', 4)
+        self.add_service('nova-lite-compute', 'compute2', 3, self.cell2)
+        self.assertEqual('1.0', compute_rpcapi.ComputeAPI().version_cap)
+        self.assertIn('Skipping cell cell9 in the minimum version of '
+                      'nova-lite-compute', logs.output)
+
     def test_an_old_cell_conductor_does_not_cap_the_superconductor(self):
         self.add_service('nova-lite-conductor', 'super', 4)
         self.add_service('nova-lite-conductor', 'cell2-conductor', 3,

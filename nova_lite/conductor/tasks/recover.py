@@ -42,6 +42,12 @@ all. A compute's own audit cannot tell (it sees only its cell), so the
 conductor deletes allocations of servers in cell0 that are not being
 rebuilt, and of consumers that are neither a server, nor a build request,
 nor a migration, once it has seen them so for interrupted_task_timeout.
+
+Every cell is looked at at once (``cells.scatter``), each on its own. A
+cell whose database does not answer is skipped and logged, and looked at
+again by the next run; while one does not answer, no allocation is deleted
+as nobody's (its servers' would look so), and a build request whose undo
+has to search every cell is left for a later run.
 """
 
 import datetime
@@ -49,11 +55,11 @@ import datetime
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite import cells
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite.conductor import leases as build_leases
 from nova_lite.conductor.tasks import build
-from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import flow as flows
 from nova_lite import lifecycle
@@ -69,6 +75,23 @@ LOG = logging.getLogger(__name__)
 def stale_before(timeout):
     return (timeutils.utcnow().replace(tzinfo=None) -
             datetime.timedelta(seconds=timeout))
+
+
+def _failing_alone(look, what):
+    """``look(cctxt, cell)`` (which counts what it did) for
+    ``cells.scatter``, an unexpected failure of it in one cell logged and
+    counted as 0: it must not keep the other cells' counts from being
+    added up. A cell whose database does not answer is left to
+    ``scatter``, which skips and logs it; the next run looks again."""
+    def look_in(cctxt, cell):
+        try:
+            return look(cctxt, cell)
+        except exception.DatabaseUnavailable:
+            raise
+        except Exception:
+            LOG.exception('Cannot look for %s in cell %s', what, cell.name)
+            return 0
+    return look_in
 
 
 class InterruptedBuilds:
@@ -88,38 +111,36 @@ class InterruptedBuilds:
         self.counts = {'rebuilt': 0, 'failed': 0}
 
     def run(self):
-        cells = objects.CellMappingList.get_all(self.context)
+        every_cell = objects.CellMappingList.get_all(self.context)
         for build_request in objects.BuildRequestList.get_stale(
                 self.context, self.timeout):
             try:
-                self._take_over_build_request(build_request, cells)
+                self._take_over_build_request(build_request, every_cell)
             except Exception:
                 # One request that cannot be taken over must not keep the
                 # others (and the cells' look below) from being.
                 LOG.exception('Cannot take over the build of %s',
                               build_request.instance_uuid)
-        for cell in cells:
-            if cell.uuid == cell_mapping_obj.CELL0_UUID:
-                continue
-            try:
-                self._fail_stuck_builds(cell)
-            except Exception:
-                LOG.exception('Cannot look for interrupted builds in cell '
-                              '%s', cell.name)
+        failed = cells.scatter(
+            self.context, _failing_alone(self._fail_stuck_builds,
+                                         'interrupted builds'),
+            'a look for interrupted builds', cells=every_cell,
+            with_cell0=False)
+        self.counts['failed'] += sum(failed.answers.values())
         return self.counts
 
     # -- build requests ------------------------------------------------------
 
-    def _take_over_build_request(self, build_request, cells):
+    def _take_over_build_request(self, build_request, every_cell):
         uuid = build_request.instance_uuid
         if not self.leases.claim(self.context, uuid, timeout=self.timeout):
             return  # another conductor was quicker, or it moved on
         try:
-            self._take_over(build_request, cells)
+            self._take_over(build_request, every_cell)
         finally:
             self.leases.release(uuid)
 
-    def _take_over(self, build_request, cells):
+    def _take_over(self, build_request, every_cell):
         uuid = build_request.instance_uuid
         try:
             spec = objects.RequestSpec.get_by_instance_uuid(self.context,
@@ -157,7 +178,12 @@ class InterruptedBuilds:
         else:
             # No conductor recorded a step (it died before its first), or
             # the API died half-way through a rebuild from cell0.
-            action = self._undo_partial_build(uuid, cells)
+            action = self._undo_partial_build(uuid, every_cell)
+            if action is None:
+                LOG.warning('Not taking over the build of %s now: a cell '
+                            'that may hold half of it did not answer; '
+                            'trying again after %ss', uuid, self.timeout)
+                return
         lifecycle.give_back(self.reportclient, uuid)
         networks = spec.requested_networks
         try:
@@ -173,29 +199,38 @@ class InterruptedBuilds:
             return
         self.counts['rebuilt'] += 1
 
-    def _undo_partial_build(self, uuid, cells):
+    def _undo_partial_build(self, uuid, every_cell):
         """Remove what a conductor that died while building ``uuid`` had
         made: the instance created in a cell, or in cell0 by a burial it
         did not finish, and the mapping pointing at it (its build request
         still exists, so the server is in no cell yet and was never sent
         to a compute). Returns the action the build records: a rebuild
         when the server's history is in cell0 (it came back from there, or
-        its burial got that far)."""
-        action = instance_actions.CREATE
-        for cell in cells:
-            with nova_context.target_cell(self.context, cell) as cctxt:
-                if cell.uuid == cell_mapping_obj.CELL0_UUID and \
-                        objects.InstanceActionList.get_by_instance_uuid(
-                            cctxt, uuid, limit=1):
-                    action = instance_actions.REBUILD
-                try:
-                    instance = objects.Instance.get_by_uuid(cctxt, uuid)
-                except exception.InstanceNotFound:
-                    continue
-                LOG.info('Removing the half-%s %s from cell %s',
-                         'buried' if cell.uuid == cell_mapping_obj.CELL0_UUID
-                         else 'built', uuid, cell.name)
-                instance.destroy(hard_delete=True)
+        its burial got that far); None when a cell did not answer: it may
+        hold half of the build, so the takeover waits for a run that can
+        see every cell."""
+        def undo_in(cctxt, cell):
+            """Remove it from ``cell``; whether its history is there."""
+            in_cell0 = cell.uuid == cell_mapping_obj.CELL0_UUID
+            history = in_cell0 and bool(
+                objects.InstanceActionList.get_by_instance_uuid(
+                    cctxt, uuid, limit=1))
+            try:
+                instance = objects.Instance.get_by_uuid(cctxt, uuid)
+            except exception.InstanceNotFound:
+                return history
+            LOG.info('Removing the half-%s %s from cell %s',
+                     'buried' if in_cell0 else 'built', uuid, cell.name)
+            instance.destroy(hard_delete=True)
+            return history
+
+        undone = cells.scatter(self.context, undo_in,
+                               'the undoing of the half-done build of %s' %
+                               uuid, cells=every_cell)
+        if undone.down:
+            return None
+        action = (instance_actions.REBUILD if any(undone.answers.values())
+                  else instance_actions.CREATE)
         mapping = objects.InstanceMapping.get_by_instance_uuid(self.context,
                                                                uuid)
         if mapping.cell_mapping is not None:
@@ -205,36 +240,39 @@ class InterruptedBuilds:
 
     # -- servers in BUILD ----------------------------------------------------
 
-    def _fail_stuck_builds(self, cell):
-        with nova_context.target_cell(self.context, cell) as cctxt:
-            building = objects.InstanceList.get_by_filters(
-                cctxt, {'vm_state': [states.BUILDING]})
-            hosts_up = {}
-            for instance in building:
-                if instance.updated_at is None or instance.updated_at.replace(
-                        tzinfo=None) >= self.stale_before:
+    def _fail_stuck_builds(self, cctxt, cell):
+        """Fail the builds of ``cell`` that no one will finish; how many."""
+        building = objects.InstanceList.get_by_filters(
+            cctxt, {'vm_state': [states.BUILDING]})
+        hosts_up = {}
+        failed = 0
+        for instance in building:
+            if instance.updated_at is None or instance.updated_at.replace(
+                    tzinfo=None) >= self.stale_before:
+                continue
+            if instance.host is None:
+                if instance.task_state != states.SCHEDULING:
                     continue
-                if instance.host is None:
-                    if instance.task_state != states.SCHEDULING:
-                        continue
-                    reason = ('it was never started on a compute: its '
-                              'build message was lost')
-                else:
-                    if instance.host not in hosts_up:
-                        hosts_up[instance.host] = servicegroup.compute_is_up(
-                            cctxt, instance.host)
-                    if hosts_up[instance.host]:
-                        continue  # that compute resolves its own
-                    reason = ('its compute %s is down' % instance.host)
-                self._fail_build(cctxt, instance, reason)
+                reason = ('it was never started on a compute: its '
+                          'build message was lost')
+            else:
+                if instance.host not in hosts_up:
+                    hosts_up[instance.host] = servicegroup.compute_is_up(
+                        cctxt, instance.host)
+                if hosts_up[instance.host]:
+                    continue  # that compute resolves its own
+                reason = ('its compute %s is down' % instance.host)
+            failed += self._fail_build(cctxt, instance, reason)
+        return failed
 
     def _fail_build(self, cctxt, instance, reason):
+        """Put ``instance`` in ERROR holding nothing; whether it did."""
         error = exception.BuildAbortException(
             instance_uuid=instance.uuid,
             reason='no progress for %ss: %s. Delete the server, or '
                    'rebuild it.' % (self.timeout, reason))
         if not lifecycle.fail_interrupted_build(cctxt, instance, error):
-            return  # it moved on (or was deleted) meanwhile
+            return False  # it moved on (or was deleted) meanwhile
         LOG.warning('Instance %s: %s', instance.uuid,
                     error.format_message())
         with instance_actions.event(cctxt, instance.uuid,
@@ -245,7 +283,7 @@ class InterruptedBuilds:
         network_api.release_ports(self.ports, instance)
         if instance.obj_what_changed():
             instance.save()
-        self.counts['failed'] += 1
+        return True
 
 
 class OrphanAllocations:
@@ -269,18 +307,26 @@ class OrphanAllocations:
             return 0
         building = {r.instance_uuid for r in
                     objects.BuildRequestList.get_all(self.context)}
-        buried, known = set(), set()
-        for cell in objects.CellMappingList.get_all(self.context):
-            with nova_context.target_cell(self.context, cell) as cctxt:
-                instances = objects.InstanceList.get_by_filters(
-                    cctxt, {'uuid': sorted(consumers)})
-                if cell.uuid == cell_mapping_obj.CELL0_UUID:
-                    buried.update(i.uuid for i in instances)
-                    continue
-                known.update(i.uuid for i in instances)
-                known.update(m.uuid for m in objects.MigrationList
-                             .get_by_filters(cctxt, {'uuids': sorted(
-                                 consumers)}))
+
+        def holders_in(cctxt, cell):
+            """The consumers that are servers or moves of ``cell``."""
+            holders = {i.uuid for i in objects.InstanceList.get_by_filters(
+                cctxt, {'uuid': sorted(consumers)})}
+            if cell.uuid != cell_mapping_obj.CELL0_UUID:
+                holders.update(m.uuid for m in objects.MigrationList
+                               .get_by_filters(cctxt, {'uuids': sorted(
+                                   consumers)}))
+            return holders
+
+        found = cells.scatter(self.context, holders_in,
+                              'a look for allocations nobody holds')
+        if found.down:
+            # Its servers' allocations would look like nobody's.
+            LOG.warning('No allocation is deleted while a cell does not '
+                        'answer; looking again next time')
+            return 0
+        buried = found.answers.pop(cell_mapping_obj.CELL0_UUID, set())
+        known = set().union(*found.answers.values())
         deleted = 0
         for consumer in sorted(consumers - building - known):
             if consumer in buried:
@@ -316,26 +362,24 @@ class InterruptedMoves:
         self.stale_before = stale_before(timeout)
         self.reportclient = reportclient
         self.ports = ports or network_api.PortClient()
-        self.undone = 0
 
     def run(self):
-        for cell in objects.CellMappingList.get_all(self.context):
-            if cell.uuid == cell_mapping_obj.CELL0_UUID:
-                continue
-            with nova_context.target_cell(self.context, cell) as cctxt:
-                try:
-                    self._evacuations(cctxt)
-                    self._unshelves(cctxt)
-                except Exception:
-                    LOG.exception('Cannot look for interrupted moves in '
-                                  'cell %s', cell.name)
-        return self.undone
+        undone = cells.scatter(
+            self.context, _failing_alone(self._undo_interrupted_moves,
+                                         'interrupted moves'),
+            'a look for interrupted moves', with_cell0=False)
+        return sum(undone.answers.values())
+
+    def _undo_interrupted_moves(self, cctxt, cell):
+        """Undo the interrupted moves of ``cell``; how many."""
+        return self._evacuations(cctxt) + self._unshelves(cctxt)
 
     def _stale(self, record):
         return (record.updated_at is not None and
                 record.updated_at.replace(tzinfo=None) < self.stale_before)
 
     def _evacuations(self, cctxt):
+        undone = 0
         for status in ('accepted', 'pre-migrating'):
             for migration in objects.MigrationList.get_by_filters(
                     cctxt, {'migration_type': 'evacuation',
@@ -351,14 +395,17 @@ class InterruptedMoves:
                         instance.task_state != states.REBUILDING or \
                         not self._stale(instance):
                     continue  # the destination has it, or it moves on
-                self._undo_evacuation(cctxt, instance, migration, status)
+                undone += self._undo_evacuation(cctxt, instance, migration,
+                                                status)
+        return undone
 
     def _undo_evacuation(self, cctxt, instance, migration, status):
+        """Send the server back to its source; whether this did."""
         migration.status = 'error'
         try:
             migration.save(expected_status=[status])
         except exception.MigrationStatusChanged:
-            return
+            return False
         LOG.warning('The evacuation %s of %s from %s made no progress for '
                     '%ss (its conductor died); undoing it', migration.uuid,
                     instance.uuid, migration.source_compute, self.timeout)
@@ -380,11 +427,12 @@ class InterruptedMoves:
             instance.save(expected_task_state=[states.REBUILDING])
         except (exception.InstanceNotFound,
                 exception.UnexpectedTaskStateError):
-            return
+            return False
         lifecycle.record_fault(cctxt, instance, error)
-        self.undone += 1
+        return True
 
     def _unshelves(self, cctxt):
+        undone = 0
         for instance in objects.InstanceList.get_by_filters(
                 cctxt, {'vm_state': [states.SHELVED_OFFLOADED]}):
             if instance.task_state != states.UNSHELVING or \
@@ -409,4 +457,5 @@ class InterruptedMoves:
                 cctxt, instance, exception.InstanceTaskInterrupted(
                     instance_uuid=instance.uuid, task='unshelve',
                     reason='no progress for %ss' % self.timeout))
-            self.undone += 1
+            undone += 1
+        return undone

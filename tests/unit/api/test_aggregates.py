@@ -6,6 +6,7 @@ from oslo_utils import uuidutils
 from nova_lite import context as nova_context
 from nova_lite import objects
 from tests.unit.api import base
+from tests.unit import fixtures as nova_fixtures
 
 PATH = '/v2.1/os-aggregates'
 
@@ -311,6 +312,21 @@ class TestAddHost(AggregatesTestCase):
         response = self.act(created['id'], 'add_host',
                             {'host': 'controller'})
         self.assertError(response, 404, 'itemNotFound', 'controller')
+
+    def test_an_undiscovered_host_while_a_cell_does_not_answer_is_503(
+            self):
+        # It may be that cell's: not a 404, and never a 500.
+        nova_fixtures.map_unreachable_cell(self.admin_context)
+        created = self.make_aggregate()
+        response = self.act(created['id'], 'add_host', {'host': 'nowhere'})
+        self.assertError(response, 503, 'serviceUnavailable',
+                         'cell cell9 did not answer')
+
+    def test_a_discovered_host_may_join_while_another_cell_is_down(self):
+        nova_fixtures.map_unreachable_cell(self.admin_context)
+        created = self.make_aggregate()
+        self.assertEqual(['compute1'],
+                         self.add_host(created['id'], 'compute1')['hosts'])
 
     def test_a_member_again_is_409(self):
         created = self.make_aggregate()

@@ -2,9 +2,12 @@
 
 import datetime
 
+from oslo_utils import uuidutils
+
 from nova_lite import context as nova_context
 from nova_lite import objects
 from tests.unit.api import base
+from tests.unit import fixtures as nova_fixtures
 
 
 class HostsTestCase(base.APITestCase):
@@ -136,3 +139,42 @@ class TestServices(HostsTestCase):
         self.assertEqual([], self.request('GET', '/v2.1/os-hypervisors',
                                           token=base.ADMIN
                                           ).json['hypervisors'])
+
+
+class TestACellThatDoesNotAnswer(HostsTestCase):
+    """A lookup by uuid searches every cell at once: what an answering
+    cell has is found, what none has is a 503 naming the cell that did
+    not answer (it may be there), never a 500."""
+
+    def setUp(self):
+        super().setUp()
+        nova_fixtures.map_unreachable_cell(self.admin_context)
+
+    def test_the_service_of_an_answering_cell_is_updated(self):
+        response = self.request(
+            'PUT', '/v2.1/os-services/' + self.service.uuid,
+            {'status': 'disabled'}, token=base.ADMIN, version='2.53')
+        self.assertEqual(200, response.status_int, response.body)
+
+    def test_a_service_in_no_answering_cell_is_503(self):
+        response = self.request(
+            'PUT', '/v2.1/os-services/' + uuidutils.generate_uuid(),
+            {'status': 'disabled'}, token=base.ADMIN, version='2.53')
+        self.assertError(response, 503, 'serviceUnavailable',
+                         'cell cell9 did not answer')
+
+    def test_the_hypervisor_of_an_answering_cell_is_shown(self):
+        response = self.request('GET', '/v2.1/os-hypervisors/' +
+                                self.node.uuid, token=base.ADMIN)
+        self.assertEqual(200, response.status_int, response.body)
+
+    def test_a_hypervisor_in_no_answering_cell_is_503(self):
+        response = self.request('GET', '/v2.1/os-hypervisors/' +
+                                uuidutils.generate_uuid(), token=base.ADMIN)
+        self.assertError(response, 503, 'serviceUnavailable',
+                         'cell cell9 did not answer')
+
+    def test_the_lists_leave_it_out(self):
+        [service] = self.request('GET', '/v2.1/os-services',
+                                 token=base.ADMIN).json['services']
+        self.assertEqual('host1', service['host'])

@@ -783,3 +783,52 @@ class TestConcurrentStateChange(RecoverTestCase):
     def test_nothing_is_counted_or_recorded(self):
         self.assertEqual(({'rebuilt': 0, 'failed': 0}, {}),
                          (self.counts, self.events(self.instance.uuid)))
+
+
+# -- a cell that does not answer ----------------------------------------------
+
+class TestACellThatDoesNotAnswer(RecoverTestCase):
+    """A cell whose database is down is skipped and logged; the next run
+    looks at it again."""
+
+    def stops_answering(self, cell):
+        """``cell``'s database goes down; a function that brings it back."""
+        url = cell.database_connection
+        cell.database_connection = nl_fixtures.UNREACHABLE_DB
+        cell.save()
+
+        def answers_again():
+            cell.database_connection = url
+            cell.save()
+        return answers_again
+
+    def test_a_stuck_build_in_another_cell_is_still_failed(self):
+        nl_fixtures.map_unreachable_cell(self.admin)
+        instance = self.building(host=None)
+        self.assertEqual({'rebuilt': 0, 'failed': 1}, self.recover())
+        self.assertEqual(states.ERROR, self.stored(instance.uuid).vm_state)
+        self.assertIn('Skipping cell cell9 in a look for interrupted builds',
+                      self.logs.output)
+
+    def test_a_stale_build_request_is_not_taken_over_meanwhile(self):
+        # The dead conductor may have created it there.
+        nl_fixtures.map_unreachable_cell(self.admin)
+        request, _spec = self.accepted(seconds_ago=TIMEOUT + 100)
+        uuid = request.instance_uuid
+        self.assertEqual({'rebuilt': 0, 'failed': 0}, self.recover())
+        self.assertEqual(([], True, None),
+                         (self.scheduler.asked,
+                          self.build_request_exists(uuid),
+                          self.mapped_cell(uuid)))
+        self.assertIn('Not taking over the build of %s now' % uuid,
+                      self.logs.output)
+
+    def test_a_later_run_takes_it_over_once_the_cell_answers(self):
+        request, _spec = self.accepted(seconds_ago=TIMEOUT + 100)
+        uuid = request.instance_uuid
+        answers_again = self.stops_answering(self.cell1)
+        self.recover()
+        answers_again()
+        self.age_claim(uuid, TIMEOUT + 100)
+        self.assertEqual({'rebuilt': 1, 'failed': 0}, self.recover())
+        self.assertEqual([(uuid, 'h1')], self.compute.builds)

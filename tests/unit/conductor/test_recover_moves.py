@@ -12,6 +12,7 @@ from nova_lite.db import api as db
 from nova_lite.db import main_models
 from nova_lite import objects
 from tests.unit.conductor import test_recover
+from tests.unit import fixtures as nl_fixtures
 from tests.unit.network import test_client_helpers as port_fakes
 
 TIMEOUT = test_recover.TIMEOUT
@@ -70,6 +71,10 @@ class MovesTestCase(test_recover.RecoverTestCase):
         return recover.InterruptedMoves(self.admin, TIMEOUT,
                                         self.reportclient,
                                         ports=self.ports).run()
+
+    def sweep(self, first_seen, now):
+        return recover.OrphanAllocations(
+            self.admin, TIMEOUT, self.reportclient, first_seen).run(now)
 
 
 class TestInterruptedEvacuation(MovesTestCase):
@@ -152,10 +157,6 @@ class TestInterruptedUnshelve(MovesTestCase):
 
 class TestOrphanAllocations(MovesTestCase):
 
-    def sweep(self, first_seen, now):
-        return recover.OrphanAllocations(
-            self.admin, TIMEOUT, self.reportclient, first_seen).run(now)
-
     def test_a_server_in_cell0_loses_its_allocation_at_once(self):
         instance = self.server(states.ERROR, None, None, cell=self.cell0)
         self.allocate(instance.uuid, 'h1')
@@ -199,3 +200,33 @@ class TestOrphanAllocations(MovesTestCase):
                              node='h1', flavor=self.flavor).create()
         self.sweep(first_seen, 1000.0 + 1)
         self.assertNotIn(consumer, first_seen)
+
+
+class TestACellThatDoesNotAnswer(MovesTestCase):
+    """A cell whose database is down is skipped and logged; the others
+    are looked at all the same."""
+
+    def setUp(self):
+        super().setUp()
+        nl_fixtures.map_unreachable_cell(self.admin)
+
+    def test_an_interrupted_move_in_another_cell_is_still_undone(self):
+        _instance, migration = self.evacuating()
+        self.assertEqual(1, self.undo())
+        self.assertEqual('error', self.migration_status(migration))
+        self.assertIn('Skipping cell cell9 in a look for interrupted moves',
+                      self.logs.output)
+
+    def test_no_allocation_is_deleted_as_nobodys_meanwhile(self):
+        # Either might be a server of the cell that does not answer.
+        buried = self.server(states.ERROR, None, None, cell=self.cell0)
+        self.allocate(buried.uuid, 'h1')
+        stranger = uuidutils.generate_uuid()
+        self.allocate(stranger, 'h1')
+        first_seen = {}
+        self.assertEqual(0, self.sweep(first_seen, 1000.0))
+        self.assertEqual(0, self.sweep(first_seen, 1000.0 + 10 * TIMEOUT))
+        self.assertNotEqual({}, self.resources(buried.uuid))
+        self.assertNotEqual({}, self.resources(stranger))
+        self.assertIn('No allocation is deleted while a cell does not '
+                      'answer', self.logs.output)

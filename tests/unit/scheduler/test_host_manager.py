@@ -151,3 +151,27 @@ class TestReadingOnlyTheOfferedNodes(HostManagerTestCase):
         state.consume_from_instance(spec, 'not-in-the-db-yet')
         self.assertEqual({'compute2'},
                          self.manager.hosts_of(['not-in-the-db-yet']))
+
+
+class TestACellThatDoesNotAnswer(HostManagerTestCase):
+    """A cell whose database is down is left out (cells.scatter): its
+    hosts are not scheduled to, the other cells' still are."""
+
+    def test_the_other_cells_hosts_are_still_scheduled(self):
+        nova_fixtures.map_unreachable_cell(self.context)
+        self.assertEqual({'compute1', 'compute2'}, set(self.states()))
+        self.assertIn("Skipping cell cell9 in the scheduler's host states",
+                      self.logs.output)
+
+    def test_its_cached_hosts_leave_the_cache_until_it_answers_again(self):
+        self.assertEqual({'compute1', 'compute2'}, set(self.states()))
+        cell1 = self.databases.cell1
+        cell1.database_connection = nova_fixtures.UNREACHABLE_DB
+        cell1.save()
+        self.assertEqual({}, self.states())
+        self.assertIn('Leaving compute node compute1/compute1 out of the '
+                      'scheduler cache while its cell does not answer',
+                      self.logs.output)
+        cell1.database_connection = self.databases.cell1_url
+        cell1.save()
+        self.assertEqual({'compute1', 'compute2'}, set(self.states()))
