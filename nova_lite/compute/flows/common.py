@@ -25,6 +25,12 @@ def save_expecting(instance, task_state):
     return None
 
 
+def recorded_on(migration, flow):
+    """A compute flow's ``record``: its steps written on ``migration``
+    (through the conductor), where a takeover after a crash reads them."""
+    return lambda steps: migration.record_flow(flow, steps)
+
+
 def failed_in_place(compute, context, instance, step, error):
     """An operation on the server failed here and changed nothing: the
     action's ``step`` and a fault say why, and its task is cleared."""

@@ -38,8 +38,9 @@ _STARTED_HERE = (states.NETWORKING, states.BLOCK_DEVICE_MAPPING,
 
 def recover_live_migrations(compute, context, instances=None, stale=False):
     """A live migration from here that this compute's restart cut off
-    is rolled back: the server stays here, ACTIVE, with its allocation
-    and bindings; the migration is in error. Nothing stays
+    is undone from the steps it recorded (or, once the guest was
+    transferred, finished): the server stays here, ACTIVE, with its
+    allocation and bindings; the migration is in error. Nothing stays
     ``migrating`` forever. With ``stale`` (``instances`` have not moved
     for [compute] interrupted_task_timeout) one that never reached
     this compute is rolled back too: its conductor died, or its cast
@@ -62,31 +63,65 @@ def recover_live_migrations(compute, context, instances=None, stale=False):
         if not migrations:
             continue
         migration = migrations[-1]
-        if migration.status in ('accepted', 'queued') and not stale:
+        steps = migration.recorded_steps(live_migration.FLOW)
+        if steps is None and migration.status in ('accepted', 'queued') \
+                and not stale:
             # Still the conductor's, or its cast to this compute is on
             # its way: the migration starts (or is rolled back) when
             # it arrives.
             continue
-        LOG.warning('The live migration %s of %s was interrupted (%s); '
-                    'rolling it back', migration.uuid, instance.uuid,
+        LOG.warning('The live migration %s of %s was interrupted (%s)',
+                    migration.uuid, instance.uuid,
                     'no progress for %ss' %
                     CONF.compute.interrupted_task_timeout if stale else
                     'a restart of %s' % compute.host)
+        if steps is not None:
+            live_migration.take_over(compute, context, instance, migration,
+                                     steps)
+        else:
+            _roll_back_unrecorded(compute, context, instance, migration)
+
+
+def _roll_back_unrecorded(compute, context, instance, migration):
+    """A live migration that recorded no step here (its conductor died
+    before the cast, or it began before the computes recorded their
+    steps), rolled back from what the port service and placement say:
+    the destination drops what it has and the ports' bindings there go;
+    the migration's allocation comes back to the server in place of the
+    destination's claim; the server stays here, ACTIVE; the migration is
+    in error."""
+    dest = migration.dest_compute
+    try:
+        bound = [port['id'] for port in
+                 compute.ports.ports_of(instance.uuid)
+                 if dest in {b['host'] for b in compute.ports.bindings(
+                     port['id'])}]
+    except exception.NovaLiteException as e:
+        LOG.error('Ports of %s not read: %s', instance.uuid, e)
+        bound = []
+    try:
+        compute.compute_rpcapi.rollback_live_migration_at_destination(
+            context, instance, dest, objects.LiveMigrateData(
+                source_host=compute.host, source_node=migration.source_node,
+                dest_host=dest, dest_node=migration.dest_node,
+                bound_ports=bound))
+    except Exception as e:
+        LOG.warning('%s not told to drop %s: %s', dest, instance.uuid, e)
+    for port_id in bound:
         try:
-            bound = [port['id'] for port in
-                     compute.ports.ports_of(instance.uuid)
-                     if migration.dest_compute in {
-                         b['host'] for b in compute.ports.bindings(
-                             port['id'])}]
+            compute.ports.delete_binding(port_id, dest)
         except exception.NovaLiteException as e:
-            LOG.error('Ports of %s not read: %s', instance.uuid, e)
-            bound = []
-        migrate_data = objects.LiveMigrateData(
-            source_host=compute.host, source_node=migration.source_node,
-            dest_host=migration.dest_compute,
-            dest_node=migration.dest_node, bound_ports=bound)
-        live_migration.rollback(compute, context, instance, migration,
-                                migrate_data, 'error')
+            LOG.error('Inactive binding of port %s on %s not deleted: '
+                      '%s', port_id, dest, e)
+    lifecycle.return_source_side(compute.rt.reportclient, migration.uuid,
+                                 instance.uuid)
+    instance.task_state = None
+    overtaken = common.save_expecting(instance, states.MIGRATING)
+    if overtaken is not None:
+        LOG.info('%s changed during its live migration: %s',
+                 instance.uuid, overtaken)
+    migration.status = 'error'
+    migration.save()
 
 
 def resolve_interrupted_tasks(compute, context, restarted=False):
