@@ -11,6 +11,7 @@ from nova_lite.compute import states
 from nova_lite import exception
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
+from nova_lite import objects
 
 
 def save_expecting(instance, task_state):
@@ -23,6 +24,22 @@ def save_expecting(instance, task_state):
             exception.UnexpectedTaskStateError) as e:
         return e
     return None
+
+
+def server_exists(context, instance):
+    """Whether the server still exists, asked once when first needed:
+    the undos of a move differ for a server deleted meanwhile."""
+    answer = []
+
+    def exists():
+        if not answer:
+            try:
+                objects.Instance.get_by_uuid(context, instance.uuid)
+                answer.append(True)
+            except exception.InstanceNotFound:
+                answer.append(False)
+        return answer[0]
+    return exists
 
 
 def recorded_on(migration, flow):

@@ -262,14 +262,34 @@ def _evacuation_in_progress(context, instance):
 def _evacuation_cut_off(compute, context, instance, migration, why):
     """An evacuation to this host that a restart here cut off while it
     spawned: undone like a failed one (the server back on its source,
-    in ERROR, holding its source allocation, to be evacuated again),
-    its ports pointed back at the source with the source providers."""
+    in ERROR, holding its source allocation, to be evacuated again), by
+    the undos of the steps it recorded."""
     error = exception.InstanceTaskInterrupted(
         instance_uuid=instance.uuid, task='evacuation', reason=why)
+    steps = migration.recorded_steps(evacuate.FLOW)
+    if steps is None:
+        _evacuation_cut_off_unrecorded(compute, context, instance,
+                                       migration, error)
+        return
+    evacuate.take_over(compute, context, instance, migration, steps, error)
+
+
+def _evacuation_cut_off_unrecorded(compute, context, instance, migration,
+                                   error):
+    """The same for an evacuation begun before the computes recorded
+    their steps: the guest and the claim here go, the source allocation
+    comes back from the migration, the ports are pointed back at the
+    source with the source providers, the migration failed."""
     compute.driver.destroy(context, instance)
     compute.rt.drop_instance(context, instance, instance.node or
                              compute.driver.nodename)
-    evacuate.undo(compute, context, instance, migration, [], error)
+    lifecycle.return_source_side(compute.rt.reportclient, migration.uuid,
+                                 instance.uuid)
+    migration.status = 'failed'
+    migration.save()
+    instance.host = migration.source_compute
+    instance.node = migration.source_node
+    common.set_error(compute, context, instance, error)
     try:
         network_api.point_back(
             compute.ports, instance, migration.source_compute,
@@ -278,4 +298,3 @@ def _evacuation_cut_off(compute, context, instance, migration, why):
     except exception.NovaLiteException as e:
         LOG.error('Ports of %s not pointed back at %s: %s',
                   instance.uuid, migration.source_compute, e)
-
