@@ -193,12 +193,10 @@ def _resolve(compute, context, instance, restarted):
         shelve.unshelve(compute, context, instance, None, None, None)
     elif instance.vm_state == states.SHELVED_OFFLOADED:
         # An unshelve that had taken the server over here.
-        compute.driver.destroy(context, instance)
-        compute.rt.drop_instance(context, instance, instance.node)
-        shelve.unshelve_failed(compute, context, instance, exception.
-                               InstanceTaskInterrupted(
-                                   instance_uuid=instance.uuid,
-                                   task=task, reason=why))
+        shelve.unshelve_cut_off(compute, context, instance, exception.
+                                InstanceTaskInterrupted(
+                                    instance_uuid=instance.uuid,
+                                    task=task, reason=why))
     elif instance.vm_state == states.BUILDING:
         _fail_interrupted_build(compute, context, instance, why)
     elif task in (states.REBUILDING, states.REBUILD_SPAWNING):

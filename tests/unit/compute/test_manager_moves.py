@@ -531,7 +531,9 @@ class TestUnshelveOnItsHost(ShelveTestCase):
         self.assertNotIn('shelved_at', stored.system_metadata)
 
 
-class TestUnshelveOffloaded(ManagerTestCase):
+class UnshelveOffloadedTestCase(ManagerTestCase):
+    """What the conductor hands the destination: the server offloaded in
+    task unshelving, this host claimed for it."""
 
     def setUp(self):
         super().setUp()
@@ -558,6 +560,9 @@ class TestUnshelveOffloaded(ManagerTestCase):
         self.assertEqual({}, self.resources(self.instance.uuid))
         self.assertEqual((None, {}), self.binding(self.port))
         return stored
+
+
+class TestUnshelveOffloaded(UnshelveOffloadedTestCase):
 
     def test_the_server_is_active_on_this_host(self):
         self.unshelve()
