@@ -6,6 +6,15 @@ doing it again is harmless (a delete, a power off or on, an offload) and
 undone otherwise: a build ends in ERROR holding nothing, an evacuation
 here goes back to its source, a live migration from here is rolled back,
 anything else ends in ERROR in place with a fault saying why.
+
+A move whose flow recorded its steps on the migration (a live migration
+from here, an evacuation to here) is undone by replaying the undos of
+those steps, as its own failure would have undone them; one begun before
+the computes recorded their steps is repaired from what the port service
+and placement say (``_roll_back_unrecorded``,
+``_evacuation_cut_off_unrecorded``). Where a flow has no record (a build,
+an unshelve), the server's state shows which steps were taken, and every
+one of them is undone.
 """
 
 import datetime
@@ -13,6 +22,7 @@ import datetime
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite.compute.flows import build
 from nova_lite.compute.flows import common
 from nova_lite.compute.flows import delete
 from nova_lite.compute.flows import evacuate
@@ -23,6 +33,7 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
@@ -229,9 +240,11 @@ def _fail_interrupted_build(compute, context, instance, why):
             context, instance.uuid, 'compute_recover_interrupted_build',
             host=compute.host, action=instance_actions.CREATE) as step:
         step.fail(error.format_message())
-    compute.driver.destroy(context, instance)
-    compute.rt.drop_instance(context, instance, nodename)
-    network_api.release_ports(compute.ports, instance)
+    # It has no record of its steps: each is undone (an undo is harmless
+    # for a step never taken).
+    flows.run_undos(build.FLOW, instance.uuid,
+                    build.build_undos(compute, context, instance),
+                    build.every_step(nodename))
     if instance.obj_what_changed():
         instance.save()
 

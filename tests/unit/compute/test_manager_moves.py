@@ -596,7 +596,9 @@ class TestUnshelveOffloaded(UnshelveOffloadedTestCase):
 
 # -- build: binding the ports -------------------------------------------------
 
-class TestBuildBindsPorts(ManagerTestCase):
+class BuildTestCase(ManagerTestCase):
+    """What the conductor hands this host: the server BUILDING on no host
+    yet, this host claimed for it with its port's bandwidth."""
 
     def setUp(self):
         super().setUp()
@@ -617,6 +619,9 @@ class TestBuildBindsPorts(ManagerTestCase):
         build.build_here(self.manager, self.context, self.instance,
                          self.selection(mappings=mappings), self.spec,
                          list(host_list), None, None)
+
+
+class TestBuildBindsPorts(BuildTestCase):
 
     def test_the_port_is_bound_with_the_provider_of_its_mapping(self):
         self.build()
