@@ -26,11 +26,13 @@ the first six are the conductor's, handed over with the cast
 6. ``bind_destination`` -- each port's INACTIVE binding on the destination,
    whose ``allocation`` is the destination's provider (undo: deleted; the
    port's binding here was never touched);
-7. ``preparing`` -- the migration from ``queued`` to ``preparing``: from
-   here it is this compute's, and an admin's abort reaches the transfer
-   (no undo of its own: the migration's ends it). Cancelled while it was
-   queued, everything is undone; taken by something else (it is neither
-   queued nor cancelled), nothing is: it is not ours;
+7. ``preparing`` -- recorded once the migration went from ``queued`` to
+   ``preparing``: it is this compute's now, and an admin's abort reaches
+   the transfer (no undo of its own: the migration's ends it). That
+   change is the fence, made before anything is recorded: a migration
+   cancelled while it was queued is undone; one that is neither queued
+   nor cancelled (a takeover ended it) is not ours, and nothing is
+   written or undone;
 8. ``prepare_destination`` -- ``pre_live_migration`` on the destination
    (undo: ``check_destination``'s);
 9. ``transfer`` -- the migration ``running``; the driver transfers the
@@ -136,8 +138,8 @@ def live_migrate(compute, context, instance, migration, migrate_data):
         try:
             with flow:
                 flow.inherit(handed_over(migration, migrate_data))
-                flow.step('preparing')
                 _start(context, instance, migration)
+                flow.step('preparing')
                 flow.step('prepare_destination', dest)
                 migrate_data = compute.compute_rpcapi.pre_live_migration(
                     context, instance, dest, migrate_data)

@@ -140,6 +140,26 @@ class TestCrashAfterTheTransfer(StepTestCase):
         self.assertEqual('completed', self.stored_migration().status)
 
 
+class TestAMigrationThatIsNotQueued(StepTestCase):
+    """A takeover ended it before its cast arrived: it is not ours."""
+
+    def setUp(self):
+        super().setUp()
+        ended = self.stored_migration()
+        ended.status = 'error'
+        ended.save()
+        self.live_migrate()
+
+    def test_nothing_is_recorded_or_undone(self):
+        stored = self.stored_migration()
+        self.assertEqual(('error', None, []),
+                         (stored.status, stored.flow, self.rpc.calls))
+        self.assertEqual(
+            (self.allocation_on('dst'), self.allocation_on('src')),
+            (self.resources(self.instance.uuid),
+             self.resources(self.migration.uuid)))
+
+
 flow_steps.add_step_tests(TestEachStepFails, STEPS, 'check_failure_at',
                           'test_a_failure_at_%s_leaves_it_on_its_source')
 flow_steps.add_step_tests(TestEachStepCrashes, STEPS, 'check_crash_at',
