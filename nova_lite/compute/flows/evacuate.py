@@ -27,8 +27,10 @@ Then the server is ACTIVE (or STOPPED) here and the migration ``done``. A
 failure undoes the steps taken and leaves the server on its source in
 ERROR with a fault saying why, to be evacuated again (``_failed``); one
 deleted meanwhile leaves nothing anywhere. A takeover after a crash
-(``take_over``: this compute restarted, or a conductor found it stale)
-replays the recorded steps' undos the same way.
+replays the recorded steps' undos the same way: this compute, restarted
+after it took the server over (``take_over``), or a conductor that found
+the evacuation stale before it did (``InterruptedMoves``, without this
+host's own count and guest).
 
 And as the source, when it is back: the remains of each server evacuated
 away while it was down are destroyed, and what the migration's consumer
