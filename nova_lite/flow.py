@@ -21,6 +21,10 @@ crash runs nothing (SIGKILL does not unwind): a takeover reads the
 recorded steps and replays the same undos with ``undo_recorded``. Once
 ``done()`` the flow's claims are its outcome and nothing is undone.
 
+A flow that continues another daemon's (a compute's half of a move the
+conductor began) takes the steps that daemon took with ``inherit``: their
+undo is its own from then on, under the same names.
+
 What a step's undo is lives in one table per flow (``undos``: step name
 -> ``undo(arg)``), so the running flow and a takeover use the same code,
 and a test can make every step of a flow fail in turn (``before_step``).
@@ -72,6 +76,19 @@ class Flow:
             self.record(self.steps + [[name, arg]])
         self.steps.append([name, arg])
 
+    def inherit(self, steps):
+        """Take over the undo of ``steps`` (``[[name, arg], ...]``) that
+        another daemon has taken already (what the conductor claimed
+        before it handed a move to a compute): they are held whatever
+        happens next, so a failure from here -- even of their record,
+        written with the next step's -- undoes them."""
+        for name, _arg in steps:
+            if name not in self.undos:
+                raise KeyError('%s flow has no step %r' % (self.name, name))
+        self.steps.extend([name, arg] for name, arg in steps)
+        for name, _arg in steps:
+            Flow.before_step(self, name)
+
     def done(self):
         """The flow reached its outcome: nothing will be undone."""
         self.finished = True
@@ -101,7 +118,8 @@ class Flow:
             LOG.warning('%s of %s failed at %s (%s): undoing %d step(s)',
                         self.name, self.subject,
                         self.steps[-1][0] if self.steps else 'its start',
-                        exc, len(self.steps))
+                        exc, sum(1 for step, _ in self.steps
+                                 if self.undos[step] is not no_undo))
             self.undo()
         return False
 
@@ -113,8 +131,8 @@ def run_undos(name, subject, undos, steps):
     undone = True
     for step, arg in reversed(steps):
         undo = undos.get(step)
-        if undo is None:
-            continue
+        if undo is None or undo is no_undo:
+            continue  # a point in the record: nothing to undo or log
         try:
             undo(arg)
         except Exception:

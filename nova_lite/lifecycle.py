@@ -1,7 +1,8 @@
 """What ends a server's build or task, for whichever service ends it:
 record a fault, put the server in ERROR, bury a build that cannot be
 scheduled in cell0, give back the allocation of a server that will not be
-built, fail a build nobody finishes.
+built or the source side of a move that is undone, fail a build nobody
+finishes.
 
 The API, the conductor's flows and the computes all use these; so this
 module imports none of them -- only the vocabulary below them (instance
@@ -90,6 +91,20 @@ def give_back(reportclient, instance_uuid):
             placement_client.PlacementConflict) as e:
         LOG.warning('Could not give back the allocation of %s: %s',
                     instance_uuid, e)
+
+
+def return_source_side(reportclient, migration_uuid, instance_uuid):
+    """Give the server back what its migration's consumer holds (the
+    source side of a move that is undone), in place of what the server
+    holds (the destination's claim); if the migration holds nothing any
+    more the server keeps what it has. An error is logged: the source
+    compute's audit settles it later."""
+    try:
+        reportclient.move_allocations(migration_uuid, instance_uuid)
+    except (placement_client.PlacementUnavailable,
+            placement_client.PlacementConflict) as e:
+        LOG.error('Could not give %s its source allocation back from '
+                  'migration %s: %s', instance_uuid, migration_uuid, e)
 
 
 def bury_in_cell0(context, build_request, spec, error,

@@ -383,12 +383,13 @@ class ResourceTracker:
                     reason='%s: %s used + %s requested > limit %s on %s' %
                     (name, used, requested, int(ceilings[name]), self.host))
 
-    @contextlib.contextmanager
-    def instance_claim(self, context, instance, nodename, limits=None,
-                       port_allocations=None):
-        """Reserve ``instance``'s resources locally and in placement for
-        the duration of a spawn; kept on success, undone on failure.
-        ``port_allocations`` is its ports' part (bandwidth providers)."""
+    def claim(self, context, instance, nodename, limits=None,
+              port_allocations=None):
+        """Reserve ``instance``'s resources here, locally and in placement
+        (``port_allocations`` is its ports' part: bandwidth providers);
+        ComputeResourcesUnavailable if they do not fit or placement did
+        not take them. Its undo is ``drop_instance``. Call it inside
+        ``claiming``, which keeps the audit off the instance meanwhile."""
         usage = _usage_of(instance)
         resources = self.driver.get_available_resource(nodename)
         with self._lock:
@@ -399,23 +400,40 @@ class ResourceTracker:
             self._apply(node, resources)
             node.save()
         try:
-            try:
-                if node.uuid not in self._reported and \
-                        not self._report_inventory(node, resources):
-                    raise placement_client.PlacementUnavailable(
-                        reason='the provider of %s is not reported yet' %
-                        nodename)
-                self._write_allocations(instance, node, port_allocations)
-            except (placement_client.PlacementUnavailable,
-                    placement_client.PlacementConflict) as e:
-                raise exception.ComputeResourcesUnavailable(
-                    reason='allocation not written to placement: %s' % e)
+            if node.uuid not in self._reported and \
+                    not self._report_inventory(node, resources):
+                raise placement_client.PlacementUnavailable(
+                    reason='the provider of %s is not reported yet' %
+                    nodename)
+            self._write_allocations(instance, node, port_allocations)
+        except (placement_client.PlacementUnavailable,
+                placement_client.PlacementConflict) as e:
+            raise exception.ComputeResourcesUnavailable(
+                reason='allocation not written to placement: %s' % e)
+
+    @contextlib.contextmanager
+    def claiming(self, instance_uuid):
+        """While an instance claimed here is spawned: the audit counts it
+        and leaves its allocation alone, although its record says it is
+        not here, or not ACTIVE, yet."""
+        try:
             yield
-        except BaseException:
-            self.drop_instance(context, instance, nodename)
-            raise
         finally:
-            self._claiming.discard(instance.uuid)
+            self._claiming.discard(instance_uuid)
+
+    @contextlib.contextmanager
+    def instance_claim(self, context, instance, nodename, limits=None,
+                       port_allocations=None):
+        """``claim`` for the duration of a spawn: kept on success, undone
+        on failure."""
+        with self.claiming(instance.uuid):
+            try:
+                self.claim(context, instance, nodename, limits,
+                           port_allocations)
+                yield
+            except BaseException:
+                self.drop_instance(context, instance, nodename)
+                raise
 
     def _note_left(self, instance_uuid):
         if self._left_during_audit is not None:

@@ -1,6 +1,7 @@
 """Tables of a cell database (cell0 and every real cell)."""
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy import orm
 
 from nova_lite.db.types import DateTime, LongText
@@ -188,3 +189,7 @@ class Migration(_SoftDelete, Base):
     disk_total = sa.Column(sa.BigInteger, nullable=True)
     disk_processed = sa.Column(sa.BigInteger, nullable=True)
     disk_remaining = sa.Column(sa.BigInteger, nullable=True)
+    # The compute flow of the move and the steps it has started, as JSON
+    # (nova_lite/flow.py): what a takeover undoes after a crash.
+    flow = sa.Column(sa.Text().with_variant(mysql.MEDIUMTEXT(), 'mysql'),
+                     nullable=True)

@@ -9,8 +9,13 @@ Status of an evacuation: ``accepted`` (conductor) -> ``pre-migrating``
 (destination chosen) -> ``done`` (rebuilt on the destination) ->
 ``completed`` (the source compute came back and cleaned up); ``failed``
 or ``error`` when it did not happen.
+
+The compute working on a move records the steps of its flow on the
+migration (``record_flow``, ``flow``; see ``nova_lite/flow.py``), so that
+a takeover after a crash reads what to undo instead of guessing it.
 """
 
+from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 from oslo_utils import versionutils
 from oslo_versionedobjects import fields
@@ -39,7 +44,7 @@ PROGRESS = ('memory_total', 'memory_processed', 'memory_remaining',
 _COLUMNS = ('id', 'uuid', 'instance_uuid', 'migration_type', 'status',
             'source_compute', 'source_node', 'dest_compute', 'dest_node',
             'dest_host', 'created_at', 'updated_at', 'deleted_at',
-            'deleted') + PROGRESS
+            'deleted', 'flow') + PROGRESS
 
 
 # In nova_lite.exception so that they cross RPC as themselves.
@@ -51,7 +56,8 @@ MigrationStatusChanged = exception.MigrationStatusChanged
 class Migration(base.NovaLiteObject):
     # Version 1.0: Initial version
     # Version 1.1: Added memory_* and disk_* (live migration progress)
-    VERSION = '1.1'
+    # Version 1.2: Added flow and record_flow()
+    VERSION = '1.2'
 
     fields = dict(base.NovaLitePersistentObject.fields, **{
         'id': fields.IntegerField(),
@@ -64,18 +70,23 @@ class Migration(base.NovaLiteObject):
         'dest_compute': fields.StringField(nullable=True),
         'dest_node': fields.StringField(nullable=True),
         'dest_host': fields.StringField(nullable=True),
+        # JSON: {'flow': its name, 'steps': [[step, arg], ...]}.
+        'flow': fields.StringField(nullable=True),
     }, **{name: fields.IntegerField(nullable=True) for name in PROGRESS})
 
     lazy_defaults = dict({'source_compute': None, 'source_node': None,
                           'dest_compute': None, 'dest_node': None,
-                          'dest_host': None},
+                          'dest_host': None, 'flow': None},
                          **{name: None for name in PROGRESS})
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
-        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+        version = versionutils.convert_version_to_tuple(target_version)
+        if version < (1, 1):
             for name in PROGRESS:
                 primitive.pop(name, None)
+        if version < (1, 2):
+            primitive.pop('flow', None)
 
     @classmethod
     def _from_db(cls, context, row):
@@ -131,6 +142,34 @@ class Migration(base.NovaLiteObject):
                                              status=actual)
         self.updated_at = values['updated_at']
         self.obj_reset_changes()
+
+    @base.remotable
+    def record_flow(self, flow, steps):
+        """Store the steps the compute flow ``flow`` has started
+        (``[[step, arg], ...]``, JSON-able) for a takeover to read. Only
+        that column is written (and ``updated_at``: the move is alive);
+        the object's other changes stay unsaved."""
+        value = jsonutils.dumps({'flow': flow, 'steps': steps})
+        now = base.utcnow()
+        with db.cell_session(self._context) as session:
+            result = session.execute(sa.update(models.Migration).where(
+                models.Migration.uuid == self.uuid,
+                models.Migration.deleted == 0).values(flow=value,
+                                                      updated_at=now))
+            if not result.rowcount:
+                raise MigrationNotFound(migration_id=self.uuid)
+        self.flow = value
+        self.updated_at = now
+        self.obj_reset_changes(['flow', 'updated_at'])
+
+    def recorded_steps(self, flow):
+        """The steps ``flow`` recorded here, or None: nothing recorded by
+        that flow (another flow's record, or none: a move begun before
+        the computes recorded their steps)."""
+        recorded = jsonutils.loads(self.flow) if self.flow else {}
+        if recorded.get('flow') != flow:
+            return None
+        return recorded.get('steps') or []
 
     @property
     def in_progress(self):

@@ -101,3 +101,43 @@ class TestRecord(FlowTestCase):
         flow.undo_recorded('test', 'server-1', self.undos,
                            [['claim', 0], ['create', 1]])
         self.assertEqual([('create', 1), ('claim', 0)], self.undone)
+
+
+class TestInherit(FlowTestCase):
+    """Steps another daemon took, handed over with the work."""
+
+    def test_inherited_steps_are_undone_with_the_flows_own(self):
+        def body():
+            with flow.Flow('test', 'server-1', self.undos) as f:
+                f.inherit([['claim', 'conductor']])
+                f.step('create', 1)
+                raise ValueError('boom')
+        self.assertRaises(ValueError, body)
+        self.assertEqual([('create', 1), ('claim', 'conductor')],
+                         self.undone)
+
+    def test_they_are_recorded_with_the_next_step(self):
+        with flow.Flow('test', 'server-1', self.undos,
+                       record=self.record) as f:
+            f.inherit([['claim', 'conductor']])
+            self.assertEqual([], self.records)
+            f.step('create', 1)
+        self.assertEqual([[['claim', 'conductor'], ['create', 1]]],
+                         self.records)
+
+    def test_a_failed_record_still_undoes_them(self):
+        def refuse(steps):
+            raise Lost('the record cannot be written')
+
+        def body():
+            with flow.Flow('test', 'server-1', self.undos,
+                           record=refuse) as f:
+                f.inherit([['claim', 'conductor']])
+                f.step('create', 1)
+        self.assertRaises(Lost, body)
+        self.assertEqual([('claim', 'conductor')], self.undone)
+
+    def test_an_unknown_inherited_step_is_refused(self):
+        f = flow.Flow('test', 'server-1', self.undos)
+        self.assertRaises(KeyError, f.inherit, [['no-such-step', None]])
+        self.assertEqual([], f.steps)

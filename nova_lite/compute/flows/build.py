@@ -1,8 +1,25 @@
-"""A build on this host: the scheduler has claimed it for the server. The
-claim here (the flavor and the ports' request groups on the providers the
-allocation maps them to), the ports bound here, the guest spawned; on a
-failure the guest and the claim go and the server is sent to an alternate
-host, or, none being left, put in ERROR holding nothing.
+"""A build on this host: the scheduler has claimed it for the server.
+
+A ``nova_lite.flow.Flow``; its steps, with what undoes each
+(``build_undos``):
+
+1. ``schedule`` -- the scheduler's claim, handed over by the conductor
+   (undo: given back);
+2. ``take_over`` -- the server's host and node are this one's, its task
+   ``spawning`` (no undo: what follows a failure -- a reschedule, or ERROR
+   -- sets them). A server deleted meanwhile has what the build holds
+   given back, and nothing else done;
+3. ``claim_here`` -- the claim on this node: the flavor and the ports'
+   request groups on the providers the allocation maps them to (undo:
+   the resource tracker drops it, here and in placement);
+4. ``bind_ports`` -- the ports the create named bound here, those on the
+   networks it named created (undo: released; the created ones deleted);
+5. ``spawn`` -- the guest (undo: destroyed).
+
+On a failure the steps are undone and the server is sent to an alternate
+host, or, none being left, put in ERROR holding nothing. The build has no
+record to write its steps on; a restart that cut one off here undoes
+everything a build may hold (``flows.interrupted``).
 """
 
 from oslo_log import log as logging
@@ -12,12 +29,15 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
+
+FLOW = 'build on the compute'
 
 
 def build_and_run(compute, context, instance, selection, request_spec,
@@ -57,51 +77,77 @@ def build_and_run(compute, context, instance, selection, request_spec,
 def build_here(compute, context, instance, selection, request_spec,
                host_list, limits, image):
     nodename = selection.nodename
-    instance.host = compute.host
-    instance.node = nodename
-    instance.launched_on = compute.host
-    instance.task_state = states.SPAWNING
-    overtaken = common.save_expecting(instance, states.SCHEDULING)
-    if overtaken is not None:
-        LOG.info('Not building %s: it was deleted meanwhile (%s)',
-                 instance.uuid, overtaken)
-        # The scheduler's claim for it is ours to give back.
-        compute.rt.drop_instance(context, instance, nodename)
-        return
     try:
-        groups = request_spec.requested_resources
-        provider_of_port = network_api.provider_by_port(
-            groups, (selection.allocation or {}).get('mappings'))
-        with compute.rt.instance_claim(
-                context, instance, nodename, limits,
-                network_api.port_allocations(groups, provider_of_port)):
-            network_api.bind_for_build(
-                compute.ports, instance, compute.host,
-                request_spec.requested_networks, provider_of_port)
-            try:
-                compute.driver.spawn(context, instance, image)
-            except Exception:
-                network_api.release_ports(compute.ports, instance)
-                raise
+        with compute.rt.claiming(instance.uuid), flows.Flow(
+                FLOW, instance.uuid,
+                build_undos(compute, context, instance)) as flow:
+            flow.inherit([['schedule', nodename]])
+            flow.step('take_over', nodename)
+            instance.host = compute.host
+            instance.node = nodename
+            instance.launched_on = compute.host
+            instance.task_state = states.SPAWNING
+            instance.save(expected_task_state=[states.SCHEDULING])
+            _build(compute, context, instance, selection, request_spec,
+                   limits, image, flow)
+    except (exception.InstanceNotFound,
+            exception.UnexpectedTaskStateError) as overtaken:
+        # Deleted meanwhile: what the build held is given back (its
+        # undos), and there is nothing to reschedule.
+        LOG.info('%s was deleted during its build here (%s)',
+                 instance.uuid, overtaken)
+        return
     except Exception as error:
         LOG.warning('Build of %s failed on %s: %s', instance.uuid,
                     compute.host, error)
-        compute.driver.destroy(context, instance)
-        # What the scheduler claimed here goes back (the claim's undo
-        # did already, unless the failure came before it).
-        compute.rt.drop_instance(context, instance, nodename)
         _reschedule_or_fail(compute, context, instance, request_spec,
                             host_list, image, error)
         return
-    common.spawned(compute, instance, was_stopped=False)
-    if common.save_expecting(instance, states.SPAWNING) is not None:
-        LOG.info('%s was deleted while spawning; cleaning up',
-                 instance.uuid)
-        compute.driver.destroy(context, instance)
-        compute.rt.drop_instance(context, instance, nodename)
-        network_api.release_ports(compute.ports, instance)
-        return
     LOG.info('Instance %s is ACTIVE on %s', instance.uuid, compute.host)
+
+
+def _build(compute, context, instance, selection, request_spec, limits,
+           image, flow):
+    """The steps after ``take_over`` (the module's docstring)."""
+    groups = request_spec.requested_resources
+    provider_of_port = network_api.provider_by_port(
+        groups, (selection.allocation or {}).get('mappings'))
+    flow.step('claim_here', selection.nodename)
+    compute.rt.claim(context, instance, selection.nodename, limits,
+                     network_api.port_allocations(groups, provider_of_port))
+    flow.step('bind_ports')
+    network_api.bind_for_build(compute.ports, instance, compute.host,
+                               request_spec.requested_networks,
+                               provider_of_port)
+    flow.step('spawn')
+    compute.driver.spawn(context, instance, image)
+    common.spawned(compute, instance, was_stopped=False)
+    instance.save(expected_task_state=[states.SPAWNING])
+    flow.done()
+
+
+def every_step(nodename):
+    """Every step a build on ``nodename`` takes, in order: what a build
+    cut off here without a record may have taken."""
+    return [['schedule', nodename], ['take_over', nodename],
+            ['claim_here', nodename], ['bind_ports', None], ['spawn', None]]
+
+
+def build_undos(compute, context, instance):
+    """What undoes each step of a build here (the module's docstring);
+    each is idempotent."""
+    def give_back(node):
+        # The scheduler's claim and this node's are one allocation.
+        compute.rt.drop_instance(context, instance,
+                                 node or compute.driver.nodename)
+
+    return flows.undo_table(
+        schedule=give_back,
+        take_over=None,  # the reschedule or the ERROR sets host and task
+        claim_here=give_back,
+        bind_ports=lambda _: network_api.release_ports(compute.ports,
+                                                       instance),
+        spawn=lambda _: compute.driver.destroy(context, instance))
 
 
 def _reschedule_or_fail(compute, context, instance, request_spec,
@@ -120,7 +166,12 @@ def _reschedule_or_fail(compute, context, instance, request_spec,
     instance.host = None
     instance.node = None
     instance.task_state = states.SCHEDULING
-    if common.save_expecting(instance, states.SPAWNING) is not None:
+    try:
+        # Spawning here, or still scheduling if it failed before
+        # take_over.
+        instance.save(expected_task_state=[states.SPAWNING,
+                                           states.SCHEDULING])
+    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
         return  # deleted meanwhile; nothing to reschedule
     retry = request_spec.retry or objects.SchedulerRetries(
         num_attempts=0, hosts=[])

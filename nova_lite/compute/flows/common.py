@@ -1,7 +1,7 @@
 """What several compute flows do: save a server unless it was overtaken,
+ask once whether it still exists, record a flow's steps on its migration,
 leave it as it was with a fault when an operation on it failed, put it in
-ERROR with its fault, take a server moved here (an evacuation, an unshelve)
-over, and finish a spawn.
+ERROR with its fault, and finish a spawn.
 """
 
 from oslo_utils import timeutils
@@ -10,7 +10,7 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import exception
 from nova_lite import lifecycle
-from nova_lite.network import api as network_api
+from nova_lite import objects
 
 
 def save_expecting(instance, task_state):
@@ -23,6 +23,28 @@ def save_expecting(instance, task_state):
             exception.UnexpectedTaskStateError) as e:
         return e
     return None
+
+
+def server_exists(context, instance):
+    """Whether the server still exists, asked once when first needed:
+    the undos of a move differ for a server deleted meanwhile."""
+    answer = []
+
+    def exists():
+        if not answer:
+            try:
+                objects.Instance.get_by_uuid(context, instance.uuid)
+                answer.append(True)
+            except exception.InstanceNotFound:
+                answer.append(False)
+        return answer[0]
+    return exists
+
+
+def recorded_on(migration, flow):
+    """A compute flow's ``record``: its steps written on ``migration``
+    (through the conductor), where a takeover after a crash reads them."""
+    return lambda steps: migration.record_flow(flow, steps)
 
 
 def failed_in_place(compute, context, instance, step, error):
@@ -42,29 +64,6 @@ def set_error(compute, context, instance, error, details=None, host=None):
                             host=host or compute.host, details=details)
     except exception.InstanceNotFound:
         pass
-
-
-def spawn_moved_here(compute, context, instance, image, selection, groups,
-                     provider_of_port, ports, from_task, to_task):
-    """What an evacuation and an unshelve do on the destination: claim
-    (the flavor and the ports' groups on the providers the scheduler
-    chose), point each port's binding and ``allocation`` here, take
-    the instance over and spawn it. Any failure undoes the claim and
-    the guest and is raised for the caller's own undo."""
-    with compute.rt.instance_claim(
-            context, instance, selection.nodename, selection.limits,
-            network_api.port_allocations(groups, provider_of_port)):
-        try:
-            network_api.move_bindings(compute.ports, instance, compute.host,
-                                      provider_of_port, ports)
-            instance.host = compute.host
-            instance.node = selection.nodename
-            instance.task_state = to_task
-            instance.save(expected_task_state=[from_task])
-            compute.driver.spawn(context, instance, image)
-        except Exception:
-            compute.driver.destroy(context, instance)
-            raise
 
 
 def spawned(compute, instance, was_stopped):

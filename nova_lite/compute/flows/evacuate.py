@@ -1,12 +1,36 @@
 """Evacuation, as its destination: the server comes here from a host that
 is down. The conductor has moved the source allocation to the migration's
-consumer and claimed this host for the server. Here: the claim (the flavor
-and the ports' request groups on the providers the scheduler chose), each
-port's binding and ``allocation`` pointed here, the server taken over and
-spawned. Its undo: the claim and the guest go, the source allocation moves
-back from the migration to the server, the ports go back to the source
-with their old binding profile, and the server stays on its source in
-ERROR, to be evacuated again.
+consumer and claimed this host for the server.
+
+Here, a ``nova_lite.flow.Flow`` recorded on the migration. Its steps, with
+what undoes each (``evacuation_undos``); the first three are the
+conductor's, handed over with the cast:
+
+1. ``migration`` -- the migration record, pre-migrating (undo: it ends
+   ``failed``, unless it ended already);
+2. ``move_source_to_migration`` -- the migration's consumer holds what the
+   server holds on its source (undo: it goes back to the server, in place
+   of this host's claim; to nobody if the server was deleted meanwhile);
+3. ``claim_destination`` -- the server's consumer holds this host (undo:
+   given back);
+4. ``claim_here`` -- the claim on this node: the flavor and the ports'
+   request groups on the providers the scheduler chose (undo: the
+   resource tracker drops it, here and in placement);
+5. ``bind_here`` -- each port bound to this host with this host's provider
+   as ``allocation`` (undo: bound to the source again with the profile it
+   had; released, if the server was deleted);
+6. ``take_over`` -- the server's host and node are this one's, its task
+   ``rebuild_spawning`` (undo: back on its source, ``rebuilding``);
+7. ``spawn`` -- the guest built here (undo: destroyed).
+
+Then the server is ACTIVE (or STOPPED) here and the migration ``done``. A
+failure undoes the steps taken and leaves the server on its source in
+ERROR with a fault saying why, to be evacuated again (``_failed``); one
+deleted meanwhile leaves nothing anywhere. A takeover after a crash
+replays the recorded steps' undos the same way: this compute, restarted
+after it took the server over (``take_over``), or a conductor that found
+the evacuation stale before it did (``InterruptedMoves``, without this
+host's own count and guest).
 
 And as the source, when it is back: the remains of each server evacuated
 away while it was down are destroyed, and what the migration's consumer
@@ -19,18 +43,23 @@ from nova_lite.compute.flows import common
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import exception
+from nova_lite import flow as flows
+from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
 
 LOG = logging.getLogger(__name__)
 
+FLOW = 'evacuation at the destination'
+HANDED_OVER = [['migration', None], ['move_source_to_migration', None],
+               ['claim_destination', None]]
+
 
 def evacuate(compute, context, instance, image, migration, selection,
              request_spec):
     """Claim here, point the ports at this host with this host's
-    providers as their ``allocation``, and build the server again; on
-    failure everything goes back to the source (bindings, allocation)
-    and the server is left there in ERROR with a fault."""
+    providers as their ``allocation``, and build the server again (the
+    module's docstring)."""
     with compute.work.lock(instance.uuid), instance_actions.event(
             context, instance.uuid, 'compute_rebuild_instance',
             host=compute.host, action=instance_actions.EVACUATE) as step:
@@ -39,91 +68,145 @@ def evacuate(compute, context, instance, image, migration, selection,
                   if request_spec is not None else [])
         provider_of_port = {group.requester_id: group.provider_uuids[0]
                             for group in groups if group.provider_uuids}
-        ports = []
+        node = selection.nodename
+        flow = flows.Flow(FLOW, instance.uuid, evacuation_undos(
+            context, instance, migration, compute.rt.reportclient,
+            compute.ports, here=compute),
+            record=common.recorded_on(migration, FLOW))
         try:
-            ports = compute.ports.ports_of(instance.uuid)
-            if len(provider_of_port) != len(groups):
-                raise exception.PortUpdateFailed(
-                    port_id=','.join(g.requester_id for g in groups),
-                    reason='the request spec names no provider for '
-                           'every port resource request')
-            common.spawn_moved_here(
-                compute, context, instance, image, selection, groups,
-                provider_of_port, ports, states.REBUILDING,
-                states.REBUILD_SPAWNING)
+            with compute.rt.claiming(instance.uuid), flow:
+                flow.inherit(HANDED_OVER)
+                ports = compute.ports.ports_of(instance.uuid)
+                if len(provider_of_port) != len(groups):
+                    raise exception.PortUpdateFailed(
+                        port_id=','.join(g.requester_id for g in groups),
+                        reason='the request spec names no provider for '
+                               'every port resource request')
+                flow.step('claim_here', node)
+                compute.rt.claim(context, instance, node, selection.limits,
+                                 network_api.port_allocations(
+                                     groups, provider_of_port))
+                for port in ports:
+                    flow.step('bind_here', {
+                        'port': port['id'],
+                        'host': port.get('binding:host_id'),
+                        'profile': port.get('binding:profile') or {}})
+                    network_api.bind_port(compute.ports, port, instance,
+                                          compute.host,
+                                          provider_of_port.get(port['id']))
+                flow.step('take_over', node)
+                instance.host = compute.host
+                instance.node = node
+                instance.task_state = states.REBUILD_SPAWNING
+                instance.save(expected_task_state=[states.REBUILDING])
+                flow.step('spawn')
+                compute.driver.spawn(context, instance, image)
+                common.spawned(compute, instance, was_stopped)
+                try:
+                    instance.save(
+                        expected_task_state=[states.REBUILD_SPAWNING])
+                except exception.UnexpectedTaskStateError as e:
+                    LOG.info('%s changed while it was evacuated (%s)',
+                             instance.uuid, e)
+                flow.done()
         except Exception as error:
             LOG.warning('Evacuation of %s to %s failed: %s',
                         instance.uuid, compute.host, error)
             step.fail('The evacuation to %s failed: %s' % (
                 compute.host, instance_actions.error_details(error)), error)
-            undo(compute, context, instance, migration, ports, error)
+            _failed(compute, context, instance, error)
             return
-        common.spawned(compute, instance, was_stopped)
-        try:
-            instance.save(expected_task_state=[states.REBUILD_SPAWNING])
-        except exception.InstanceNotFound:
-            _abandoned(compute, context, instance, migration)
-            return
-        except exception.UnexpectedTaskStateError as e:
-            LOG.info('%s changed while it was evacuated (%s)',
-                     instance.uuid, e)
         migration.status = 'done'
         migration.save()
         LOG.info('Instance %s evacuated from %s to %s', instance.uuid,
                  migration.source_compute, compute.host)
 
 
-def _abandoned(compute, context, instance, migration):
-    """The server was deleted while it was evacuated here (its source
-    being down, the API deleted it locally): nothing of it may stay --
-    no guest here, no allocation on either side, no port bound."""
-    LOG.info('Instance %s was deleted during its evacuation to %s; '
-             'cleaning up', instance.uuid, compute.host)
-    compute.driver.destroy(context, instance)
-    compute.rt.drop_instance(context, instance, instance.node or
-                             compute.driver.nodename)
-    try:
-        compute.rt.reportclient.delete_allocations(migration.uuid)
-    except Exception as e:
-        LOG.warning('Source allocation of deleted %s not deleted now '
-                    '(the source compute does when it is back): %s',
-                    instance.uuid, e)
-    network_api.release_ports(compute.ports, instance)
-    migration.status = 'failed'
-    migration.save()
+def evacuation_undos(context, instance, migration, reportclient,
+                     port_client, here=None):
+    """What undoes each step of the destination's flow (the module's
+    docstring); each is idempotent. ``here``: the destination's
+    ComputeManager, whose resource tracker and driver hold its own
+    count and guest; a conductor's takeover has none, and gives back
+    what placement and the port service hold."""
+    exists = common.server_exists(context, instance)
 
-
-def undo(compute, context, instance, migration, ports, error):
-    """Undo an evacuation that failed here: the server's allocation on
-    this host is gone (the claim's undo); its source allocation goes
-    back from the migration to the server, its ports back to the
-    source host with their old binding profile; the server stays on
-    its source in ERROR, to be evacuated again."""
-    try:
-        objects.Instance.get_by_uuid(context, instance.uuid)
-    except exception.InstanceNotFound:
-        _abandoned(compute, context, instance, migration)
-        return
-    try:
-        compute.rt.reportclient.move_allocations(migration.uuid,
-                                                 instance.uuid)
-    except Exception as e:
-        LOG.error('Source allocation of %s not given back by migration '
-                  '%s: %s', instance.uuid, migration.uuid, e)
-    for port in ports:
+    def end_migration(_):
+        migration.status = 'failed'
         try:
-            compute.ports.update_port(
-                port['id'], **{
-                    'binding:host_id': port.get('binding:host_id'),
-                    'binding:profile': port.get('binding:profile') or {}})
-        except exception.NovaLiteException as e:
-            LOG.error('Binding of port %s not put back on %s: %s',
-                      port['id'], port.get('binding:host_id'), e)
-    migration.status = 'failed'
-    migration.save()
-    instance.host = migration.source_compute
-    instance.node = migration.source_node
+            migration.save(expected_status=['accepted', 'pre-migrating'])
+        except exception.MigrationStatusChanged:
+            pass  # ended already (a conductor's takeover says error)
+
+    def return_source_side(_):
+        if exists():
+            lifecycle.return_source_side(reportclient, migration.uuid,
+                                         instance.uuid)
+        else:
+            # Deleted meanwhile (locally, its source being down): what
+            # the migration holds is nobody's now.
+            lifecycle.give_back(reportclient, migration.uuid)
+
+    def drop_claim(node):
+        if here is not None:
+            here.rt.drop_instance(context, instance, node)
+        else:
+            lifecycle.give_back(reportclient, instance.uuid)
+
+    def unbind(bound):
+        if not exists():
+            network_api.release_ports(port_client, instance, ports=[
+                {'id': bound['port'], 'binding:profile': bound['profile']}])
+            return
+        port_client.update_port(bound['port'], **{
+            'binding:host_id': bound['host'],
+            'binding:profile': bound['profile']})
+
+    def back_on_source(_):
+        instance.host = migration.source_compute
+        instance.node = migration.source_node
+        instance.task_state = states.REBUILDING
+        # Not taken (or overtaken: deleted meanwhile): nothing to undo.
+        common.save_expecting(instance, states.REBUILD_SPAWNING)
+
+    def destroy(_):
+        if here is not None:
+            here.driver.destroy(context, instance)
+        else:
+            LOG.warning('The guest of %s on %s stays until that compute '
+                        'is back', instance.uuid, migration.dest_compute)
+
+    return flows.undo_table(
+        migration=end_migration,
+        move_source_to_migration=return_source_side,
+        claim_destination=lambda _: lifecycle.give_back(reportclient,
+                                                        instance.uuid),
+        claim_here=drop_claim,
+        bind_here=unbind,
+        take_over=back_on_source,
+        spawn=destroy)
+
+
+def _failed(compute, context, instance, error):
+    """What a failure leaves once the steps are undone: the server on
+    its source in ERROR with the reason as its fault, to be evacuated
+    again (the migration ended with its undo); nothing, if it was
+    deleted meanwhile."""
+    if not common.server_exists(context, instance)():
+        LOG.info('Instance %s was deleted during its evacuation to %s; '
+                 'nothing of it is left', instance.uuid, compute.host)
+        return
     common.set_error(compute, context, instance, error)
+
+
+def take_over(compute, context, instance, migration, steps, error):
+    """An evacuation to this host cut off after it recorded ``steps``
+    (this compute restarted while it spawned): undone as its own failure
+    would have been."""
+    flows.undo_recorded(FLOW, instance.uuid, evacuation_undos(
+        context, instance, migration, compute.rt.reportclient,
+        compute.ports, here=compute), steps)
+    _failed(compute, context, instance, error)
 
 
 def destroy_evacuated_instances(compute, context):

@@ -6,6 +6,15 @@ doing it again is harmless (a delete, a power off or on, an offload) and
 undone otherwise: a build ends in ERROR holding nothing, an evacuation
 here goes back to its source, a live migration from here is rolled back,
 anything else ends in ERROR in place with a fault saying why.
+
+A move whose flow recorded its steps on the migration (a live migration
+from here, an evacuation to here) is undone by replaying the undos of
+those steps, as its own failure would have undone them; one begun before
+the computes recorded their steps is repaired from what the port service
+and placement say (``_roll_back_unrecorded``,
+``_evacuation_cut_off_unrecorded``). Where a flow has no record (a build,
+an unshelve), the server's state shows which steps were taken, and every
+one of them is undone.
 """
 
 import datetime
@@ -13,6 +22,7 @@ import datetime
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite.compute.flows import build
 from nova_lite.compute.flows import common
 from nova_lite.compute.flows import delete
 from nova_lite.compute.flows import evacuate
@@ -23,6 +33,7 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
@@ -38,8 +49,9 @@ _STARTED_HERE = (states.NETWORKING, states.BLOCK_DEVICE_MAPPING,
 
 def recover_live_migrations(compute, context, instances=None, stale=False):
     """A live migration from here that this compute's restart cut off
-    is rolled back: the server stays here, ACTIVE, with its allocation
-    and bindings; the migration is in error. Nothing stays
+    is undone from the steps it recorded (or, once the guest was
+    transferred, finished): the server stays here, ACTIVE, with its
+    allocation and bindings; the migration is in error. Nothing stays
     ``migrating`` forever. With ``stale`` (``instances`` have not moved
     for [compute] interrupted_task_timeout) one that never reached
     this compute is rolled back too: its conductor died, or its cast
@@ -62,31 +74,65 @@ def recover_live_migrations(compute, context, instances=None, stale=False):
         if not migrations:
             continue
         migration = migrations[-1]
-        if migration.status in ('accepted', 'queued') and not stale:
+        steps = migration.recorded_steps(live_migration.FLOW)
+        if steps is None and migration.status in ('accepted', 'queued') \
+                and not stale:
             # Still the conductor's, or its cast to this compute is on
             # its way: the migration starts (or is rolled back) when
             # it arrives.
             continue
-        LOG.warning('The live migration %s of %s was interrupted (%s); '
-                    'rolling it back', migration.uuid, instance.uuid,
+        LOG.warning('The live migration %s of %s was interrupted (%s)',
+                    migration.uuid, instance.uuid,
                     'no progress for %ss' %
                     CONF.compute.interrupted_task_timeout if stale else
                     'a restart of %s' % compute.host)
+        if steps is not None:
+            live_migration.take_over(compute, context, instance, migration,
+                                     steps)
+        else:
+            _roll_back_unrecorded(compute, context, instance, migration)
+
+
+def _roll_back_unrecorded(compute, context, instance, migration):
+    """A live migration that recorded no step here (its conductor died
+    before the cast, or it began before the computes recorded their
+    steps), rolled back from what the port service and placement say:
+    the destination drops what it has and the ports' bindings there go;
+    the migration's allocation comes back to the server in place of the
+    destination's claim; the server stays here, ACTIVE; the migration is
+    in error."""
+    dest = migration.dest_compute
+    try:
+        bound = [port['id'] for port in
+                 compute.ports.ports_of(instance.uuid)
+                 if dest in {b['host'] for b in compute.ports.bindings(
+                     port['id'])}]
+    except exception.NovaLiteException as e:
+        LOG.error('Ports of %s not read: %s', instance.uuid, e)
+        bound = []
+    try:
+        compute.compute_rpcapi.rollback_live_migration_at_destination(
+            context, instance, dest, objects.LiveMigrateData(
+                source_host=compute.host, source_node=migration.source_node,
+                dest_host=dest, dest_node=migration.dest_node,
+                bound_ports=bound))
+    except Exception as e:
+        LOG.warning('%s not told to drop %s: %s', dest, instance.uuid, e)
+    for port_id in bound:
         try:
-            bound = [port['id'] for port in
-                     compute.ports.ports_of(instance.uuid)
-                     if migration.dest_compute in {
-                         b['host'] for b in compute.ports.bindings(
-                             port['id'])}]
+            compute.ports.delete_binding(port_id, dest)
         except exception.NovaLiteException as e:
-            LOG.error('Ports of %s not read: %s', instance.uuid, e)
-            bound = []
-        migrate_data = objects.LiveMigrateData(
-            source_host=compute.host, source_node=migration.source_node,
-            dest_host=migration.dest_compute,
-            dest_node=migration.dest_node, bound_ports=bound)
-        live_migration.rollback(compute, context, instance, migration,
-                                migrate_data, 'error')
+            LOG.error('Inactive binding of port %s on %s not deleted: '
+                      '%s', port_id, dest, e)
+    lifecycle.return_source_side(compute.rt.reportclient, migration.uuid,
+                                 instance.uuid)
+    instance.task_state = None
+    overtaken = common.save_expecting(instance, states.MIGRATING)
+    if overtaken is not None:
+        LOG.info('%s changed during its live migration: %s',
+                 instance.uuid, overtaken)
+    migration.status = 'error'
+    migration.save()
 
 
 def resolve_interrupted_tasks(compute, context, restarted=False):
@@ -158,12 +204,10 @@ def _resolve(compute, context, instance, restarted):
         shelve.unshelve(compute, context, instance, None, None, None)
     elif instance.vm_state == states.SHELVED_OFFLOADED:
         # An unshelve that had taken the server over here.
-        compute.driver.destroy(context, instance)
-        compute.rt.drop_instance(context, instance, instance.node)
-        shelve.unshelve_failed(compute, context, instance, exception.
-                               InstanceTaskInterrupted(
-                                   instance_uuid=instance.uuid,
-                                   task=task, reason=why))
+        shelve.unshelve_cut_off(compute, context, instance, exception.
+                                InstanceTaskInterrupted(
+                                    instance_uuid=instance.uuid,
+                                    task=task, reason=why))
     elif instance.vm_state == states.BUILDING:
         _fail_interrupted_build(compute, context, instance, why)
     elif task in (states.REBUILDING, states.REBUILD_SPAWNING):
@@ -196,22 +240,20 @@ def _fail_interrupted_build(compute, context, instance, why):
             context, instance.uuid, 'compute_recover_interrupted_build',
             host=compute.host, action=instance_actions.CREATE) as step:
         step.fail(error.format_message())
-    compute.driver.destroy(context, instance)
-    compute.rt.drop_instance(context, instance, nodename)
-    network_api.release_ports(compute.ports, instance)
+    # It has no record of its steps: each is undone (an undo is harmless
+    # for a step never taken).
+    flows.run_undos(build.FLOW, instance.uuid,
+                    build.build_undos(compute, context, instance),
+                    build.every_step(nodename))
     if instance.obj_what_changed():
         instance.save()
 
 
 def _fail_in_place(compute, context, instance, task, why):
-    instance.vm_state = states.ERROR
-    instance.task_state = None
-    if common.save_expecting(instance, task) is not None:
-        return
-    lifecycle.record_fault(
+    lifecycle.set_error(
         context, instance, exception.InstanceTaskInterrupted(
             instance_uuid=instance.uuid, task=task, reason=why),
-        host=compute.host)
+        host=compute.host, expected_task_state=task)
 
 
 def _evacuation_in_progress(context, instance):
@@ -227,14 +269,34 @@ def _evacuation_in_progress(context, instance):
 def _evacuation_cut_off(compute, context, instance, migration, why):
     """An evacuation to this host that a restart here cut off while it
     spawned: undone like a failed one (the server back on its source,
-    in ERROR, holding its source allocation, to be evacuated again),
-    its ports pointed back at the source with the source providers."""
+    in ERROR, holding its source allocation, to be evacuated again), by
+    the undos of the steps it recorded."""
     error = exception.InstanceTaskInterrupted(
         instance_uuid=instance.uuid, task='evacuation', reason=why)
+    steps = migration.recorded_steps(evacuate.FLOW)
+    if steps is None:
+        _evacuation_cut_off_unrecorded(compute, context, instance,
+                                       migration, error)
+        return
+    evacuate.take_over(compute, context, instance, migration, steps, error)
+
+
+def _evacuation_cut_off_unrecorded(compute, context, instance, migration,
+                                   error):
+    """The same for an evacuation begun before the computes recorded
+    their steps: the guest and the claim here go, the source allocation
+    comes back from the migration, the ports are pointed back at the
+    source with the source providers, the migration failed."""
     compute.driver.destroy(context, instance)
     compute.rt.drop_instance(context, instance, instance.node or
                              compute.driver.nodename)
-    evacuate.undo(compute, context, instance, migration, [], error)
+    lifecycle.return_source_side(compute.rt.reportclient, migration.uuid,
+                                 instance.uuid)
+    migration.status = 'failed'
+    migration.save()
+    instance.host = migration.source_compute
+    instance.node = migration.source_node
+    common.set_error(compute, context, instance, error)
     try:
         network_api.point_back(
             compute.ports, instance, migration.source_compute,
@@ -243,4 +305,3 @@ def _evacuation_cut_off(compute, context, instance, migration, why):
     except exception.NovaLiteException as e:
         LOG.error('Ports of %s not pointed back at %s: %s',
                   instance.uuid, migration.source_compute, e)
-

@@ -1,20 +1,50 @@
-"""Live migration, both computes' halves. The conductor has moved the
-source allocation to the migration's consumer, claimed the destination for
-the server and given each port an inactive binding there.
+"""Live migration, both computes' halves.
 
 As the destination: the pre-checks, ``prepare_destination`` just before
 the transfer, ``post_at_destination`` to take the server over, and
-``rollback_at_destination`` to drop what it prepared.
+``rollback_at_destination`` to drop what it has of a server that stays
+on its source.
 
-As the source (``live_migrate``): the migration ``preparing``, then
-``running`` while the driver transfers the guest (an admin may abort it).
-Done, the destination's bindings become active and the source's go, the
-source guest and the migration's source allocation go, and the destination
-takes the server over. Failed or aborted, the rollback: the destination
-drops its guest and its inactive bindings, the source allocation moves
-back from the migration to the server, and the server stays here, ACTIVE.
-A server deleted before the transfer started holds nothing on either side
-afterwards.
+As the source (``live_migrate``), a ``nova_lite.flow.Flow`` recorded on
+the migration. Its steps, with what undoes each (``live_migration_undos``);
+the first six are the conductor's, handed over with the cast
+(``handed_over``):
+
+1. ``migrating`` -- the server's task state, set by the API (undo: cleared;
+   the server stays here, ACTIVE);
+2. ``migration`` -- the migration record, queued (undo: it ends ``error``,
+   or ``cancelled`` when an admin aborted it or the server was deleted;
+   one an admin cancelled already stays so);
+3. ``move_source_to_migration`` -- the migration's consumer holds what the
+   server holds here (undo: it goes back to the server, in place of the
+   destination's claim; to nobody if the server was deleted);
+4. ``claim_destination`` -- the server's consumer holds the destination's
+   resources (undo: given back);
+5. ``check_destination`` -- the destination's pre-check (undo: the
+   destination is told to drop whatever it has of the server: a guest
+   the transfer left there);
+6. ``bind_destination`` -- each port's INACTIVE binding on the destination,
+   whose ``allocation`` is the destination's provider (undo: deleted; the
+   port's binding here was never touched);
+7. ``preparing`` -- recorded once the migration went from ``queued`` to
+   ``preparing``: it is this compute's now, and an admin's abort reaches
+   the transfer (no undo of its own: the migration's ends it). That
+   change is the fence, made before anything is recorded: a migration
+   cancelled while it was queued is undone; one that is neither queued
+   nor cancelled (a takeover ended it) is not ours, and nothing is
+   written or undone;
+8. ``prepare_destination`` -- ``pre_live_migration`` on the destination
+   (undo: ``check_destination``'s);
+9. ``transfer`` -- the migration ``running``; the driver transfers the
+   guest (undo: ``check_destination``'s drops what arrived);
+10. ``transferred`` -- the guest runs on the destination: the flow is done
+    and the move goes forward (``finish``): the destination's bindings
+    become ACTIVE and the ones here go, the guest here and the
+    migration's allocation go, and the destination takes the server over.
+
+A takeover after a crash (``take_over``, from ``flows.interrupted``) reads
+the steps recorded on the migration: up to ``transferred`` it replays
+their undos, from there it finishes the move.
 """
 
 from oslo_log import log as logging
@@ -24,10 +54,16 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import flow as flows
+from nova_lite import lifecycle
 from nova_lite import objects
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
+
+FLOW = 'live migration at the source'
+# A migration in one of these is not over: its undo may still end it.
+_NOT_OVER = ['accepted', 'queued', 'preparing', 'running']
 
 
 def check_destination(compute, context, instance, migrate_data):
@@ -65,76 +101,170 @@ def abort(compute, context, instance, migration_id):
     compute.work.abort_migration(migration_id)
 
 
+def handed_over(migration, migrate_data):
+    """The conductor's steps, whose undo is the source's from the cast
+    on (steps 1-6 of the module's docstring)."""
+    return ([['migrating', None], ['migration', None],
+             ['move_source_to_migration', None], ['claim_destination', None],
+             ['check_destination', migrate_data.dest_host]] +
+            [['bind_destination', {'port': port_id,
+                                   'host': migrate_data.dest_host}]
+             for port_id in migrate_data.bound_ports])
+
+
 def live_migrate(compute, context, instance, migration, migrate_data):
     with compute.work.lock(instance.uuid), instance_actions.event(
             context, instance.uuid, 'compute_live_migration',
             host=compute.host,
             action=instance_actions.LIVE_MIGRATION) as step:
-        def aborted():
-            if compute.work.migration_aborted(migration.id):
-                return True
-            return objects.Migration.get_by_uuid(
-                context, migration.uuid).status == 'cancelled'
-
-        def progress(total, processed, remaining):
-            migration.memory_total = total
-            migration.memory_processed = processed
-            migration.memory_remaining = remaining
-            migration.save()
-
         dest = migrate_data.dest_host
         if _deleted_meanwhile(context, instance):
             # The delete ran first (it holds the same lock) and gave
-            # back what the server held then; the destination's claim,
-            # written after it, is given back here.
+            # back what the server held then; what the conductor claimed
+            # for the move, written after it, is given back here.
             LOG.info('%s was deleted before its live migration to %s '
-                     'started; giving back its claim there',
+                     'started; giving back what the move holds',
                      instance.uuid, dest)
-            _drop_migration_of_deleted(compute, context, instance,
-                                       migration, migrate_data)
+            flow = flows.Flow(FLOW, instance.uuid, live_migration_undos(
+                compute, context, instance, migration, deleted=True))
+            flow.inherit(handed_over(migration, migrate_data))
+            flow.undo()
             return
+        flow = flows.Flow(
+            FLOW, instance.uuid,
+            live_migration_undos(compute, context, instance, migration),
+            record=common.recorded_on(migration, FLOW),
+            not_ours=(exception.MigrationStatusChanged,))
         try:
-            migration.status = 'preparing'
-            try:
-                migration.save(expected_status=['queued'])
-            except Exception:
-                current = objects.Migration.get_by_uuid(
-                    context, migration.uuid).status
-                if current != 'cancelled':
-                    # Not ours to run or undo any more.
-                    LOG.warning('Live migration %s of %s is %s; not '
-                                'starting it', migration.uuid,
-                                instance.uuid, current)
-                    return
-                raise exception.LiveMigrationAborted(
-                    instance_uuid=instance.uuid)
-            migrate_data = compute.compute_rpcapi.pre_live_migration(
-                context, instance, dest, migrate_data)
-            migration.status = 'running'
-            migration.save()
-            compute.driver.live_migration(instance, dest, progress,
-                                          aborted)
+            with flow:
+                flow.inherit(handed_over(migration, migrate_data))
+                _start(context, instance, migration)
+                flow.step('preparing')
+                flow.step('prepare_destination', dest)
+                migrate_data = compute.compute_rpcapi.pre_live_migration(
+                    context, instance, dest, migrate_data)
+                flow.step('transfer')
+                migration.status = 'running'
+                migration.save()
+                compute.driver.live_migration(
+                    instance, dest, _progress_of(migration),
+                    _aborted(compute, context, migration))
+                flow.step('transferred')
+                flow.done()
+        except exception.MigrationStatusChanged as error:
+            LOG.warning('Live migration %s of %s not started: %s',
+                        migration.uuid, instance.uuid, error)
+            return
         except Exception as error:
-            cancelled = isinstance(error,
-                                   exception.LiveMigrationAborted)
+            cancelled = isinstance(error, exception.LiveMigrationAborted)
             LOG.warning('Live migration of %s to %s %s: %s',
                         instance.uuid, dest,
                         'aborted' if cancelled else 'failed', error)
             step.fail('The live migration to %s %s: %s' % (
                 dest, 'was aborted' if cancelled else 'failed',
                 instance_actions.error_details(error)), error)
-            rollback(compute, context, instance, migration, migrate_data,
-                     'cancelled' if cancelled else 'error')
             return
         finally:
             compute.work.forget_abort(migration.id)
-        _post(compute, context, instance, migration, migrate_data)
+        finish(compute, context, instance, migration, migrate_data)
 
 
-def _post(compute, context, instance, migration, migrate_data):
+def _start(context, instance, migration):
+    """``preparing``: the migration from queued to preparing, unless an
+    admin cancelled it meanwhile (LiveMigrationAborted) or it is not
+    queued any more (MigrationStatusChanged: not ours)."""
+    migration.status = 'preparing'
+    try:
+        migration.save(expected_status=['queued'])
+    except exception.MigrationStatusChanged:
+        if objects.Migration.get_by_uuid(
+                context, migration.uuid).status == 'cancelled':
+            raise exception.LiveMigrationAborted(
+                instance_uuid=instance.uuid)
+        raise
+
+
+def _progress_of(migration):
+    def progress(total, processed, remaining):
+        migration.memory_total = total
+        migration.memory_processed = processed
+        migration.memory_remaining = remaining
+        migration.save()
+    return progress
+
+
+def _aborted(compute, context, migration):
+    def aborted():
+        if compute.work.migration_aborted(migration.id):
+            return True
+        return objects.Migration.get_by_uuid(
+            context, migration.uuid).status == 'cancelled'
+    return aborted
+
+
+def live_migration_undos(compute, context, instance, migration,
+                         deleted=False):
+    """What undoes each step of the source's flow (the module's
+    docstring); each is idempotent. ``deleted``: the server was deleted
+    before the move started, so nothing goes back to it."""
+    def clear_task(_):
+        instance.task_state = None
+        overtaken = common.save_expecting(instance, states.MIGRATING)
+        if overtaken is not None:
+            LOG.info('%s changed during its live migration: %s',
+                     instance.uuid, overtaken)
+
+    def end_migration(_):
+        cancelled = deleted or compute.work.migration_aborted(migration.id)
+        migration.status = 'cancelled' if cancelled else 'error'
+        try:
+            migration.save(expected_status=_NOT_OVER)
+        except exception.MigrationStatusChanged:
+            pass  # an admin cancelled it, or a takeover ended it
+
+    def return_source_side(_):
+        if deleted:
+            lifecycle.give_back(compute.rt.reportclient, migration.uuid)
+        else:
+            lifecycle.return_source_side(compute.rt.reportclient,
+                                         migration.uuid, instance.uuid)
+
+    def drop_destination(dest):
+        compute.compute_rpcapi.rollback_live_migration_at_destination(
+            context, instance, dest, _migrate_data(migration, dest))
+
+    def unbind(bound):
+        compute.ports.delete_binding(bound['port'], bound['host'])
+
+    return flows.undo_table(
+        migrating=clear_task,
+        migration=end_migration,
+        move_source_to_migration=return_source_side,
+        claim_destination=lambda _: lifecycle.give_back(
+            compute.rt.reportclient, instance.uuid),
+        check_destination=drop_destination,
+        bind_destination=unbind,
+        preparing=None,
+        prepare_destination=None,  # check_destination's undo drops it
+        transfer=None,             # and what the transfer left there
+        transferred=None)
+
+
+def _migrate_data(migration, dest, bound_ports=()):
+    """What the destination is told of the move (a takeover has no
+    LiveMigrateData but the migration and the recorded steps)."""
+    return objects.LiveMigrateData(
+        source_host=migration.source_compute,
+        source_node=migration.source_node, dest_host=dest,
+        dest_node=migration.dest_node, bound_ports=list(bound_ports))
+
+
+def finish(compute, context, instance, migration, migrate_data):
     """The guest runs on the destination: its bindings there become
     ACTIVE and the source ones go, the source guest and the migration's
-    source allocation go, and the destination takes the server over."""
+    source allocation go, and the destination takes the server over.
+    Each part is done again harmlessly (a takeover finishes a move cut
+    off here)."""
     dest = migrate_data.dest_host
     for port_id in migrate_data.bound_ports:
         try:
@@ -178,6 +308,25 @@ def _post(compute, context, instance, migration, migrate_data):
              compute.host, dest)
 
 
+def take_over(compute, context, instance, migration, steps):
+    """A live migration from here cut off after it recorded ``steps``
+    (a restart of this compute, or no progress for [compute]
+    interrupted_task_timeout): undone as its own failure would have
+    been, or, once the guest was transferred, finished."""
+    dest = migration.dest_compute
+    if any(name == 'transferred' for name, _arg in steps):
+        LOG.warning('The live migration %s of %s was interrupted after '
+                    'the transfer; finishing it', migration.uuid,
+                    instance.uuid)
+        bound = [arg['port'] for name, arg in steps
+                 if name == 'bind_destination']
+        finish(compute, context, instance, migration,
+               _migrate_data(migration, dest, bound))
+        return
+    flows.undo_recorded(FLOW, instance.uuid, live_migration_undos(
+        compute, context, instance, migration), steps)
+
+
 def post_at_destination(compute, context, instance, migrate_data):
     compute.driver.accept_migrated(instance)
     instance.host = compute.host
@@ -188,47 +337,9 @@ def post_at_destination(compute, context, instance, migrate_data):
     compute.rt.track_instance(context, instance, instance.node)
 
 
-def rollback(compute, context, instance, migration, migrate_data,
-             status):
-    """The server stays here, ACTIVE: the destination's inactive
-    bindings and its allocation go, the source allocation comes back
-    from the migration to the server; the source bindings were never
-    touched and still carry the right ``allocation``."""
-    _undo_on_destination(compute, context, instance, migrate_data)
-    try:
-        # The move replaces what the server holds (the destination's
-        # claim) with the source side; if the migration holds nothing
-        # any more, the server keeps what it has.
-        compute.rt.reportclient.move_allocations(migration.uuid,
-                                                 instance.uuid)
-    except Exception as e:
-        LOG.error('Allocations of %s not put back on %s: %s',
-                  instance.uuid, compute.host, e)
-    instance.task_state = None
-    overtaken = common.save_expecting(instance, states.MIGRATING)
-    if overtaken is not None:
-        LOG.info('%s changed during its live migration: %s',
-                 instance.uuid, overtaken)
-    migration.status = status
-    migration.save()
-
-
-def _undo_on_destination(compute, context, instance, migrate_data):
-    """The destination drops what it prepared (a guest, if any) and
-    the ports' inactive bindings there go."""
-    dest = migrate_data.dest_host
-    try:
-        compute.compute_rpcapi.rollback_live_migration_at_destination(
-            context, instance, dest, migrate_data)
-    except Exception as e:
-        LOG.warning('%s not told to drop %s: %s', dest, instance.uuid,
-                    e)
-    for port_id in migrate_data.bound_ports:
-        try:
-            compute.ports.delete_binding(port_id, dest)
-        except exception.NovaLiteException as e:
-            LOG.error('Inactive binding of port %s on %s not deleted: '
-                      '%s', port_id, dest, e)
+def rollback_at_destination(compute, context, instance, migrate_data):
+    if instance.host != compute.host:
+        compute.driver.destroy(context, instance)
 
 
 def _deleted_meanwhile(context, instance):
@@ -238,29 +349,3 @@ def _deleted_meanwhile(context, instance):
         return True
     return (current.vm_state == states.DELETED or
             current.task_state == states.DELETING)
-
-
-def _drop_migration_of_deleted(compute, context, instance, migration,
-                               migrate_data):
-    """A live migration whose server was deleted before it started:
-    nothing may stay held for it, on either side."""
-    dest = migrate_data.dest_host
-    _undo_on_destination(compute, context, instance, migrate_data)
-    for consumer in (instance.uuid, migration.uuid):
-        try:
-            compute.rt.reportclient.delete_allocations(consumer)
-        except Exception as e:
-            LOG.warning('Allocations of %s not given back now; the '
-                        'audit of %s will: %s', consumer, dest, e)
-    migration.status = 'cancelled'
-    try:
-        migration.save()
-    except exception.NovaLiteException as e:
-        LOG.info('Migration %s of deleted %s not updated: %s',
-                 migration.uuid, instance.uuid, e)
-
-
-def rollback_at_destination(compute, context, instance, migrate_data):
-    if instance.host != compute.host:
-        compute.driver.destroy(context, instance)
-

@@ -4,8 +4,28 @@ allocation and its ports, its guest powered off; offloaded (at once with
 been shelved that long), the host is freed: no guest, no allocation, its
 ports bound to no host but still the server's. An unshelve of a server
 shelved here powers its guest on; of an offloaded one, the scheduler has
-claimed this host and the server is taken over and spawned here, its
-undo leaving it offloaded again.
+claimed this host and the server is taken over and spawned here.
+
+The offload (``_offload``) is a ``nova_lite.flow.Flow`` whose steps give
+back rather than claim: ``destroy_guest``, ``give_back_allocation``,
+``unbind_ports``, ``offloaded`` (the record: no host, SHELVED_OFFLOADED).
+None has an undo: an offload that fails is done again, not undone -- the
+server stays ``shelving_offloading`` and the look for interrupted tasks
+offloads it (each step is harmless twice).
+
+The unshelve of an offloaded server is a ``Flow`` too; its steps, with what
+undoes each (``unshelve_undos``): ``claim_destination`` -- the
+scheduler's claim, handed over by the conductor (undo: given back);
+``claim_here`` -- the claim on this node, with the ports' request groups
+(undo: the resource tracker drops it); ``bind_here`` -- each port bound
+here with its group's provider (undo: bound as it was, to no host);
+``take_over`` -- the server's host and node are this one's, its task
+``spawning`` (undo: on no host again, ``unshelving``); ``spawn`` (undo:
+the guest destroyed). A failure undoes them and leaves the server
+offloaded with a fault saying why (``_unshelve_failed``), to be
+unshelved again. An unshelve has no migration to record its steps on; a
+restart that cut one off here undoes them all (``unshelve_cut_off``:
+each undo is harmless for a step not taken).
 """
 
 from oslo_log import log as logging
@@ -16,12 +36,16 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
+
+OFFLOAD_FLOW = 'offload'
+UNSHELVE_FLOW = 'unshelve at the destination'
 
 
 def shelve(compute, context, instance, image_id):
@@ -63,25 +87,41 @@ def shelve_offload(compute, context, instance):
 
 def _offload(compute, context, instance):
     """Free the host: no guest, no allocation, ports bound to no host
-    (they stay the server's: device_id is kept)."""
-    compute.driver.destroy(context, instance)
-    compute.rt.drop_instance(context, instance, instance.node)
-    try:
-        for port in compute.ports.ports_of(instance.uuid):
-            network_api.unbind_from_host(compute.ports, port)
-    except exception.NovaLiteException as e:
-        LOG.warning('Ports of offloaded %s not unbound: %s',
-                    instance.uuid, e)
-    instance.host = None
-    instance.node = None
-    instance.vm_state = states.SHELVED_OFFLOADED
-    instance.task_state = None
-    overtaken = common.save_expecting(instance, states.SHELVING_OFFLOADING)
+    (they stay the server's: device_id is kept). A failure is raised:
+    the offload is done again (the module's docstring)."""
+    node = instance.node
+    with flows.Flow(OFFLOAD_FLOW, instance.uuid,
+                    offload_undos()) as offload:
+        offload.step('destroy_guest')
+        compute.driver.destroy(context, instance)
+        offload.step('give_back_allocation', node)
+        compute.rt.drop_instance(context, instance, node)
+        offload.step('unbind_ports')
+        try:
+            for port in compute.ports.ports_of(instance.uuid):
+                network_api.unbind_from_host(compute.ports, port)
+        except exception.NovaLiteException as e:
+            LOG.warning('Ports of offloaded %s not unbound: %s',
+                        instance.uuid, e)
+        offload.step('offloaded')
+        instance.host = None
+        instance.node = None
+        instance.vm_state = states.SHELVED_OFFLOADED
+        instance.task_state = None
+        overtaken = common.save_expecting(instance,
+                                          states.SHELVING_OFFLOADING)
+        offload.done()
     if overtaken is not None:
         LOG.info('Offload of %s overtaken: %s', instance.uuid, overtaken)
         return
     compute.work.forget_lock(instance.uuid)
     LOG.info('Instance %s offloaded from %s', instance.uuid, compute.host)
+
+
+def offload_undos():
+    """The offload's steps: none has an undo (the module's docstring)."""
+    return flows.undo_table(destroy_guest=None, give_back_allocation=None,
+                            unbind_ports=None, offloaded=None)
 
 
 def offload_shelved_instances(compute, context):
@@ -117,19 +157,66 @@ def unshelve(compute, context, instance, image, request_spec, selection):
         groups = request_spec.requested_resources
         provider_of_port = {g.requester_id: g.provider_uuids[0]
                             for g in groups if g.provider_uuids}
+        node = selection.nodename
         try:
-            common.spawn_moved_here(
-                compute, context, instance, image, selection, groups,
-                provider_of_port, None, states.UNSHELVING,
-                states.SPAWNING)
+            with compute.rt.claiming(instance.uuid), flows.Flow(
+                    UNSHELVE_FLOW, instance.uuid,
+                    unshelve_undos(compute, context, instance)) as flow:
+                flow.inherit([['claim_destination', None]])
+                ports = compute.ports.ports_of(instance.uuid)
+                flow.step('claim_here', node)
+                compute.rt.claim(context, instance, node, selection.limits,
+                                 network_api.port_allocations(
+                                     groups, provider_of_port))
+                for port in ports:
+                    flow.step('bind_here', {
+                        'port': port['id'],
+                        'host': port.get('binding:host_id'),
+                        'profile': port.get('binding:profile') or {}})
+                    network_api.bind_port(compute.ports, port, instance,
+                                          compute.host,
+                                          provider_of_port.get(port['id']))
+                flow.step('take_over', node)
+                instance.host = compute.host
+                instance.node = node
+                instance.task_state = states.SPAWNING
+                instance.save(expected_task_state=[states.UNSHELVING])
+                flow.step('spawn')
+                compute.driver.spawn(context, instance, image)
+                flow.done()
         except Exception as error:
             LOG.warning('Unshelve of %s on %s failed: %s',
                         instance.uuid, compute.host, error)
             step.fail('The unshelve on %s failed: %s' % (
                 compute.host, instance_actions.error_details(error)), error)
-            unshelve_failed(compute, context, instance, error)
+            _unshelve_failed(compute, context, instance, error)
             return
         _unshelved(compute, instance, states.SPAWNING)
+
+
+def unshelve_undos(compute, context, instance):
+    """What undoes each step of an unshelve here (the module's
+    docstring); each is idempotent."""
+    def unbind(bound):
+        compute.ports.update_port(bound['port'], **{
+            'binding:host_id': bound['host'],
+            'binding:profile': bound['profile']})
+
+    def offloaded_again(_):
+        instance.host = None
+        instance.node = None
+        instance.task_state = states.UNSHELVING
+        # Not taken (or deleted meanwhile): nothing to undo.
+        common.save_expecting(instance, states.SPAWNING)
+
+    return flows.undo_table(
+        claim_destination=lambda _: lifecycle.give_back(
+            compute.rt.reportclient, instance.uuid),
+        claim_here=lambda node: compute.rt.drop_instance(context, instance,
+                                                         node),
+        bind_here=unbind,
+        take_over=offloaded_again,
+        spawn=lambda _: compute.driver.destroy(context, instance))
 
 
 def _power_on_shelved(compute, context, instance, step):
@@ -153,17 +240,9 @@ def _unshelved(compute, instance, task_state):
     LOG.info('Instance %s unshelved on %s', instance.uuid, compute.host)
 
 
-def unshelve_failed(compute, context, instance, error):
-    """Back to offloaded: its allocation here is gone (the claim's
-    undo), its ports bound to no host."""
-    try:
-        for port in compute.ports.ports_of(instance.uuid):
-            network_api.unbind_from_host(compute.ports, port)
-    except exception.NovaLiteException as e:
-        LOG.error('Ports of %s not unbound after its failed unshelve: '
-                  '%s', instance.uuid, e)
-    instance.host = None
-    instance.node = None
+def _unshelve_failed(compute, context, instance, error):
+    """What a failure leaves once the steps are undone: offloaded, with
+    the reason as its fault, to be unshelved again."""
     try:
         lifecycle.record_fault(context, instance, error, host=compute.host)
         instance.vm_state = states.SHELVED_OFFLOADED
@@ -172,3 +251,25 @@ def unshelve_failed(compute, context, instance, error):
     except exception.InstanceNotFound:
         pass
 
+
+def unshelve_cut_off(compute, context, instance, error):
+    """An unshelve that had taken the server over here when this
+    compute's restart cut it off: every step up to ``take_over`` was
+    taken, so all of them are undone (``spawn``'s too: destroying a
+    guest that is not here is harmless), the ports bound to no host as
+    an offloaded server's are; then as after a failure."""
+    try:
+        ports = compute.ports.ports_of(instance.uuid)
+    except exception.NovaLiteException as e:
+        LOG.error('Ports of %s not read; they stay bound here: %s',
+                  instance.uuid, e)
+        ports = []
+    steps = ([['claim_destination', None], ['claim_here', instance.node]] +
+             [['bind_here', {'port': port['id'], 'host': None,
+                             'profile': network_api.profile_naming(port,
+                                                                   None)}]
+              for port in ports] +
+             [['take_over', instance.node], ['spawn', None]])
+    flows.undo_recorded(UNSHELVE_FLOW, instance.uuid,
+                        unshelve_undos(compute, context, instance), steps)
+    _unshelve_failed(compute, context, instance, error)

@@ -127,8 +127,8 @@ def evacuation_undos(cctxt, reportclient, instance_uuid, migration):
             # migration holds is nobody's now.
             lifecycle.give_back(reportclient, migration.uuid)
             return
-        move_common.return_source_side(reportclient, migration,
-                                       instance_uuid)
+        lifecycle.return_source_side(reportclient, migration.uuid,
+                                     instance_uuid)
     return flows.undo_table(
         move_source_to_migration=return_source_side,
         claim_destination=lambda _: lifecycle.give_back(reportclient,

@@ -242,8 +242,8 @@ def live_migration_undos(reportclient, port_client, instance_uuid,
             LOG.error('Inactive binding of port %s on %s not deleted: %s',
                       bound['port'], bound['host'], e)
     return flows.undo_table(
-        move_source_to_migration=lambda _: move_common.return_source_side(
-            reportclient, migration, instance_uuid),
+        move_source_to_migration=lambda _: lifecycle.return_source_side(
+            reportclient, migration.uuid, instance_uuid),
         claim_destination=lambda _: lifecycle.give_back(reportclient,
                                                         instance_uuid),
         bind_destination=unbind,

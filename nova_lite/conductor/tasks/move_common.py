@@ -13,7 +13,6 @@ from nova_lite import exception
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
-from nova_lite import placement_client
 
 LOG = logging.getLogger(__name__)
 
@@ -85,15 +84,3 @@ def fill_provider_mapping(spec, selection):
                 reason='the allocation on %s does not say which provider '
                        'satisfied its resource request' %
                        selection.service_host)
-
-
-def return_source_side(reportclient, migration, instance_uuid):
-    """Give the server back what its migration's consumer holds (the
-    source side of a move that is undone); an error is logged: the source
-    compute's audit settles it later."""
-    try:
-        reportclient.move_allocations(migration.uuid, instance_uuid)
-    except (placement_client.PlacementUnavailable,
-            placement_client.PlacementConflict) as e:
-        LOG.error('Could not give %s its source allocation back from '
-                  'migration %s: %s', instance_uuid, migration.uuid, e)

@@ -28,8 +28,10 @@ A compute that comes back finds its own interrupted work itself (see
 ``ComputeManager.resolve_interrupted_tasks``). What a conductor was
 orchestrating on hosts that are down is undone here (``InterruptedMoves``):
 an **evacuation** whose destination never took the server over goes back
-to its source (its allocation moved back from the migration, its ports
-pointed back at the source; the server in ERROR, to be evacuated again),
+to its source (the undos of the steps its destination recorded on the
+migration, if it began; else its allocation moved back from the
+migration, its ports pointed back at the source; the server in ERROR, to
+be evacuated again),
 and an **unshelve** that never reached a compute leaves the server
 SHELVED_OFFLOADED holding nothing. Each is claimed by the migration's or
 the server's state changing from the one read, so of several conductors
@@ -56,6 +58,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_lite import cells
+from nova_lite.compute.flows import evacuate as compute_evacuate
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite.conductor import leases as build_leases
@@ -409,6 +412,29 @@ class InterruptedMoves:
         LOG.warning('The evacuation %s of %s from %s made no progress for '
                     '%ss (its conductor died); undoing it', migration.uuid,
                     instance.uuid, migration.source_compute, self.timeout)
+        steps = migration.recorded_steps(compute_evacuate.FLOW)
+        if steps is not None:
+            # Its destination began (and stopped before it took the
+            # server over): the undos of the steps it recorded, but for
+            # its own count and guest, which are that compute's.
+            flows.undo_recorded(
+                compute_evacuate.FLOW, instance.uuid,
+                compute_evacuate.evacuation_undos(
+                    cctxt, instance, migration, self.reportclient,
+                    self.ports), steps)
+        else:
+            self._undo_unrecorded_evacuation(instance, migration)
+        error = exception.InstanceTaskInterrupted(
+            instance_uuid=instance.uuid, task='evacuation',
+            reason='no progress for %ss' % self.timeout)
+        return lifecycle.set_error(cctxt, instance, error,
+                                   expected_task_state=states.REBUILDING)
+
+    def _undo_unrecorded_evacuation(self, instance, migration):
+        """No destination recorded a step: what the conductor's flow
+        holds goes back (the source allocation from the migration, in
+        place of the destination's claim) and the ports are pointed at
+        the source with the source providers."""
         try:
             self.reportclient.move_allocations(migration.uuid, instance.uuid)
             network_api.point_back(
@@ -418,18 +444,6 @@ class InterruptedMoves:
         except Exception as e:
             LOG.error('Evacuation %s of %s not fully undone: %s',
                       migration.uuid, instance.uuid, e)
-        error = exception.InstanceTaskInterrupted(
-            instance_uuid=instance.uuid, task='evacuation',
-            reason='no progress for %ss' % self.timeout)
-        instance.vm_state = states.ERROR
-        instance.task_state = None
-        try:
-            instance.save(expected_task_state=[states.REBUILDING])
-        except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError):
-            return False
-        lifecycle.record_fault(cctxt, instance, error)
-        return True
 
     def _unshelves(self, cctxt):
         undone = 0

@@ -31,6 +31,16 @@ TIMEOUT = 300
 STALE = TIMEOUT + 100
 
 
+def age(context, instance, seconds_ago):
+    """The server's last change ``seconds_ago``, as the clock would have
+    it."""
+    with db.cell_session(context) as session:
+        session.execute(sa.update(main_models.Instance).where(
+            main_models.Instance.uuid == instance.uuid).values(
+                updated_at=base.utcnow() -
+                datetime.timedelta(seconds=seconds_ago)))
+
+
 class ConductorThatAnswers(manager_fixtures.RecordingConductor):
 
     def ping(self, context, arg, timeout=None):
@@ -65,11 +75,7 @@ class InterruptedTestCase(manager_fixtures.ManagerTestCase):
         return instance
 
     def age(self, instance, seconds_ago):
-        with db.cell_session(self.context) as session:
-            session.execute(sa.update(main_models.Instance).where(
-                main_models.Instance.uuid == instance.uuid).values(
-                    updated_at=base.utcnow() -
-                    datetime.timedelta(seconds=seconds_ago)))
+        age(self.context, instance, seconds_ago)
 
     def restart(self):
         interrupted.resolve_interrupted_tasks(self.manager, self.context,
@@ -357,11 +363,7 @@ class TestStaleLiveMigration(live_fixtures.LiveMigrationTestCase):
         accepted.save()
 
     def age(self, seconds_ago):
-        with db.cell_session(self.context) as session:
-            session.execute(sa.update(main_models.Instance).where(
-                main_models.Instance.uuid == self.instance.uuid).values(
-                    updated_at=base.utcnow() -
-                    datetime.timedelta(seconds=seconds_ago)))
+        age(self.context, self.instance, seconds_ago)
 
     def look(self):
         interrupted.resolve_interrupted_tasks(self.manager, self.context)

@@ -531,7 +531,9 @@ class TestUnshelveOnItsHost(ShelveTestCase):
         self.assertNotIn('shelved_at', stored.system_metadata)
 
 
-class TestUnshelveOffloaded(ManagerTestCase):
+class UnshelveOffloadedTestCase(ManagerTestCase):
+    """What the conductor hands the destination: the server offloaded in
+    task unshelving, this host claimed for it."""
 
     def setUp(self):
         super().setUp()
@@ -558,6 +560,9 @@ class TestUnshelveOffloaded(ManagerTestCase):
         self.assertEqual({}, self.resources(self.instance.uuid))
         self.assertEqual((None, {}), self.binding(self.port))
         return stored
+
+
+class TestUnshelveOffloaded(UnshelveOffloadedTestCase):
 
     def test_the_server_is_active_on_this_host(self):
         self.unshelve()
@@ -591,7 +596,9 @@ class TestUnshelveOffloaded(ManagerTestCase):
 
 # -- build: binding the ports -------------------------------------------------
 
-class TestBuildBindsPorts(ManagerTestCase):
+class BuildTestCase(ManagerTestCase):
+    """What the conductor hands this host: the server BUILDING on no host
+    yet, this host claimed for it with its port's bandwidth."""
 
     def setUp(self):
         super().setUp()
@@ -612,6 +619,9 @@ class TestBuildBindsPorts(ManagerTestCase):
         build.build_here(self.manager, self.context, self.instance,
                          self.selection(mappings=mappings), self.spec,
                          list(host_list), None, None)
+
+
+class TestBuildBindsPorts(BuildTestCase):
 
     def test_the_port_is_bound_with_the_provider_of_its_mapping(self):
         self.build()

@@ -25,6 +25,7 @@ from nova_lite.db import api as db
 from nova_lite.db import api_models
 from nova_lite.db import migration as db_migration
 from nova_lite import objects
+from nova_lite.objects import base
 from nova_lite.objects import cell_mapping
 from nova_lite.objects import migration as migration_obj
 from tests.unit import fixtures as nova_fixtures
@@ -189,6 +190,76 @@ class TestMigration(MigrationTestCase):
         self.assertEqual(
             test_objects.comparable(migration.obj_to_primitive()),
             test_objects.comparable(received.obj_to_primitive()))
+
+
+class TestMigrationFlow(MigrationTestCase):
+    """The steps of a compute flow, recorded for a takeover to read."""
+
+    def test_recorded_steps_are_read_back(self):
+        migration = self.make_migration()
+        migration.record_flow('evacuation at the destination',
+                              [['claim_here', 'node2'],
+                               ['bind_here', {'port': 'p1', 'host': None}]])
+        self.assertEqual(
+            [['claim_here', 'node2'], ['bind_here', {'port': 'p1',
+                                                     'host': None}]],
+            self.stored(migration).recorded_steps(
+                'evacuation at the destination'))
+
+    def test_another_flows_record_is_not_read_as_this_ones(self):
+        migration = self.make_migration()
+        migration.record_flow('live migration at the source', [])
+        self.assertEqual((None, []), (
+            self.stored(migration).recorded_steps('evacuation'),
+            self.stored(migration).recorded_steps(
+                'live migration at the source')))
+
+    def test_a_migration_without_a_record_has_no_steps(self):
+        self.assertIsNone(self.stored(self.make_migration()).recorded_steps(
+            'evacuation at the destination'))
+
+    def test_a_record_writes_nothing_else_and_keeps_other_changes(self):
+        migration = self.make_migration()
+        migration.status = 'pre-migrating'
+        migration.record_flow('evacuation', [['claim_here', None]])
+        self.assertEqual(('accepted', {'status'}),
+                         (self.stored(migration).status,
+                          migration.obj_what_changed()))
+
+    def test_a_receiver_older_than_1_2_gets_no_record(self):
+        migration = self.make_migration()
+        migration.record_flow('evacuation', [['claim_here', None]])
+        primitive = self.stored(migration).obj_to_primitive(
+            target_version='1.1')
+        self.assertNotIn('flow', primitive['nova_lite_object.data'])
+        self.assertIn('memory_total', primitive['nova_lite_object.data'])
+
+
+class TestMigrationFlowThroughTheConductor(MigrationTestCase):
+    """A compute records its steps through the conductor."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(nova_fixtures.FakeRPC())
+        self.conductor = test_objects.InProcessConductor()
+        base.NovaLiteObject.indirection_api = self.conductor
+        self.addCleanup(setattr, base.NovaLiteObject,
+                        'indirection_api', None)
+
+    def test_the_record_lands_and_the_other_changes_stay(self):
+        with test_objects.conductor_side():
+            created = self.make_migration(status='pre-migrating')
+        migration = objects.Migration.get_by_uuid(
+            nova_context.get_admin_context(), created.uuid)
+        migration.status = 'done'
+        migration.record_flow('evacuation', [['claim_here', 'n1']])
+        self.assertIn(('Migration', 'record_flow'), self.conductor.calls)
+        with test_objects.conductor_side():
+            stored = self.stored(migration)
+        self.assertEqual(([['claim_here', 'n1']], 'pre-migrating'),
+                         (stored.recorded_steps('evacuation'),
+                          stored.status))
+        self.assertEqual({'status'}, migration.obj_what_changed())
 
 
 class TestMigrationInProgress(testtools.TestCase):
