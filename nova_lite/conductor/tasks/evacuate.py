@@ -27,6 +27,10 @@ fault saying why, holding its source allocation again, the migration
 ``error``; the compute handles failures after it the same way. The source
 compute, when it comes back, removes what the migration consumer holds
 (see ``compute.flows.evacuate.destroy_evacuated_instances``).
+
+Each step is recorded on the migration before it is taken: a conductor
+that dies mid-way leaves the list for ``recover.InterruptedMoves``, which
+replays these undos (or the destination's, once it recorded its own).
 """
 
 from oslo_log import log as logging
@@ -42,6 +46,10 @@ from nova_lite import objects
 from nova_lite.objects import migration as migration_obj
 
 LOG = logging.getLogger(__name__)
+
+# The name its steps are recorded under on the migration, until the
+# destination records its own flow there (which takes these over).
+FLOW = 'evacuation'
 
 
 class EvacuateTask:
@@ -69,9 +77,11 @@ class EvacuateTask:
             source_compute=self.instance.host,
             source_node=self.instance.node, dest_compute=self.host)
         self.migration.create()
-        flow = flows.Flow('evacuation', self.instance.uuid, evacuation_undos(
-            self.cctxt, self.reportclient, self.instance.uuid,
-            self.migration))
+        flow = flows.Flow(
+            FLOW, self.instance.uuid, evacuation_undos(
+                self.cctxt, self.reportclient, self.instance.uuid,
+                self.migration),
+            record=lambda steps: self.migration.record_flow(FLOW, steps))
         with flow:
             spec = self._request_spec()
             LOG.info('Evacuating %s from %s (migration %s)',

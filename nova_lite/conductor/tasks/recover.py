@@ -63,6 +63,7 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite.conductor import leases as build_leases
 from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import evacuate
 from nova_lite import exception
 from nova_lite import flow as flows
 from nova_lite import lifecycle
@@ -422,6 +423,12 @@ class InterruptedMoves:
                 compute_evacuate.evacuation_undos(
                     cctxt, instance, migration, self.reportclient,
                     self.ports), steps)
+        elif migration.recorded_steps(evacuate.FLOW) is not None:
+            # Only the conductor began: the undos of its recorded steps.
+            flows.undo_recorded(
+                evacuate.FLOW, instance.uuid, evacuate.evacuation_undos(
+                    cctxt, self.reportclient, instance.uuid, migration),
+                migration.recorded_steps(evacuate.FLOW))
         else:
             self._undo_unrecorded_evacuation(instance, migration)
         error = exception.InstanceTaskInterrupted(
