@@ -86,6 +86,13 @@ def recover_live_migrations(compute, context, instances=None, stale=False):
                     'no progress for %ss' %
                     CONF.compute.interrupted_task_timeout if stale else
                     'a restart of %s' % compute.host)
+        if steps is None:
+            handed = migration.recorded_steps(live_migration.CONDUCTOR_FLOW)
+            if handed is not None:
+                # Its conductor died before the cast reached this
+                # compute: the steps it recorded, with the task state
+                # and the migration that every live migration holds.
+                steps = [['migrating', None], ['migration', None]] + handed
         if steps is not None:
             live_migration.take_over(compute, context, instance, migration,
                                      steps)

@@ -62,6 +62,9 @@ CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 FLOW = 'live migration at the source'
+# The name the conductor records its half under on the migration, until
+# the source records its own flow there (which takes those steps over).
+CONDUCTOR_FLOW = 'live migration'
 # A migration in one of these is not over: its undo may still end it.
 _NOT_OVER = ['accepted', 'queued', 'preparing', 'running']
 

@@ -29,11 +29,17 @@ task_state to ``migrating``. Here, in order, each step with its undo (a
 When the loop gives up, the server stays ACTIVE on its source with its
 allocation and bindings as they were -- a failed pre-check is not a
 broken server -- and the migration is ``error`` with the reason.
+
+Each step is recorded on the migration before it is taken: when the
+conductor dies mid-way, the source compute's look for stale moves replays
+these undos from the list (and the source's own flow takes the list over
+once the cast arrives).
 """
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from nova_lite.compute.flows import live_migration as compute_live_migration
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite.conductor.tasks import move_common
@@ -48,6 +54,11 @@ from nova_lite import servicegroup
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
+
+# Each step is recorded on the migration under this name before it is
+# taken; the source compute takes the list over (see
+# ``compute.flows.interrupted.recover_live_migrations``).
+FLOW = compute_live_migration.CONDUCTOR_FLOW
 
 # What makes the loop try the next host rather than give up at once.
 _RESCHEDULABLE = (exception.MigrationPreCheckError,
@@ -86,10 +97,11 @@ class LiveMigrationTask:
             source_compute=source, source_node=self.instance.node,
             dest_compute=self.requested_host)
         self.migration.create()
-        self.flow = flows.Flow('live migration', self.instance.uuid,
-                               live_migration_undos(
-                                   self.reportclient, self.port_client,
-                                   self.instance.uuid, self.migration))
+        self.flow = flows.Flow(
+            FLOW, self.instance.uuid, live_migration_undos(
+                self.reportclient, self.port_client, self.instance.uuid,
+                self.migration),
+            record=lambda steps: self.migration.record_flow(FLOW, steps))
         with self.flow:
             self._check_source(source)
             ports = self.port_client.ports_of(self.instance.uuid)

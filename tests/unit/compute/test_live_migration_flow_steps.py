@@ -105,6 +105,35 @@ class TestEachStepCrashes(StepTestCase):
                          'the recorded steps replayed, else the repair')
 
 
+class TestConductorDiedBeforeTheCast(StepTestCase):
+    """The conductor recorded its steps on the migration and died before
+    its cast: the source's look for stale moves replays the undos of
+    those steps (not the repair of an unrecorded move)."""
+
+    def test_its_recorded_steps_are_undone_by_the_source(self):
+        self.migration.record_flow(live_migration.CONDUCTOR_FLOW, [
+            ['move_source_to_migration', None],
+            ['claim_destination', None],
+            ['bind_destination', {'port': self.port['id'], 'host': 'dst'}],
+            ['cast_live_migration', None]])
+        self.restart_source()
+        self.assertNothingLeftOfTheMove(source_guest=False)
+        self.assertIn(
+            '%s of %s was interrupted after migrating, migration, '
+            'move_source_to_migration, claim_destination, bind_destination'
+            % (live_migration.FLOW, self.instance.uuid), self.logs.output)
+
+    def test_while_it_is_not_stale_the_source_waits_for_the_cast(self):
+        self.migration.record_flow(live_migration.CONDUCTOR_FLOW, [
+            ['move_source_to_migration', None]])
+        restarted = self.make_manager('src')
+        restarted.compute_rpcapi = self.rpc
+        interrupted.recover_live_migrations(restarted, self.context)
+        self.assertEqual('queued', self.stored_migration().status)
+        self.assertEqual(states.MIGRATING,
+                         self.stored(self.instance).task_state)
+
+
 class TestCrashAfterTheTransfer(StepTestCase):
     """The source dies once the guest runs on the destination, before
     the destination took the server over: the move is finished."""

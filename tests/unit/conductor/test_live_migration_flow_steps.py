@@ -35,3 +35,33 @@ class TestEachLiveMigrationStepFails(
 flow_steps.add_step_tests(TestEachLiveMigrationStepFails, STEPS,
                           'check_failure_at',
                           'test_a_failure_at_%s_leaves_it_on_its_source')
+
+
+class Crash(KeyboardInterrupt):
+    """What SIGKILL does to a flow: nothing after it runs."""
+
+
+class TestEachLiveMigrationStepIsRecorded(
+        test_live_migrate_task.LiveMigrateTestCase):
+    """Each step is on the migration before it is taken: a conductor
+    killed at a step leaves the list of the steps before it, for the
+    source compute to undo (``test_live_migration_flow_steps`` of the
+    compute)."""
+
+    def check_crash_at(self, step):
+        injected = flow_steps.fail_once_at(self, 'live migration', [step],
+                                           Crash)
+        self.assertRaises(Crash, self.migrate)
+        self.assertEqual([step], injected)
+        [self.migration] = self.migrations()
+        recorded = self.stored_migration().recorded_steps(live_migrate.FLOW)
+        names = [name for name, _ in recorded or []]
+        # The steps in the order the flow takes them (one try).
+        order = ['move_source_to_migration', 'claim_destination',
+                 'bind_destination', 'cast_live_migration']
+        self.assertEqual(order[:order.index(step)],
+                         list(dict.fromkeys(names)))
+
+flow_steps.add_step_tests(TestEachLiveMigrationStepIsRecorded, STEPS,
+                          'check_crash_at',
+                          'test_a_crash_at_%s_leaves_the_steps_before_it')
