@@ -356,6 +356,20 @@ class OrphanAllocations:
         return deleted
 
 
+def _arrived(migration, status):
+    """The destination took the evacuated server over and stopped before
+    it said the migration was done: it is done (the source, once back,
+    then removes what the migration still holds there)."""
+    migration.status = 'done'
+    try:
+        migration.save(expected_status=[status])
+    except exception.MigrationStatusChanged:
+        return
+    LOG.warning('The evacuation %s of %s to %s was left %s after the '
+                'server arrived there; it is done', migration.uuid,
+                migration.instance_uuid, migration.dest_compute, status)
+
+
 class InterruptedMoves:
     """One look for moves a dead conductor left half-done (see the
     module's docstring); ``run()`` returns how many it undid."""
@@ -395,6 +409,10 @@ class InterruptedMoves:
                         cctxt, migration.instance_uuid)
                 except exception.InstanceNotFound:
                     continue  # deleted: the source cleans up when back
+                if instance.host == migration.dest_compute and \
+                        instance.task_state is None:
+                    _arrived(migration, status)
+                    continue
                 if instance.host != migration.source_compute or \
                         instance.task_state != states.REBUILDING or \
                         not self._stale(instance):

@@ -134,6 +134,40 @@ class TestConductorDiedBeforeTheCast(StepTestCase):
                          self.stored(self.instance).task_state)
 
 
+class TestCrashOnceTheDestinationTookItOver(StepTestCase):
+    """The source dies after the destination took the server over, before
+    it marked the migration completed: the restarted source completes
+    it, and nothing else changes."""
+
+    def setUp(self):
+        super().setUp()
+        real = self.rpc.post_live_migration_at_destination
+
+        def crash_once_the_destination_took_it(*args):
+            self.rpc.post_live_migration_at_destination = real
+            real(*args)
+            raise Crash()
+        self.rpc.post_live_migration_at_destination = \
+            crash_once_the_destination_took_it
+        self.assertRaises(Crash, self.live_migrate)
+        self.assertEqual('running', self.stored_migration().status)
+        self.restart_source()
+
+    def test_the_migration_is_completed(self):
+        self.assertEqual('completed', self.stored_migration().status)
+
+    def test_the_server_stays_active_on_the_destination(self):
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ACTIVE, None, 'dst'),
+                         (stored.vm_state, stored.task_state, stored.host))
+        self.assertEqual((self.allocation_on('dst'), {}),
+                         (self.resources(self.instance.uuid),
+                          self.resources(self.migration.uuid)))
+        self.assertEqual(
+            {'dst': ('ACTIVE', {'allocation': self.nics['dst']})},
+            self.bindings())
+
+
 class TestCrashAfterTheTransfer(StepTestCase):
     """The source dies once the guest runs on the destination, before
     the destination took the server over: the move is finished."""

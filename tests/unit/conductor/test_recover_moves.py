@@ -128,6 +128,23 @@ class TestInterruptedEvacuation(MovesTestCase):
         instance, migration = self.evacuating()
         self.assertEqual(1, self.undo() + self.undo())
 
+    def test_one_that_arrived_before_its_destination_died_is_done(self):
+        # The destination saved the server (on h2, no task) and died
+        # before it marked the migration done.
+        instance, migration = self.evacuating()
+        with self.in_cell() as cctxt:
+            stored = objects.Instance.get_by_uuid(cctxt, instance.uuid)
+            stored.host = 'h2'
+            stored.node = 'h2'
+            stored.task_state = None
+            stored.save()
+        self.age(instance.uuid, STALE)
+        self.assertEqual(0, self.undo())
+        self.assertEqual('done', self.migration_status(migration))
+        stored = self.stored(instance.uuid)
+        self.assertEqual((states.ACTIVE, None, 'h2'), (
+            stored.vm_state, stored.task_state, stored.host))
+
 
 class TestInterruptedUnshelve(MovesTestCase):
 
