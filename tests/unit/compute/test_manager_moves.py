@@ -109,6 +109,16 @@ class ManagerTestCase(testtools.TestCase):
                 self.context, host).uuid
         else:
             node = uuidutils.generate_uuid()
+            # Its record too: the audit maps servers' hosts to providers
+            # through it.
+            objects.ComputeNode(
+                self.context, uuid=node, host=host, hypervisor_hostname=host,
+                hypervisor_type='fake', hypervisor_version=1, vcpus=4,
+                memory_mb=4096, local_gb=100, vcpus_used=0,
+                memory_mb_used=0, local_gb_used=0, free_ram_mb=4096,
+                free_disk_gb=100, running_vms=0, current_workload=0,
+                cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
+                disk_allocation_ratio=1.0).create()
             self.reportclient.ensure_resource_provider(node, host)
             self.reportclient.set_inventory(node, {
                 'VCPU': {'total': 4}, 'MEMORY_MB': {'total': 4096},
@@ -129,6 +139,9 @@ class ManagerTestCase(testtools.TestCase):
             task_state=task_state, power_state=states.RUNNING, host=host,
             node=host, flavor=make_flavor(), **kwargs)
         instance.create()
+        objects.InstanceMapping(
+            self.context, instance_uuid=instance.uuid, project_id='p',
+            user_id='u', cell_mapping=self.databases.cell1).create()
         return instance
 
     def bandwidth_port(self, instance, host=None):

@@ -71,6 +71,12 @@ class TakeoverMixin:
     restarted process is ``self.manager`` from then on (the fake guests
     of the dead one are gone with it)."""
 
+    def tearDown(self):
+        # Whatever a step's failure or crash and the looks left: the
+        # audit holds.
+        flow_steps.assert_audit_clean(self, self.reportclient, self.ports)
+        super().tearDown()
+
     def look(self, restart=False):
         self.config.config(interrupted_task_timeout=TIMEOUT,
                            group='compute')
