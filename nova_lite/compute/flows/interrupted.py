@@ -56,7 +56,6 @@ def recover_live_migrations(compute, context, instances=None, stale=False):
     for [compute] interrupted_task_timeout) one that never reached
     this compute is rolled back too: its conductor died, or its cast
     was lost."""
-    _complete_arrived(compute, context)
     if instances is None:
         try:
             instances = objects.InstanceList.get_by_host(context,
@@ -99,41 +98,6 @@ def recover_live_migrations(compute, context, instances=None, stale=False):
                                      steps)
         else:
             _roll_back_unrecorded(compute, context, instance, migration)
-
-
-def _complete_arrived(compute, context):
-    """A live migration from here whose server the destination took over
-    (on it, no task) while this compute died before it said so: the
-    migration is completed, not left running."""
-    try:
-        migrations = [m for m in objects.MigrationList.get_by_filters(
-            context, {'host': compute.host,
-                      'migration_type': 'live-migration'})
-            if m.source_compute == compute.host and
-            m.status in ('preparing', 'running')]
-    except Exception:
-        LOG.exception('Cannot read the live migrations from %s',
-                      compute.host)
-        return
-    for migration in migrations:
-        try:
-            instance = objects.Instance.get_by_uuid(context,
-                                                    migration.instance_uuid)
-        except exception.InstanceNotFound:
-            continue
-        if instance.host != migration.dest_compute or \
-                instance.task_state is not None:
-            continue
-        status = migration.status
-        migration.status = 'completed'
-        try:
-            migration.save(expected_status=[status])
-        except exception.MigrationStatusChanged:
-            continue
-        LOG.warning('The live migration %s of %s to %s was left %s after '
-                    'the server arrived there; it is completed',
-                    migration.uuid, instance.uuid, migration.dest_compute,
-                    status)
 
 
 def _roll_back_unrecorded(compute, context, instance, migration):

@@ -356,18 +356,20 @@ class OrphanAllocations:
         return deleted
 
 
-def _arrived(migration, status):
-    """The destination took the evacuated server over and stopped before
-    it said the migration was done: it is done (the source, once back,
-    then removes what the migration still holds there)."""
-    migration.status = 'done'
+def _arrived(migration, status, final='done'):
+    """The server is on the move's destination, its task over, and the
+    compute that should have said so died first: the migration is
+    ``final`` (after an evacuation, the source, once back, then removes
+    what the migration still holds there)."""
+    migration.status = final
     try:
         migration.save(expected_status=[status])
     except exception.MigrationStatusChanged:
         return
-    LOG.warning('The evacuation %s of %s to %s was left %s after the '
-                'server arrived there; it is done', migration.uuid,
-                migration.instance_uuid, migration.dest_compute, status)
+    LOG.warning('The %s %s of %s to %s was left %s after the server '
+                'arrived there; it is %s', migration.migration_type,
+                migration.uuid, migration.instance_uuid,
+                migration.dest_compute, status, final)
 
 
 class InterruptedMoves:
@@ -390,11 +392,31 @@ class InterruptedMoves:
 
     def _undo_interrupted_moves(self, cctxt, cell):
         """Undo the interrupted moves of ``cell``; how many."""
+        self._live_migrations_arrived(cctxt)
         return self._evacuations(cctxt) + self._unshelves(cctxt)
 
     def _stale(self, record):
         return (record.updated_at is not None and
                 record.updated_at.replace(tzinfo=None) < self.stale_before)
+
+    def _live_migrations_arrived(self, cctxt):
+        """A live migration whose server the destination took over (on
+        it, no task) while its source died before it said so is
+        completed, not left running."""
+        for status in ('preparing', 'running'):
+            for migration in objects.MigrationList.get_by_filters(
+                    cctxt, {'migration_type': 'live-migration',
+                            'status': status}):
+                if not self._stale(migration):
+                    continue
+                try:
+                    instance = objects.Instance.get_by_uuid(
+                        cctxt, migration.instance_uuid)
+                except exception.InstanceNotFound:
+                    continue
+                if instance.host == migration.dest_compute and \
+                        instance.task_state is None:
+                    _arrived(migration, status, 'completed')
 
     def _evacuations(self, cctxt):
         undone = 0

@@ -26,8 +26,11 @@ and placement, the fake driver, both computes' managers.
 from nova_lite.compute.flows import interrupted
 from nova_lite.compute.flows import live_migration
 from nova_lite.compute import states
+from nova_lite.conductor.tasks import recover
+from nova_lite import context as nova_context
 from tests.unit.compute import test_manager_interrupted
 from tests.unit.compute import test_manager_live_migration as live_fixtures
+from tests.unit.compute import test_move_flow_steps
 from tests.unit import flow_steps
 
 IN_ORDER = list(live_migration.live_migration_undos(None, None, None, None))
@@ -142,8 +145,8 @@ class TestConductorDiedBeforeTheCast(StepTestCase):
 
 class TestCrashOnceTheDestinationTookItOver(StepTestCase):
     """The source dies after the destination took the server over, before
-    it marked the migration completed: the restarted source completes
-    it, and nothing else changes."""
+    it marked the migration completed: once stale, a conductor's look
+    for interrupted moves completes it, and nothing else changes."""
 
     def setUp(self):
         super().setUp()
@@ -158,6 +161,12 @@ class TestCrashOnceTheDestinationTookItOver(StepTestCase):
         self.assertRaises(Crash, self.live_migrate)
         self.assertEqual('running', self.stored_migration().status)
         self.restart_source()
+        test_move_flow_steps.age_migration(self.context, self.migration,
+                                           test_manager_interrupted.STALE)
+        recover.InterruptedMoves(
+            nova_context.get_admin_context(),
+            test_manager_interrupted.TIMEOUT, self.reportclient,
+            ports=self.ports).run()
 
     def test_the_migration_is_completed(self):
         self.assertEqual('completed', self.stored_migration().status)

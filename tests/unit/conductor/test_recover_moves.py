@@ -146,6 +146,39 @@ class TestInterruptedEvacuation(MovesTestCase):
             stored.vm_state, stored.task_state, stored.host))
 
 
+class TestLiveMigrationThatArrived(MovesTestCase):
+    """Its source died after the destination took the server over, before
+    it marked the migration completed."""
+
+    def arrived(self, status='running', seconds_ago=STALE):
+        instance = self.server(states.ACTIVE, None, 'h2', seconds_ago)
+        with self.in_cell() as cctxt:
+            migration = objects.Migration(
+                cctxt, instance_uuid=instance.uuid,
+                migration_type='live-migration', status=status,
+                source_compute='h1', source_node='h1', dest_compute='h2',
+                dest_node='h2')
+            migration.create()
+            with db.cell_session(cctxt) as session:
+                session.execute(sa.update(main_models.Migration).where(
+                    main_models.Migration.uuid == migration.uuid).values(
+                        updated_at=test_recover.ago(seconds_ago)))
+        return instance, migration
+
+    def test_it_is_completed(self):
+        instance, migration = self.arrived()
+        self.undo()
+        self.assertEqual('completed', self.migration_status(migration))
+        stored = self.stored(instance.uuid)
+        self.assertEqual((states.ACTIVE, None, 'h2'), (
+            stored.vm_state, stored.task_state, stored.host))
+
+    def test_a_recent_one_is_left_to_its_source(self):
+        _instance, migration = self.arrived(seconds_ago=10)
+        self.undo()
+        self.assertEqual('running', self.migration_status(migration))
+
+
 class TestInterruptedUnshelve(MovesTestCase):
 
     def unshelving(self, seconds_ago=STALE):
