@@ -64,11 +64,10 @@ def set_error(context, instance, error, host=None, details=None,
     task: one deleted or moved on meanwhile belongs to whoever changed
     it, and nothing is written (False). The fault then follows the ERROR.
     """
-    if expected_task_state is None:
-        record_fault(context, instance, error, host=host, details=details)
     instance.vm_state = states.ERROR
     instance.task_state = None
     if expected_task_state is None:
+        record_fault(context, instance, error, host=host, details=details)
         instance.save()
         return True
     try:

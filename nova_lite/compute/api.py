@@ -492,15 +492,9 @@ class HostAPI:
             with_cell0=False)
 
     def service_get_by_uuid(self, context, service_uuid):
-        if not uuidutils.is_uuid_like(service_uuid):
-            raise exception.ServiceNotFound(service_id=service_uuid)
-        service = cells.find(
-            context, lambda cctxt, cell: objects.Service.get_by_uuid(
-                cctxt, service_uuid), 'service %s' % service_uuid,
-            with_cell0=False)
-        if service is None:
-            raise exception.ServiceNotFound(service_id=service_uuid)
-        return service
+        return _find_in_a_cell(
+            context, service_uuid, objects.Service.get_by_uuid, 'service',
+            lambda: exception.ServiceNotFound(service_id=service_uuid))
 
     def service_update(self, context, service_uuid, values):
         """Set status fields (disabled, disabled_reason, forced_down)."""
@@ -529,17 +523,26 @@ class HostAPI:
         return nodes
 
     def compute_node_get(self, context, node_uuid):
-        if not uuidutils.is_uuid_like(node_uuid):
-            raise exception.HypervisorNotFound(hypervisor_id=node_uuid)
-        node = cells.find(
-            context, lambda cctxt, cell: objects.ComputeNode.get_by_uuid(
-                cctxt, node_uuid), 'hypervisor %s' % node_uuid,
-            with_cell0=False)
-        if node is None:
-            raise exception.HypervisorNotFound(hypervisor_id=node_uuid)
-        return node
+        return _find_in_a_cell(
+            context, node_uuid, objects.ComputeNode.get_by_uuid,
+            'hypervisor',
+            lambda: exception.HypervisorNotFound(hypervisor_id=node_uuid))
 
     @staticmethod
     def compute_service_of(node):
         """The compute service on the node's host, or None."""
         return servicegroup.compute_service(node._context, node.host)
+
+
+def _find_in_a_cell(context, uuid, get_by_uuid, what, not_found):
+    """``get_by_uuid(cell_context, uuid)`` in every cell but cell0 at
+    once; ``not_found()`` is raised for a malformed uuid or one no cell
+    has (CellUnavailable if a cell that did not answer may have it)."""
+    if not uuidutils.is_uuid_like(uuid):
+        raise not_found()
+    found = cells.find(
+        context, lambda cctxt, cell: get_by_uuid(cctxt, uuid),
+        '%s %s' % (what, uuid), with_cell0=False)
+    if found is None:
+        raise not_found()
+    return found

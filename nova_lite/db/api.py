@@ -295,16 +295,14 @@ def retried(function=None, attempts=5, also=None):
 def check_connection(url, group=None):
     """Connect once; raise DatabaseUnavailable or InvalidDatabaseURL."""
     engine = get_engine(url, group)
-    with _translated(url):
-        try:
-            with engine.connect() as conn:
-                conn.execute(sa.text('SELECT 1'))
-        except (db_exc.DBError, sa_exc.OperationalError,
-                sa_exc.InterfaceError) as e:
-            # Whatever stops a SELECT 1 is the server, not the statement.
-            translated = unavailable(url, e)
-            raise translated or exception.DatabaseUnavailable(
-                url=safe_url(url), reason=e) from e
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text('SELECT 1'))
+    except (db_exc.DBError, sa_exc.OperationalError,
+            sa_exc.InterfaceError) as e:
+        # Whatever stops a SELECT 1 is the server, not the statement.
+        raise unavailable(url, e) or exception.DatabaseUnavailable(
+            url=safe_url(url), reason=e) from e
 
 
 def wait_for_database(url, group):

@@ -1,7 +1,8 @@
 """What several compute flows do: save a server unless it was overtaken,
 ask once whether it still exists, record a flow's steps on its migration,
-leave it as it was with a fault when an operation on it failed, put it in
-ERROR with its fault, and finish a spawn.
+claim a moved server here and bind its ports here, leave it as it was with
+a fault when an operation on it failed, put it in ERROR with its fault,
+and finish a spawn.
 """
 
 from oslo_utils import timeutils
@@ -10,6 +11,7 @@ from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import exception
 from nova_lite import lifecycle
+from nova_lite.network import api as network_api
 from nova_lite import objects
 
 
@@ -45,6 +47,24 @@ def recorded_on(migration, flow):
     """A compute flow's ``record``: its steps written on ``migration``
     (through the conductor), where a takeover after a crash reads them."""
     return lambda steps: migration.record_flow(flow, steps)
+
+
+def claim_and_bind_here(compute, context, instance, flow, node, limits,
+                        groups, provider_of_port, ports):
+    """Two steps of a server moved here: claim ``node`` for it (with its
+    ports' request groups on the providers the scheduler chose), then
+    point each port's binding here, with this host's provider as its
+    ``allocation``. ``bind_here`` records what it replaces, for its
+    undo to put back."""
+    flow.step('claim_here', node)
+    compute.rt.claim(context, instance, node, limits,
+                     network_api.port_allocations(groups, provider_of_port))
+    for port in ports:
+        flow.step('bind_here', {
+            'port': port['id'], 'host': port.get('binding:host_id'),
+            'profile': port.get('binding:profile') or {}})
+        network_api.bind_port(compute.ports, port, instance, compute.host,
+                              provider_of_port.get(port['id']))
 
 
 def failed_in_place(compute, context, instance, step, error):

@@ -164,18 +164,9 @@ def unshelve(compute, context, instance, image, request_spec, selection):
                     unshelve_undos(compute, context, instance)) as flow:
                 flow.inherit([['claim_destination', None]])
                 ports = compute.ports.ports_of(instance.uuid)
-                flow.step('claim_here', node)
-                compute.rt.claim(context, instance, node, selection.limits,
-                                 network_api.port_allocations(
-                                     groups, provider_of_port))
-                for port in ports:
-                    flow.step('bind_here', {
-                        'port': port['id'],
-                        'host': port.get('binding:host_id'),
-                        'profile': port.get('binding:profile') or {}})
-                    network_api.bind_port(compute.ports, port, instance,
-                                          compute.host,
-                                          provider_of_port.get(port['id']))
+                common.claim_and_bind_here(
+                    compute, context, instance, flow, node,
+                    selection.limits, groups, provider_of_port, ports)
                 flow.step('take_over', node)
                 instance.host = compute.host
                 instance.node = node

@@ -356,6 +356,12 @@ class OrphanAllocations:
         return deleted
 
 
+def _is_on_destination(instance, migration):
+    """The move's destination took the server over and ended its task."""
+    return (instance.host == migration.dest_compute and
+            instance.task_state is None)
+
+
 def _arrived(migration, status, final='done'):
     """The server is on the move's destination, its task over, and the
     compute that should have said so died first: the migration is
@@ -399,30 +405,13 @@ class InterruptedMoves:
         return (record.updated_at is not None and
                 record.updated_at.replace(tzinfo=None) < self.stale_before)
 
-    def _live_migrations_arrived(self, cctxt):
-        """A live migration whose server the destination took over (on
-        it, no task) while its source died before it said so is
-        completed, not left running."""
-        for status in ('preparing', 'running'):
+    def _stale_moves(self, cctxt, migration_type, statuses):
+        """(migration, its server, status) for each move of
+        ``migration_type`` in one of ``statuses`` that made no progress
+        for the timeout and whose server still exists."""
+        for status in statuses:
             for migration in objects.MigrationList.get_by_filters(
-                    cctxt, {'migration_type': 'live-migration',
-                            'status': status}):
-                if not self._stale(migration):
-                    continue
-                try:
-                    instance = objects.Instance.get_by_uuid(
-                        cctxt, migration.instance_uuid)
-                except exception.InstanceNotFound:
-                    continue
-                if instance.host == migration.dest_compute and \
-                        instance.task_state is None:
-                    _arrived(migration, status, 'completed')
-
-    def _evacuations(self, cctxt):
-        undone = 0
-        for status in ('accepted', 'pre-migrating'):
-            for migration in objects.MigrationList.get_by_filters(
-                    cctxt, {'migration_type': 'evacuation',
+                    cctxt, {'migration_type': migration_type,
                             'status': status}):
                 if not self._stale(migration):
                     continue
@@ -431,16 +420,30 @@ class InterruptedMoves:
                         cctxt, migration.instance_uuid)
                 except exception.InstanceNotFound:
                     continue  # deleted: the source cleans up when back
-                if instance.host == migration.dest_compute and \
-                        instance.task_state is None:
-                    _arrived(migration, status)
-                    continue
-                if instance.host != migration.source_compute or \
-                        instance.task_state != states.REBUILDING or \
-                        not self._stale(instance):
-                    continue  # the destination has it, or it moves on
-                undone += self._undo_evacuation(cctxt, instance, migration,
-                                                status)
+                yield migration, instance, status
+
+    def _live_migrations_arrived(self, cctxt):
+        """A live migration whose server the destination took over (on
+        it, no task) while its source died before it said so is
+        completed, not left running."""
+        for migration, instance, status in self._stale_moves(
+                cctxt, 'live-migration', ('preparing', 'running')):
+            if _is_on_destination(instance, migration):
+                _arrived(migration, status, 'completed')
+
+    def _evacuations(self, cctxt):
+        undone = 0
+        for migration, instance, status in self._stale_moves(
+                cctxt, 'evacuation', ('accepted', 'pre-migrating')):
+            if _is_on_destination(instance, migration):
+                _arrived(migration, status)
+                continue
+            if instance.host != migration.source_compute or \
+                    instance.task_state != states.REBUILDING or \
+                    not self._stale(instance):
+                continue  # the destination has it, or it moves on
+            undone += self._undo_evacuation(cctxt, instance, migration,
+                                            status)
         return undone
 
     def _undo_evacuation(self, cctxt, instance, migration, status):
@@ -453,22 +456,24 @@ class InterruptedMoves:
         LOG.warning('The evacuation %s of %s from %s made no progress for '
                     '%ss (its conductor died); undoing it', migration.uuid,
                     instance.uuid, migration.source_compute, self.timeout)
-        steps = migration.recorded_steps(compute_evacuate.FLOW)
-        if steps is not None:
-            # Its destination began (and stopped before it took the
-            # server over): the undos of the steps it recorded, but for
-            # its own count and guest, which are that compute's.
+        # Whose steps are recorded: the destination's (it began, and
+        # stopped before it took the server over; its undos but for its
+        # own count and guest, which are that compute's), else the
+        # conductor's (only it began), else none (a move begun before
+        # steps were recorded).
+        by_destination = migration.recorded_steps(compute_evacuate.FLOW)
+        by_conductor = migration.recorded_steps(evacuate.FLOW)
+        if by_destination is not None:
             flows.undo_recorded(
                 compute_evacuate.FLOW, instance.uuid,
                 compute_evacuate.evacuation_undos(
                     cctxt, instance, migration, self.reportclient,
-                    self.ports), steps)
-        elif migration.recorded_steps(evacuate.FLOW) is not None:
-            # Only the conductor began: the undos of its recorded steps.
+                    self.ports), by_destination)
+        elif by_conductor is not None:
             flows.undo_recorded(
                 evacuate.FLOW, instance.uuid, evacuate.evacuation_undos(
                     cctxt, self.reportclient, instance.uuid, migration),
-                migration.recorded_steps(evacuate.FLOW))
+                by_conductor)
         else:
             self._undo_unrecorded_evacuation(instance, migration)
         error = exception.InstanceTaskInterrupted(
