@@ -23,11 +23,18 @@ The fixtures are ``test_manager_live_migration``'s: a real cell database
 and placement, the fake driver, both computes' managers.
 """
 
+import types
+
+import fixtures
+import oslo_messaging as messaging
+
+from nova_lite.compute.flows import common
 from nova_lite.compute.flows import interrupted
 from nova_lite.compute.flows import live_migration
 from nova_lite.compute import states
 from nova_lite.conductor.tasks import recover
 from nova_lite import context as nova_context
+from nova_lite import objects
 from tests.unit.compute import test_manager_interrupted
 from tests.unit.compute import test_manager_live_migration as live_fixtures
 from tests.unit.compute import test_move_flow_steps
@@ -181,6 +188,44 @@ class TestCrashOnceTheDestinationTookItOver(StepTestCase):
         self.assertEqual(
             {'dst': ('ACTIVE', {'allocation': self.nics['dst']})},
             self.bindings())
+
+
+class TestTheConductorBlinksAtARecord(StepTestCase):
+    """A record of the steps that times out (the conductor or its
+    database blinked) is sent again: the move is delayed, not failed."""
+
+    def setUp(self):
+        super().setUp()
+        self.pauses = []
+        # The flows' clock only (oslo.db yields with the time module's
+        # sleep(0) on every connection checkin).
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.compute.flows.common.time',
+            types.SimpleNamespace(sleep=self.pauses.append)))
+        real = objects.Migration.record_flow
+        self.records = []
+
+        def record_flow(migration, flow, steps):
+            self.records.append([name for name, _ in steps])
+            if len(self.records) in self.blinks:
+                raise messaging.MessagingTimeout('no reply')
+            return real(migration, flow, steps)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.migration.Migration.record_flow',
+            record_flow))
+
+    def test_a_blink_costs_a_pause(self):
+        self.blinks = {1}
+        self.live_migrate()
+        self.assertEqual(('completed', [1]),
+                         (self.stored_migration().status, self.pauses))
+        self.assertEqual(self.records[0], self.records[1])
+
+    def test_a_conductor_gone_for_good_fails_the_step_and_undoes_it(self):
+        self.blinks = set(range(1, 100))
+        self.live_migrate()
+        self.assertEqual(list(common.RECORD_PAUSES), self.pauses)
+        self.assertNothingLeftOfTheMove()
 
 
 class TestCrashAfterTheTransfer(StepTestCase):
