@@ -54,8 +54,10 @@ def main():
 
     plane = fixtures.ControlPlane(
         computes=args.computes,
+        # No quota: the default (10 instances) would refuse the boots.
         extra_conf='[compute]\nfake_memory_mb = 1048576\n'
-                   'fake_vcpus = 1024\nfake_local_gb = 100000\n')
+                   'fake_vcpus = 1024\nfake_local_gb = 100000\n'
+                   '[quota]\ninstances = -1\ncores = -1\nram = -1\n')
     # Computes read their own files; give them room for N servers too.
     plane.compute_conf = {i: '[compute]\nfake_memory_mb = 1048576\n'
                              'fake_vcpus = 1024\nfake_local_gb = 100000\n'
