@@ -258,6 +258,13 @@ class PlacementUnreachable(NoValidHost):
     once placement is back."""
 
 
+class ComputesUnheardFrom(NoValidHost):
+    """Every host was refused only because its compute service has not
+    reported in time, though none is disabled: what a broker or database
+    blink looks like (every heartbeat late at once) -- a retry may well
+    work once they report again."""
+
+
 class UnsupportedPolicy(NoValidHost):
     msg_fmt = ('The scheduler cannot honour the %(policy)s policy of '
                'server group %(group)s: %(reason)s')

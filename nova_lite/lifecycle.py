@@ -21,8 +21,10 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import cell_mapping as cell_mapping_obj
+from nova_lite import conf as nova_conf
 from nova_lite import placement_client
 
+CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 
@@ -160,9 +162,17 @@ def fail_interrupted_build(context, instance, error, host=None):
     its fault -- only if it is still BUILDING in the task state it was
     read in, so a build that resumed meanwhile wins. True if it did; the
     caller then frees what the server held."""
+    return _leave_build(context, instance, error, host,
+                        vm_state=states.ERROR, task_state=None)
+
+
+def _leave_build(context, instance, error, host, **changes):
+    """Take a build off its host with ``changes`` (and ``error`` as its
+    fault), only if it is still BUILDING in the task state it was read in;
+    whether it was."""
     task = instance.task_state
-    instance.vm_state = states.ERROR
-    instance.task_state = None
+    for field, value in changes.items():
+        setattr(instance, field, value)
     instance.host = None
     instance.node = None
     try:
@@ -172,3 +182,36 @@ def fail_interrupted_build(context, instance, error, host=None):
         return False
     record_fault(context, instance, error, host=host)
     return True
+
+
+# Counted in the server's system_metadata: how many times its build was
+# cut off by a fault and scheduled again.
+BUILD_RESTARTS = 'build_restarts'
+
+
+def restart_interrupted_build(context, instance, error, host=None):
+    """Send a build that a fault cut off (its compute died in it, or its
+    message was lost) back to be scheduled, as a failed spawn is: BUILDING
+    on no host, scheduling, with ``error`` recorded as a fault of the
+    attempt -- only if it is still BUILDING in the task state it was read
+    in, so a build that resumed meanwhile wins. After [scheduler]
+    max_attempts restarts it is failed instead (``fail_interrupted_build``),
+    so a server whose build kills its compute every time does not go round
+    for ever.
+
+    RESCHEDULED or FAILED -- the caller then frees what the server held,
+    and for RESCHEDULED asks the conductor to schedule it -- or None when
+    the build moved on meanwhile (or the server was deleted)."""
+    restarts = int((instance.system_metadata or {}).get(BUILD_RESTARTS, 0))
+    if restarts >= CONF.scheduler.max_attempts:
+        failed = fail_interrupted_build(context, instance, error, host=host)
+        return FAILED if failed else None
+    restarted = _leave_build(
+        context, instance, error, host, task_state=states.SCHEDULING,
+        system_metadata=dict(instance.system_metadata or {},
+                             **{BUILD_RESTARTS: str(restarts + 1)}))
+    return RESCHEDULED if restarted else None
+
+
+RESCHEDULED = 'rescheduled'
+FAILED = 'failed'

@@ -24,6 +24,8 @@ CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 MICROVERSION = '1.28'  # consumer generations
+# A consumer's generation after its first allocations are written.
+NEW_CONSUMER_GENERATION = 1
 CONFLICT_RETRIES = 4
 
 
@@ -35,6 +37,17 @@ class PlacementUnavailable(exception.NovaLiteException):
 class PlacementConflict(exception.NovaLiteException):
     msg_fmt = 'Placement refused the request: %(reason)s'
     code = 409
+
+
+class ConsumerExists(PlacementConflict):
+    """A claim for a consumer that already holds allocations: an earlier
+    request for it claimed them (its answer was lost, or it is still
+    running). ``held`` is what it holds (GET /allocations/{consumer})."""
+    msg_fmt = 'Consumer %(consumer)s holds allocations already'
+
+    def __init__(self, held=None, **kwargs):
+        super().__init__(**kwargs)
+        self.held = held or {}
 
 
 def _error_code(response):
@@ -217,9 +230,11 @@ class PlacementClient:
     def claim_resources(self, consumer_uuid, allocation_request, project_id,
                         user_id):
         """Write ``allocation_request`` (an allocation candidate) for a
-        consumer that holds nothing yet. True when written; False when
-        placement refused it (the provider filled up meanwhile, or the
-        consumer exists): the caller tries another candidate."""
+        consumer that holds nothing yet; its consumer generation is then
+        NEW_CONSUMER_GENERATION. True when written; False when placement
+        refused it (the provider filled up meanwhile): the caller tries
+        another candidate. ConsumerExists when the consumer holds
+        allocations already."""
         response = self._request('PUT', '/allocations/%s' % consumer_uuid, {
             'allocations': allocation_request['allocations'],
             'project_id': project_id, 'user_id': user_id,
@@ -227,10 +242,53 @@ class PlacementClient:
         if response.status_code == 204:
             return True
         if response.status_code == 409:
+            if _error_code(response) == 'placement.concurrent_update':
+                held = self.get_allocations(consumer_uuid)
+                if held.get('allocations'):
+                    raise ConsumerExists(consumer=consumer_uuid, held=held)
             LOG.info('Placement refused the claim of %s: %s', consumer_uuid,
                      _error_detail(response))
             return False
         self._check(response, 'claim for %s' % consumer_uuid)
+
+    def adopt_allocations(self, consumer_uuid, held):
+        """Make the allocations ``held`` (as GET /allocations/{consumer}
+        read them) this caller's: they are written again unchanged, which
+        moves the consumer generation on, so that a give-back by whoever
+        wrote them (checked against the generation it wrote) no longer
+        applies. The new generation; ConsumerExists with what it holds
+        now when it changed meanwhile."""
+        generation = held.get('consumer_generation')
+        response = self._request('PUT', '/allocations/%s' % consumer_uuid, {
+            'allocations': {rp: {'resources': a['resources']}
+                            for rp, a in held['allocations'].items()},
+            'project_id': held.get('project_id'),
+            'user_id': held.get('user_id'),
+            'consumer_generation': generation})
+        if response.status_code == 204:
+            return generation + 1
+        if response.status_code == 409:
+            raise ConsumerExists(consumer=consumer_uuid,
+                                 held=self.get_allocations(consumer_uuid))
+        self._check(response, 'adopt allocations of %s' % consumer_uuid)
+
+    def give_back_claim(self, consumer_uuid, generation, project_id,
+                        user_id):
+        """Remove the consumer's allocations if its generation is still
+        ``generation`` (nobody wrote them since): True when removed,
+        False when they are someone else's now (or gone)."""
+        response = self._request('POST', '/allocations', {consumer_uuid: {
+            'allocations': {}, 'consumer_generation': generation,
+            'project_id': project_id, 'user_id': user_id}},
+            version='1.28')
+        if response.status_code == 204:
+            return True
+        if response.status_code == 409:
+            LOG.info('Not giving back the allocations of %s: written by '
+                     'someone else since (%s)', consumer_uuid,
+                     _error_detail(response))
+            return False
+        self._check(response, 'give back the claim of %s' % consumer_uuid)
 
     def get_allocation_candidates(self, resources, limit=None, groups=()):
         """Allocation candidates for ``resources`` ({class: amount}) plus

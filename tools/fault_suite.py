@@ -4,7 +4,8 @@
 Each scenario runs on a fresh control plane (every daemon a separate
 process) on the machine's RabbitMQ and MariaDB -- or, for the broker and
 database restarts, on a RabbitMQ node and a MariaDB server started for it
-alone. See tests/functional/faults.py for what each scenario does and what
+alone, and for the cluster rows on a three-node RabbitMQ cluster of its
+own (tests/functional/rabbit_cluster.py). See tests/functional/faults.py for what each scenario does and what
 is checked afterwards.
 
     .venv/bin/python tools/fault_suite.py                 # every scenario
@@ -24,6 +25,7 @@ sys.path.insert(0, ROOT)
 
 from tests.functional import faults  # noqa: E402
 from tests.functional import fixtures  # noqa: E402
+from tests.functional import rabbit_cluster  # noqa: E402
 
 DAEMONS = ('api', 'conductor', 'scheduler', 'compute2', 'placement',
            'network')
@@ -50,6 +52,11 @@ def scenarios(burst):
     found['rabbitmq'] = ('RabbitMQ restarted under load',
                          faults.service_restarted_under_load(
                              'rabbitmq', count=burst), 'private', 240)
+    for number in (1, 2, 3):
+        found['rabbitmq-cluster-node%d' % number] = (
+            'RabbitMQ cluster: node %d of 3 restarted under load' % number,
+            faults.cluster_node_stopped_under_load(number, count=burst),
+            'cluster', 240)
     found['mariadb'] = ('MariaDB restarted under load',
                         faults.service_restarted_under_load(
                             'mariadb', count=burst), 'private', 240)
@@ -60,7 +67,8 @@ def make_plane(kind, computes, services=None):
     # Room for every server: the failures counted are the faults', not
     # the capacity's.
     compute_extra = faults.COMPUTE_RECOVERY_CONF + (
-        '\n[compute]\nfake_vcpus = 64\nfake_memory_mb = 65536\n')
+        '\n[compute]\nfake_vcpus = 64\nfake_memory_mb = 65536\n'
+        'fake_local_gb = 1000\n')
     if kind == 'migrations':
         compute_extra += 'fake_live_migration_seconds = 8\n'
     else:
@@ -76,6 +84,9 @@ def run_one(name, scenario, kind, settle_timeout, computes):
     services = None
     if kind == 'private':
         services = faults.PrivateServices()
+        services.start()
+    elif kind == 'cluster':
+        services = rabbit_cluster.RabbitCluster()
         services.start()
     plane = make_plane(kind, computes, services)
     try:

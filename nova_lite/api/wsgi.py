@@ -23,10 +23,14 @@ import webob.exc
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import outage
 from nova_lite.api import faults
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
+
+# What a 503 asks its client to wait before trying again.
+RETRY_AFTER_SECONDS = 5
 
 CONTEXT_KEY = 'nova_lite.context'
 VERSION_KEY = 'nova_lite.api_version'
@@ -219,7 +223,8 @@ class Application:
             message = 'A service did not answer in time: %s' % error
             LOG.error('%s %s: %s', request.method, safe_path(request),
                       message)
-        elif isinstance(error, messaging.MessagingException):
+        elif isinstance(error, (messaging.MessagingException,) +
+                        outage.BROKER_AWAY):
             status = 503
             message = 'The message bus is unavailable: %s' % error
             LOG.error('%s %s: %s', request.method, safe_path(request),
@@ -229,6 +234,10 @@ class Application:
             LOG.exception('Unexpected error in %s %s (request %s)',
                           request.method, safe_path(request), request_id)
             status, message = 500, faults.generic_500_message(request_id)
+        if status == 503:
+            # A peer (the broker, a database, a service) is away: nothing
+            # was accepted, and asking again in a moment may well work.
+            headers['Retry-After'] = str(RETRY_AFTER_SECONDS)
         return faults.error_response(status, message, self.error_formatter,
                                      error_code=error_code, headers=headers)
 

@@ -361,40 +361,40 @@ def placement_heal_allocations():
 
 
 def placement_audit():
-    """List (and with --delete remove) allocations whose consumer is not
-    a live instance. Instances still being built count as live: the
-    scheduler claims before the instance reaches its cell and host. If a
-    cell does not answer, nothing is audited (exit status 1): its
-    instances' allocations would look orphaned."""
-    from nova_lite import objects
+    """List (and with --delete remove) the allocations on this
+    deployment's providers whose consumer is no server, build request or
+    migration (``allocation_owners``): instances still being built count
+    as held (the scheduler claims before the instance reaches its cell),
+    and so do moves in progress (the migration holds the source side).
+    Other services' allocations on a shared Placement are never looked
+    at. If a cell does not answer, nothing is audited (exit status 1):
+    its instances' allocations would look orphaned."""
+    from nova_lite import allocation_owners
     from nova_lite import placement_client
     client = placement_client.PlacementClient()
     context = _admin()
-    instances, down = _cell_instances(context, placed=False)
-    if down:
-        _report_down(down, 'its instances cannot be told from orphans, so '
-                           'no allocation was audited')
+    owners = allocation_owners.look(context, client)
+    if owners.down:
+        _report_down(owners.down, 'its instances cannot be told from '
+                     'orphans, so no allocation was audited')
         return 1
-    live = {instance.uuid for _c, instance in instances}
-    live |= {request.instance_uuid
-             for request in objects.BuildRequestList.get_all(context)}
-    orphans = []
-    for provider in client.list_providers():
-        for consumer, resources in client.get_provider_allocations(
-                provider['uuid']).items():
-            if consumer not in live:
-                orphans.append((consumer, provider['name'],
-                                provider['uuid'], resources))
-    for consumer, name, rp_uuid, resources in orphans:
-        print('Orphaned allocation: consumer %s on %s (%s): %s' % (
-            consumer, name, rp_uuid, ', '.join(
-                '%s=%s' % item for item in sorted(resources.items()))))
+    orphans = sorted(owners.nobodys())
+    for consumer in orphans:
+        for provider, resources in owners.allocations[consumer]:
+            print('Orphaned allocation: consumer %s on %s (%s): %s' % (
+                consumer, provider['name'], provider['uuid'], ', '.join(
+                    '%s=%s' % item for item in sorted(resources.items()))))
+    deleted = 0
     if CONF.command.delete:
-        for consumer in sorted({o[0] for o in orphans}):
-            client.delete_allocations(consumer)
-            print('Deleted allocations of %s' % consumer)
-    print('%d orphaned allocation(s) found%s.' % (
-        len(orphans), ', deleted' if CONF.command.delete and orphans
+        for consumer in orphans:
+            if allocation_owners.remove(client, consumer):
+                deleted += 1
+                print('Deleted allocations of %s' % consumer)
+            else:
+                print('Kept the allocations of %s: written since they '
+                      'were read' % consumer)
+    print('%d orphaned consumer(s) found%s.' % (
+        len(orphans), ', %d deleted' % deleted if CONF.command.delete
         else ''))
     return 3 if orphans and not CONF.command.delete else 0
 

@@ -24,6 +24,7 @@ from nova_lite.compute import states
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite import outage
 from nova_lite import placement_client
 from nova_lite.scheduler import utils as scheduler_utils
 
@@ -399,13 +400,18 @@ class ResourceTracker:
             self._claiming.add(instance.uuid)
             self._apply(node, resources)
             node.save()
-        try:
+        def write():
             if node.uuid not in self._reported and \
                     not self._report_inventory(node, resources):
                 raise placement_client.PlacementUnavailable(
                     reason='the provider of %s is not reported yet' %
                     nodename)
+            # Safe to write again: it writes the whole allocation.
             self._write_allocations(instance, node, port_allocations)
+        try:
+            outage.ride_out(write, placement_client.PlacementUnavailable,
+                            'The claim of %s on %s' % (instance.uuid,
+                                                       nodename))
         except (placement_client.PlacementUnavailable,
                 placement_client.PlacementConflict) as e:
             raise exception.ComputeResourcesUnavailable(

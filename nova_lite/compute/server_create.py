@@ -20,6 +20,7 @@ from nova_lite.compute import server_common
 from nova_lite.compute import states
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite import outage
 from nova_lite import quota
 
 LOG = logging.getLogger(__name__)
@@ -210,7 +211,7 @@ def create(api, context, flavor, image_href, name, min_count=1,
             request_specs=specs, image=image_meta,
             requested_networks=requested_networks,
             block_device_mapping=block_device_mapping, tags=tags)
-    except messaging.MessagingException as e:
+    except (messaging.MessagingException,) + outage.BROKER_AWAY as e:
         LOG.error('Cannot send the build of %s to the conductor: %s',
                   [i.uuid for i in instances], e)
         _forget_in_api_db(context, instances, group)

@@ -143,7 +143,8 @@ class ConductorManager(manager.Manager):
             self.reportclient, leases=self.build_leases).run()
         if any(counts.values()):
             LOG.warning('Interrupted builds taken over: %(rebuilt)d built '
-                        'again, %(failed)d set to ERROR', counts)
+                        'again from their build request, %(stuck)d stuck in '
+                        'a cell scheduled again (or failed)', counts)
         undone = recover.InterruptedMoves(context, timeout,
                                           self.reportclient).run()
         if undone:
@@ -190,4 +191,5 @@ class ConductorManager(manager.Manager):
     def build_instances(self, context, instances, request_spec, host_lists,
                         image=None):
         build.reschedule(context, self.compute_rpcapi, instances,
-                         request_spec, host_lists, image, self.reportclient)
+                         request_spec, host_lists, image, self.reportclient,
+                         self.scheduler_rpcapi)

@@ -9,18 +9,11 @@ conductor_group = cfg.OptGroup(
 
 conductor_opts = [
     cfg.IntOpt('scheduler_call_timeout', default=60, min=1,
-               help='Seconds the conductor waits for select_destinations '
-                    'before the build fails with a fault.'),
-    cfg.IntOpt('placement_outage_wait', default=30, min=0,
-               help='Seconds a build keeps trying again, with growing '
-                    'pauses, while the scheduler cannot reach placement '
-                    '(a placement restart) -- then it fails with a fault '
-                    '-- or while a database does not answer (a database '
-                    'restart) -- then its build request waits for a '
-                    'takeover (interrupted_task_timeout). At most half of '
-                    'interrupted_task_timeout is used, so that no other '
-                    'conductor takes the build over meanwhile; 0 fails '
-                    'the build at once.'),
+               help='Seconds the conductor waits for one answer to '
+                    'select_destinations. A build asks again (the scheduler '
+                    'keeps the claim it may have written) until '
+                    '[DEFAULT] outage_wait is over, then fails with a '
+                    'fault.'),
     cfg.IntOpt('interrupted_task_timeout', default=300, min=0,
                help='Seconds after which a conductor takes over a build '
                     'that no daemon has moved forward, because the '

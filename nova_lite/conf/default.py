@@ -24,6 +24,18 @@ default_opts = [
                help='How a daemon runs concurrent work. It is read from the '
                     'config files before any other module is imported, so '
                     'it cannot be changed by a reload.'),
+    cfg.IntOpt('outage_wait',
+               default=300, min=0,
+               deprecated_opts=[cfg.DeprecatedOpt('placement_outage_wait',
+                                                  group='conductor')],
+               help='Seconds a daemon keeps trying again, after 1, 2, 4, 8, '
+                    '8... seconds, a call to a peer that is away -- the '
+                    'scheduler, placement, the port service or the '
+                    'conductor restarting, RabbitMQ or a database '
+                    'blinking -- before the build or move it is part of '
+                    'fails (or, for a build whose database is away, waits '
+                    'for a takeover). A fault shorter than this delays '
+                    'work instead of failing it. 0 fails at once.'),
     cfg.IntOpt('report_interval',
                default=10, min=1,
                help='Seconds between two heartbeats of a service to its '

@@ -34,6 +34,10 @@ from nova_lite.scheduler import weights
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
+# How many times a request is scheduled again when it finds claims that
+# an earlier request for its instances wrote meanwhile.
+CONFLICT_ROUNDS = 3
+
 # What each policy needs enabled to be honoured.
 POLICY_NEEDS = {
     group_obj.AFFINITY: ('filter', 'ServerGroupAffinityFilter',
@@ -140,6 +144,28 @@ def _excluded(spec, host_states):
     return forced, ignored + [s for s in candidates if s not in forced], True
 
 
+def _every_compute_unheard_from(result):
+    """Whether the compute filter refused every host, each only because
+    its service has not reported lately (not disabled, not forced down)."""
+    for name, _reason, hosts in result.removed:
+        if name == 'ComputeFilter' and hosts and \
+                len(hosts) == result.total:
+            return all(not state.service['disabled'] and
+                       not state.service['forced_down']
+                       for state in hosts)
+    return False
+
+
+def _still_wanted(spec, state):
+    """Whether the request may land on ``state``: not ignored, among the
+    forced hosts if any, not tried already."""
+    candidates, _ignored, forced = _excluded(spec, [state])
+    if not candidates:
+        return False
+    tried = spec.retry.hosts if spec.retry is not None else ()
+    return [state.host, state.nodename] not in [list(t) for t in tried]
+
+
 def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
              max_alternates=0, subset_size=1, trace=None, chooser=None,
              claim=None, set_aside=()):
@@ -196,6 +222,10 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
                          _refusals(result, filter_objs, spec), [], None)
         LOG.info('No valid host for instance %d/%d of request %s: %s',
                  index + 1, num, spec.instance_uuid, result.explain())
+        if _every_compute_unheard_from(result):
+            return exception.ComputesUnheardFrom(
+                reason=result.explain() + ' (every compute service is '
+                       'late to report; none is disabled)')
         return exception.NoValidHost(reason=result.explain())
 
     for index in range(num):
@@ -343,29 +373,73 @@ class FilterScheduler:
         instance before the answer goes out, so two schedulers cannot
         fill the same room. If any instance of the request cannot be
         placed, what was claimed for the others is given back.
+
+        Asking again is safe: an instance that holds a claim already (an
+        earlier answer was lost -- a timeout, a scheduler or broker
+        restart -- or a late duplicate of the request is still at work)
+        keeps it, and this answer names its host. The claim is adopted
+        by writing it again (its consumer generation moves on), so a
+        give-back by the earlier request no longer applies to it.
         """
+        adopted = {}
+        for _attempt in range(CONFLICT_ROUNDS):
+            try:
+                return self._select(context, spec, instance_uuids,
+                                    return_alternates, adopted)
+            except placement_client.ConsumerExists as e:
+                LOG.info('Instance %s holds a claim already: an earlier '
+                         'request placed it; adopting the claims of '
+                         'request %s', e.kwargs['consumer'],
+                         spec.instance_uuid)
+                adopted = self._adopt(instance_uuids)
+        raise exception.NoValidHost(
+            reason='the claims of request %s kept changing while it was '
+                   'scheduled' % spec.instance_uuid)
+
+    def _adopt(self, instance_uuids):
+        """{instance uuid: (allocation request, consumer generation)} of
+        the instances that hold a claim already, now adopted."""
+        adopted = {}
+        for uuid in instance_uuids:
+            try:
+                held = self.reportclient.get_allocations(uuid)
+                if not held.get('allocations'):
+                    continue
+                generation = self.reportclient.adopt_allocations(uuid, held)
+            except placement_client.PlacementUnavailable as e:
+                raise exception.PlacementUnreachable(
+                    reason='the claim of %s could not be read from '
+                           'placement (%s)' % (uuid, e))
+            adopted[uuid] = ({'allocations': {
+                rp: {'resources': a['resources']}
+                for rp, a in held['allocations'].items()}}, generation,
+                held.get('project_id'), held.get('user_id'))
+        return adopted
+
+    def _select(self, context, spec, instance_uuids, return_alternates,
+                adopted):
         max_alternates = (CONF.scheduler.max_attempts - 1
                           if return_alternates else 0)
         offers = self._allocation_candidates(spec)
-        claims = {}  # instance uuid -> the allocation request claimed
+        # instance uuid -> (allocation request, consumer generation,
+        # project, user) of what this request claimed (or adopted).
+        claims = dict(adopted)
+        project_id = spec.project_id or context.project_id
+        user_id = spec.user_id or context.user_id
 
         def claim(state, instance_uuid):
             for request in offers.get(state.uuid, ()):
                 try:
                     taken = self.reportclient.claim_resources(
-                        instance_uuid, request,
-                        spec.project_id or context.project_id,
-                        spec.user_id or context.user_id)
+                        instance_uuid, request, project_id, user_id)
                 except placement_client.PlacementUnavailable as e:
                     raise exception.PlacementUnreachable(
                         reason='the claim on %s could not be written to '
                                'placement (%s)' % (state.host, e))
-                except placement_client.PlacementConflict as e:
-                    raise exception.NoValidHost(
-                        reason='the claim on %s could not be written to '
-                               'placement (%s)' % (state.host, e))
                 if taken:
-                    claims[instance_uuid] = request
+                    claims[instance_uuid] = (
+                        request, placement_client.NEW_CONSUMER_GENERATION,
+                        project_id, user_id)
                     return True
             return False
 
@@ -378,6 +452,11 @@ class FilterScheduler:
 
         try:
             with self._lock:
+                held_at = self._adopted_hosts(context, spec, adopted)
+                for uuid in set(adopted) - set(held_at):
+                    del claims[uuid]  # given back
+                to_place = [uuid for uuid in instance_uuids
+                            if uuid not in held_at]
                 host_states = self.host_manager.get_host_states(
                     context, with_instances=_needs_instances(spec),
                     uuids=set(offers))
@@ -385,28 +464,93 @@ class FilterScheduler:
                     # Where the members run, full hosts included.
                     spec.instance_group.hosts = sorted(
                         self.host_manager.hosts_of(
-                            spec.instance_group.members))
-                chosen = schedule(
-                    spec, instance_uuids, host_states, self.filters,
-                    self.weighers, max_alternates,
-                    CONF.filter_scheduler.host_subset_size,
-                    claim=claim if instance_uuids else None,
-                    set_aside=set_aside)
+                            spec.instance_group.members) |
+                        {state.host for state in held_at.values()})
+                chosen = []
+                if to_place or not instance_uuids:
+                    chosen = schedule(
+                        spec, to_place, host_states, self.filters,
+                        self.weighers, max_alternates,
+                        CONF.filter_scheduler.host_subset_size,
+                        claim=claim if instance_uuids else None,
+                        set_aside=set_aside)
+        except placement_client.ConsumerExists:
+            self._give_back(claims, keep=adopted)
+            raise
+        except placement_client.PlacementConflict as e:
+            self._give_back(claims)
+            raise exception.NoValidHost(
+                reason='a claim could not be written to placement (%s)' % e)
         except Exception:
             self._give_back(claims)
             raise
+        placed = dict(zip(to_place, chosen))
+        adopted = {uuid: adopted[uuid] for uuid in held_at}
         selections = []
-        for index, (first, *alternates) in enumerate(chosen):
+        for index in range(len(instance_uuids) or len(chosen)):
             instance_uuid = instance_uuids[index] if instance_uuids else None
+            if instance_uuid in adopted:
+                selections.append([self._selection(
+                    held_at[instance_uuid], self._with_mappings(
+                        spec, adopted[instance_uuid][0]))])
+                continue
+            first, *alternates = (placed[instance_uuid] if instance_uuid
+                                  else chosen[index])
             selections.append(
-                [self._selection(first, claims.get(instance_uuid) or
+                [self._selection(first, claims[instance_uuid][0]
+                                 if instance_uuid in claims else
                                  offers[first.uuid][0])] +
                 [self._selection(state, offers[state.uuid][0])
                  for state in alternates])
-        LOG.info('Request %s: %d instance(s) placed and claimed on %s',
-                 spec.instance_uuid, len(chosen),
-                 ', '.join(states[0].host for states in chosen))
+        LOG.info('Request %s: %d instance(s) placed and claimed on %s%s',
+                 spec.instance_uuid, len(selections),
+                 ', '.join(s[0].service_host for s in selections),
+                 ' (%d adopted)' % len(adopted) if adopted else '')
         return selections
+
+    def _adopted_hosts(self, context, spec, adopted):
+        """{instance uuid: the HostState of the compute node its adopted
+        claim is on}."""
+        if not adopted:
+            return {}
+        providers = {rp for request, *_ in adopted.values()
+                     for rp in request['allocations']}
+        states = {state.uuid: state for state in
+                  self.host_manager.get_host_states(
+                      context, with_instances=False, uuids=providers)}
+        found = {}
+        for uuid, (request, *_rest) in adopted.items():
+            nodes = [states[rp] for rp in request['allocations']
+                     if rp in states]
+            if not nodes:
+                raise exception.NoValidHost(
+                    reason='instance %s holds a claim on providers that '
+                           'are no compute node of this deployment (%s)' %
+                           (uuid, ', '.join(sorted(request['allocations']))))
+            if not _still_wanted(spec, nodes[0]):
+                # Left over from a try this request has moved on from
+                # (its give-back failed): given back, and placed anew.
+                LOG.info('The claim %s holds on %s is not one this request '
+                         'may keep; giving it back', uuid, nodes[0].host)
+                self._give_back({uuid: adopted[uuid]})
+                continue
+            found[uuid] = nodes[0]
+        return found
+
+    def _with_mappings(self, spec, request):
+        """An adopted claim as an allocation request with ``mappings``
+        (which provider serves each port's request group), found again
+        from what it holds."""
+        groups = spec.requested_resources
+        if not groups:
+            return request
+        from nova_lite.network import api as network_api
+        traits = {rp: set(self.reportclient.provider_traits(rp))
+                  for rp in request['allocations']}
+        by_port = network_api.mappings_from_allocations(
+            groups, request['allocations'], traits)
+        return dict(request, mappings={
+            group.suffix: [by_port[group.requester_id]] for group in groups})
 
     def _allocation_candidates(self, spec):
         """{compute node provider uuid: [allocation request]} for what one
@@ -436,10 +580,16 @@ class FilterScheduler:
                   resources)
         return offers
 
-    def _give_back(self, consumers):
-        for consumer in consumers:
+    def _give_back(self, claims, keep=()):
+        """Give back the ``claims`` this request wrote (or adopted), each
+        only if nobody wrote it since; those in ``keep`` stay."""
+        for consumer, (_request, generation, project_id, user_id) in \
+                claims.items():
+            if consumer in keep:
+                continue
             try:
-                self.reportclient.delete_allocations(consumer)
+                self.reportclient.give_back_claim(consumer, generation,
+                                                  project_id, user_id)
             except (placement_client.PlacementUnavailable,
                     placement_client.PlacementConflict) as e:
                 LOG.warning('Could not give back the claim of %s (the '

@@ -8,8 +8,12 @@ injures it (``plane.daemons[name].kill()`` sends SIGKILL; ``PrivateServices``
 restarts a broker or database of the plane's own). ``run_scenario`` then
 waits for every server to reach a final state and checks:
 
-- every server is ACTIVE, SHUTOFF, SHELVED_OFFLOADED, ERROR with a fault,
-  or gone, within ``settle_timeout`` -- none stays in a task;
+- every server is ACTIVE, SHUTOFF, SHELVED_OFFLOADED or gone within
+  ``settle_timeout`` -- none stays in a task, and no boot is in ERROR: the
+  scenarios leave room for every server, so an ERROR would be the fault's
+  doing (each one is listed with its fault; a rebuild of an existing
+  server cut off by a fault may still end in ERROR, listed but not yet
+  failing the row);
 - ``nova-lite-manage audit`` finds nothing (allocations, bindings,
   capacity, records);
 - every server is listed exactly once;
@@ -27,6 +31,7 @@ import collections
 import concurrent.futures
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -60,6 +65,11 @@ rpc_response_timeout = 10
 [compute]
 interrupted_task_timeout = 20
 recovery_interval = 2
+# Room for every server of a scenario: a server in ERROR is then the
+# fault's doing, never the capacity's.
+fake_vcpus = 64
+fake_memory_mb = 65536
+fake_local_gb = 1000
 """
 
 
@@ -72,6 +82,7 @@ class Row:
         self.refused = collections.Counter()   # reason -> count
         self.final = collections.Counter()     # status -> count
         self.not_final = []                    # "uuid: STATUS/task"
+        self.errors = []                       # "uuid (name): fault"
         self.violations = []
         self.listing_problems = []
         self.recovery_seconds = None
@@ -80,8 +91,15 @@ class Row:
 
     @property
     def ok(self):
-        return (not self.not_final and not self.violations and
-                not self.listing_problems and self.probe == 'ACTIVE')
+        # Capacity is ample in every scenario, so a server in ERROR is the
+        # fault's doing: a fault may delay work, never fail it.
+        # Not yet for the actions on the servers that existed before the
+        # burst: a rebuild cut off by a fault still ends in ERROR in place
+        # (issue 18 is open for it); those ERRORs are listed all the same.
+        boots_in_error = [e for e in self.errors if '(burst-' in e]
+        return (not self.not_final and not boots_in_error and
+                not self.violations and not self.listing_problems and
+                self.probe == 'ACTIVE')
 
     def requests_text(self):
         refused = sum(self.refused.values())
@@ -111,6 +129,7 @@ class Row:
     def details(self):
         lines = []
         for title, items in (('not final', self.not_final),
+                             ('ERROR', self.errors),
                              ('audit', self.violations),
                              ('listing', self.listing_problems),
                              ('notes', self.notes)):
@@ -257,10 +276,18 @@ def check(plane, row, audit_timeout=30):
                              for uuid, n in ids.items() if n > 1]
     row.final = collections.Counter(s['status'] for s in servers)
     for server in servers:
-        if server['status'] == 'ERROR' and not (server.get('fault') or {}) \
-                .get('message'):
+        if server['status'] != 'ERROR':
+            continue
+        fault = server.get('fault') or {}
+        message = fault.get('message')
+        if not message:
             row.listing_problems.append('%s is in ERROR without a fault' %
                                         server['id'])
+        else:
+            row.errors.append('%s (%s): %s%s' % (
+                server['id'], server['name'], message[:300],
+                ' -- %s' % fault['details'][-300:]
+                if fault.get('details') else ''))
     result = plane.audit(timeout=audit_timeout)
     if result.returncode != 0:
         row.violations += [line for line in result.stdout.splitlines()
@@ -487,12 +514,113 @@ def service_restarted_under_load(which, count=12, down_seconds=5):
     return scenario
 
 
+def cluster_node_stopped_under_load(number, count=12, down_seconds=5):
+    """A burst of boots while node ``number`` of the plane's RabbitMQ
+    cluster (``rabbit_cluster.RabbitCluster``) is stopped and started
+    again: the daemons connected to it fail over to the other nodes, and
+    the quorum queues keep what they hold."""
+    def scenario(plane, row):
+        workload = mixed_burst(plane, row, count)
+        time.sleep(0.5)
+        plane.services.restart_node(number, down_seconds)
+        workload.wait()
+        return time.monotonic()
+    return scenario
+
+
 # -- a broker and a database of the plane's own ---------------------------------
 
 def _free_port():
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
         return sock.getsockname()[1]
+
+
+class RabbitNode:
+    """One RabbitMQ node of a test's own: its node name, AMQP port and
+    distribution port, with its config, database and logs in ``workdir``.
+
+    The nodes run as the rabbitmq user (the packaged wrapper switches to
+    it when started as root), so ``workdir`` is made writable for all; for
+    the same reason every node shares that user's Erlang cookie, which
+    lets nodes started this way join each other's cluster."""
+
+    def __init__(self, workdir, prefix='nlft'):
+        os.makedirs(workdir, exist_ok=True)
+        os.chmod(workdir, 0o777)
+        self.workdir = workdir
+        self.port = _free_port()
+        self.dist_port = _free_port()
+        self.name = '%s%d@localhost' % (prefix, self.port)
+        self.conf = os.path.join(workdir, 'rabbitmq.conf')
+        self.plugins = os.path.join(workdir, 'enabled_plugins')
+        self.pid_file = os.path.join(workdir, 'rabbit.pid')
+
+    @property
+    def url(self):
+        return 'rabbit://guest:guest@127.0.0.1:%d/' % self.port
+
+    def _write_config(self):
+        if os.path.exists(self.conf):
+            return
+        with open(self.conf, 'w') as f:
+            f.write('listeners.tcp.local = 127.0.0.1:%d\n'
+                    'loopback_users = none\n' % self.port)
+        with open(self.plugins, 'w') as f:
+            f.write('[].\n')
+        os.chmod(self.conf, 0o644)
+        os.chmod(self.plugins, 0o644)
+
+    def env(self):
+        return dict(os.environ, RABBITMQ_NODENAME=self.name,
+                    RABBITMQ_DIST_PORT=str(self.dist_port),
+                    RABBITMQ_MNESIA_BASE=os.path.join(self.workdir, 'mnesia'),
+                    RABBITMQ_LOG_BASE=os.path.join(self.workdir, 'rlog'),
+                    RABBITMQ_ENABLED_PLUGINS_FILE=self.plugins,
+                    RABBITMQ_PID_FILE=self.pid_file,
+                    RABBITMQ_CONFIG_FILE=self.conf)
+
+    def ctl(self, *args, check=True):
+        """``rabbitmqctl -n <this node> args``; its stdout."""
+        return subprocess.run(['rabbitmqctl', '-n', self.name] + list(args),
+                              env=self.env(), check=check, text=True,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE).stdout
+
+    def start(self, timeout=90):
+        """Start the node; return once its application runs."""
+        self._write_config()
+        subprocess.run(['rabbitmq-server', '-detached'], env=self.env(),
+                       check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        self.ctl('wait', self.pid_file, '--timeout', str(timeout))
+
+    def stop(self):
+        """Stop the node, if it runs, and wait for its VM to exit: the
+        same node name cannot start again while the old one is there."""
+        self.ctl('stop', self.pid_file, check=False)
+        pid = self._pid()
+        if pid is not None:
+            # It did not stop when asked (hung, or refusing): it must not
+            # outlive the test.
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def _pid(self):
+        """The pid of this node's VM while it runs, else None."""
+        try:
+            with open(self.pid_file) as f:
+                pid = int(f.read().strip())
+            with open('/proc/%d/environ' % pid, 'rb') as f:
+                environ = f.read().split(b'\0')
+        except (OSError, ValueError):
+            return None
+        # A pid file left behind may name a pid that is now another
+        # process's; the VM's command line does not name the node.
+        mine = ('RABBITMQ_NODENAME=' + self.name).encode()
+        return pid if mine in environ else None
 
 
 class PrivateServices:
@@ -506,74 +634,35 @@ class PrivateServices:
         self.max_connections = max_connections
         self.workdir = tempfile.mkdtemp(prefix='nova-lite-svc-')
         os.chmod(self.workdir, 0o777)
-        self.rabbit_port = _free_port()
-        self.rabbit_dist_port = _free_port()
+        self.rabbit_node = RabbitNode(self.workdir)
         self.mysql_port = _free_port()
-        self.node = 'nlft%d@localhost' % self.rabbit_port
         self.mysqld = None
 
     # The fixture's view: where to connect.
     @property
     def rabbit(self):
-        return 'rabbit://guest:guest@127.0.0.1:%d/' % self.rabbit_port
+        return self.rabbit_node.url
 
     @property
     def mysql_port_or_none(self):
         return self.mysql_port
 
     def rabbitmqctl_args(self):
-        return ['-n', self.node]
+        return ['-n', self.rabbit_node.name]
 
     def start(self):
         self._start_mariadb(initialise=True)
-        self._start_rabbitmq()
+        self.rabbit_node.start()
 
     def stop(self):
-        self._stop_rabbitmq()
+        self.rabbit_node.stop()
         self._stop_mariadb()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
-    # -- RabbitMQ --
-
-    def _rabbit_env(self):
-        conf = os.path.join(self.workdir, 'rabbitmq.conf')
-        if not os.path.exists(conf):
-            with open(conf, 'w') as f:
-                f.write('listeners.tcp.local = 127.0.0.1:%d\n'
-                        'loopback_users = none\n' % self.rabbit_port)
-            plugins = os.path.join(self.workdir, 'enabled_plugins')
-            with open(plugins, 'w') as f:
-                f.write('[].\n')
-            os.chmod(conf, 0o644)
-            os.chmod(plugins, 0o644)
-        return dict(os.environ, RABBITMQ_NODENAME=self.node,
-                    RABBITMQ_DIST_PORT=str(self.rabbit_dist_port),
-                    RABBITMQ_MNESIA_BASE=os.path.join(self.workdir, 'mnesia'),
-                    RABBITMQ_LOG_BASE=os.path.join(self.workdir, 'rlog'),
-                    RABBITMQ_ENABLED_PLUGINS_FILE=os.path.join(
-                        self.workdir, 'enabled_plugins'),
-                    RABBITMQ_PID_FILE=os.path.join(self.workdir,
-                                                   'rabbit.pid'),
-                    RABBITMQ_CONFIG_FILE=conf)
-
-    def _start_rabbitmq(self):
-        env = self._rabbit_env()
-        subprocess.run(['rabbitmq-server', '-detached'], env=env,
-                       check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        subprocess.run(['rabbitmqctl', '-n', self.node, 'wait',
-                        env['RABBITMQ_PID_FILE'], '--timeout', '90'],
-                       env=env, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE)
-
-    def _stop_rabbitmq(self):
-        subprocess.run(['rabbitmqctl', '-n', self.node, 'stop'],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
     def restart_rabbitmq(self, down_seconds=0):
-        self._stop_rabbitmq()
+        self.rabbit_node.stop()
         time.sleep(down_seconds)
-        self._start_rabbitmq()
+        self.rabbit_node.start()
 
     # -- MariaDB --
 

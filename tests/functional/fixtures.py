@@ -153,16 +153,18 @@ class ControlPlane:
                  backend='threading', services=None):
         self.num_computes = computes
         # A broker and a database of the plane's own (faults.
-        # PrivateServices, started by the caller), or the machine's.
+        # PrivateServices, started by the caller), or the machine's. A
+        # broker of its own may come without a database (rabbit_cluster.
+        # RabbitCluster): the plane then uses the machine's MariaDB.
         self.services = services
+        self.rabbit = RABBIT
+        self.mysql_port = 3306
+        self.rabbitmqctl_args = []
         if services is not None:
             self.rabbit = services.rabbit
-            self.mysql_port = services.mysql_port
+            if services.mysql_port_or_none is not None:
+                self.mysql_port = services.mysql_port_or_none
             self.rabbitmqctl_args = services.rabbitmqctl_args()
-        else:
-            self.rabbit = RABBIT
-            self.mysql_port = 3306
-            self.rabbitmqctl_args = []
         # {compute index (1-based): "ini text"} for per-host overrides.
         self.compute_conf = compute_conf or {}
         self.extra_conf = extra_conf
@@ -217,6 +219,13 @@ class ControlPlane:
             service_down_time = 5
             graceful_shutdown_timeout = 10
             concurrency_backend = %(backend)s
+            # As etc/nova-lite/nova-lite.conf recommends: queues that keep
+            # what they accepted through a broker restart (replicated on a
+            # cluster), durable exchanges, quick heartbeats.
+            [oslo_messaging_rabbit]
+            rabbit_quorum_queue = true
+            amqp_durable_queues = true
+            heartbeat_timeout_threshold = 10
             [database]
             connection = %(cell1)s
             max_retries = 3
@@ -271,6 +280,10 @@ class ControlPlane:
             report_interval = 1
             service_down_time = 5
             concurrency_backend = %(backend)s
+            [oslo_messaging_rabbit]
+            rabbit_quorum_queue = true
+            amqp_durable_queues = true
+            heartbeat_timeout_threshold = 10
             [placement]
             endpoint = %(placement)s
             timeout = 5
@@ -406,6 +419,10 @@ class ControlPlane:
             service_down_time = 5
             graceful_shutdown_timeout = 10
             concurrency_backend = %(backend)s
+            [oslo_messaging_rabbit]
+            rabbit_quorum_queue = true
+            amqp_durable_queues = true
+            heartbeat_timeout_threshold = 10
             [database]
             connection = %(database)s
             max_retries = 3

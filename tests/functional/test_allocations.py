@@ -2,6 +2,7 @@
 the real daemons: what a claim writes, what a delete and the periodic
 audit remove, and how the compute behaves while placement is away."""
 
+import time
 import uuid
 
 import requests
@@ -218,16 +219,19 @@ class TestComputeAway(PlacementMixin, base.ControlPlaneTestCase):
         # A delete while placement is away cannot remove the allocation...
         self.admin.delete('/servers/%s' % kept['id'])
         self.admin.wait_for_gone(kept['id'])
-        # ...and a build cannot write one, so it must not go ACTIVE.
+        # ...and a build cannot write one: it waits for placement (an
+        # outage is a delay, not a failure), never ACTIVE without it.
         created = self.admin.create_server('during-outage',
                                            image=self.plane.image_id)
-        failed = self.admin.wait_for_status(created['server']['id'],
-                                            'ERROR', timeout=90)
-        self.assertIn('allocation', failed['fault']['details'] +
-                      failed['fault']['message'])
+        waiting = created['server']['id']
+        time.sleep(5)
+        self.assertEqual('BUILD', self.admin.get(
+            '/servers/%s' % waiting).json()['server']['status'])
         self.plane.start_daemon('placement')
         fixtures.wait_for(lambda: self._placement_up(), timeout=30,
                           what='placement back')
+        self.admin.wait_for_status(waiting, 'ACTIVE', timeout=120)
+        self.assertEqual(1, len(self.allocations(waiting)))
         # The compute catches up on its next audit.
         self.wait_for_allocations(kept['id'], {}, timeout=90)
         self.plane.wait_for_compute_up('compute1')

@@ -10,6 +10,7 @@ and prints the table.
 from tests.functional import base
 from tests.functional import faults
 from tests.functional import fixtures
+from tests.functional import rabbit_cluster
 
 
 class FaultTestCase(base.ControlPlaneTestCase):
@@ -98,17 +99,21 @@ class TestComputeKilledDuringMoves(FaultTestCase):
                           faults.source_restarted_after_evacuation())
 
 
-class TestBrokerAndDatabaseRestarted(FaultTestCase):
-    """On a RabbitMQ node and a MariaDB server of the plane's own, so
-    that no other test feels the restarts."""
+class OwnServicesTestCase(FaultTestCase):
+    """A fault test on a broker (and database) of the plane's own, made by
+    ``make_services()``, so that no other test feels the restarts."""
 
     computes = 2
     compute_conf = {1: faults.COMPUTE_RECOVERY_CONF,
                     2: faults.COMPUTE_RECOVERY_CONF}
 
     @classmethod
+    def make_services(cls):
+        raise NotImplementedError
+
+    @classmethod
     def setUpClass(cls):
-        cls.services = faults.PrivateServices()
+        cls.services = cls.make_services()
         cls.services.start()
         try:
             cls.plane = cls.start_plane()
@@ -131,6 +136,12 @@ class TestBrokerAndDatabaseRestarted(FaultTestCase):
         finally:
             cls.services.stop()
 
+
+class TestBrokerAndDatabaseRestarted(OwnServicesTestCase):
+    """On a RabbitMQ node and a MariaDB server of the plane's own."""
+
+    make_services = faults.PrivateServices
+
     def test_rabbitmq_restarted_under_load(self):
         self.run_scenario('RabbitMQ restarted under load',
                           faults.service_restarted_under_load('rabbitmq'),
@@ -139,6 +150,19 @@ class TestBrokerAndDatabaseRestarted(FaultTestCase):
     def test_mariadb_restarted_under_load(self):
         self.run_scenario('MariaDB restarted under load',
                           faults.service_restarted_under_load('mariadb'),
+                          settle_timeout=180)
+
+
+class TestBrokerClusterNodeRestarted(OwnServicesTestCase):
+    """On a three-node RabbitMQ cluster of the plane's own, with quorum
+    queues: the node every daemon connects to first goes away under a
+    burst, and comes back."""
+
+    make_services = rabbit_cluster.RabbitCluster
+
+    def test_the_first_node_restarted_under_load(self):
+        self.run_scenario('RabbitMQ cluster: node 1 of 3 restarted under '
+                          'load', faults.cluster_node_stopped_under_load(1),
                           settle_timeout=180)
 
 

@@ -107,10 +107,18 @@ class TestHostileRPC(base.ControlPlaneTestCase):
         cls.transport = messaging.get_rpc_transport(
             cfg.CONF, url=cls.plane.transport_url,
             allowed_remote_exmods=rpc.ALLOWED_EXMODS)
+        # As the plane's daemons (durable exchanges, quorum queues): a
+        # connection declaring them otherwise is refused by the broker.
+        # Read when the first connection is made, after this.
+        for name in ('rabbit_quorum_queue', 'amqp_durable_queues'):
+            cfg.CONF.set_override(name, True,
+                                  group='oslo_messaging_rabbit')
 
     @classmethod
     def tearDownClass(cls):
         cls.transport.cleanup()
+        for name in ('rabbit_quorum_queue', 'amqp_durable_queues'):
+            cfg.CONF.clear_override(name, group='oslo_messaging_rabbit')
         super().tearDownClass()
 
     def setUp(self):

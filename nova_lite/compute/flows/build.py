@@ -33,6 +33,7 @@ from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
+from nova_lite import outage
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -46,8 +47,8 @@ def build_and_run(compute, context, instance, selection, request_spec,
             context, instance.uuid, 'compute_build_and_run_instance',
             host=compute.host, action=instance_actions.CREATE) as build:
         try:
-            build_here(compute, context, instance, selection, request_spec,
-                       host_list, limits, image)
+            taken = build_here(compute, context, instance, selection,
+                               request_spec, host_list, limits, image)
         except Exception as error:
             LOG.exception('Unexpected error building %s', instance.uuid)
             build.fail('Unexpected error building on %s: %s' % (
@@ -61,7 +62,11 @@ def build_and_run(compute, context, instance, selection, request_spec,
             return
         # build_here handles its failures itself; what it left on the
         # instance tells whether the server runs here.
-        if instance.vm_state == states.ERROR:
+        if taken is False:
+            build.fail('A late or repeated build request reached %s; the '
+                       'server was not waiting for a host and was left '
+                       'alone.' % compute.host)
+        elif instance.vm_state == states.ERROR:
             build.fail('The build failed on %s; the server is in ERROR '
                        '(see its fault).' % compute.host)
         elif (instance.host is None and
@@ -76,18 +81,17 @@ def build_and_run(compute, context, instance, selection, request_spec,
 
 def build_here(compute, context, instance, selection, request_spec,
                host_list, limits, image):
+    """Build the server here (the module's docstring); False when the
+    request was not one to act on (``_take_over``)."""
     nodename = selection.nodename
     try:
         with compute.rt.claiming(instance.uuid), flows.Flow(
                 FLOW, instance.uuid,
                 build_undos(compute, context, instance)) as flow:
+            if not _take_over(compute, context, instance, nodename):
+                return False
             flow.inherit([['schedule', nodename]])
             flow.step('take_over', nodename)
-            instance.host = compute.host
-            instance.node = nodename
-            instance.launched_on = compute.host
-            instance.task_state = states.SPAWNING
-            instance.save(expected_task_state=[states.SCHEDULING])
             _build(compute, context, instance, selection, request_spec,
                    limits, image, flow)
     except (exception.InstanceNotFound,
@@ -106,6 +110,33 @@ def build_here(compute, context, instance, selection, request_spec,
     LOG.info('Instance %s is ACTIVE on %s', instance.uuid, compute.host)
 
 
+def _take_over(compute, context, instance, nodename):
+    """Make the server this host's, if it still waits for a host: True.
+
+    The cast may be a late or duplicated one -- the server was built
+    already (here or on an alternate), or is being built by an earlier
+    delivery -- and then nothing of it is touched: not its record, not
+    the allocation the live build holds. A server deleted while it was
+    scheduled holds only the scheduler's claim, which is given back."""
+    instance.host = compute.host
+    instance.node = nodename
+    instance.launched_on = compute.host
+    instance.task_state = states.SPAWNING
+    try:
+        instance.save(expected_task_state=[states.SCHEDULING])
+    except exception.InstanceNotFound:
+        LOG.info('%s was deleted while it was scheduled; giving back its '
+                 'claim', instance.uuid)
+        compute.rt.drop_instance(context, instance, nodename)
+        return False
+    except exception.UnexpectedTaskStateError as e:
+        LOG.warning('Not building %s here: it is not waiting for a host '
+                    '(%s); a late or repeated request, left alone',
+                    instance.uuid, e)
+        return False
+    return True
+
+
 def _build(compute, context, instance, selection, request_spec, limits,
            image, flow):
     """The steps after ``take_over`` (the module's docstring)."""
@@ -116,9 +147,13 @@ def _build(compute, context, instance, selection, request_spec, limits,
     compute.rt.claim(context, instance, selection.nodename, limits,
                      network_api.port_allocations(groups, provider_of_port))
     flow.step('bind_ports')
-    network_api.bind_for_build(compute.ports, instance, compute.host,
-                               request_spec.requested_networks,
-                               provider_of_port)
+    # Safe to bind again: a failed try has unbound what it bound.
+    outage.ride_out(
+        lambda: network_api.bind_for_build(
+            compute.ports, instance, compute.host,
+            request_spec.requested_networks, provider_of_port),
+        exception.NetworkUnavailable,
+        'Binding the ports of %s' % instance.uuid)
     flow.step('spawn')
     compute.driver.spawn(context, instance, image)
     common.spawned(compute, instance, was_stopped=False)

@@ -5,8 +5,6 @@ a fault when an operation on it failed, put it in ERROR with its fault,
 and finish a spawn.
 """
 
-import time
-
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_utils import timeutils
@@ -17,12 +15,9 @@ from nova_lite import exception
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
+from nova_lite import outage
 
 LOG = logging.getLogger(__name__)
-
-# Seconds between the attempts to record a step: the conductor (or its
-# database) blinking costs the move this delay, not its failure.
-RECORD_PAUSES = (1, 2, 4, 8)
 
 
 def save_expecting(instance, task_state):
@@ -57,19 +52,13 @@ def recorded_on(migration, flow):
     """A compute flow's ``record``: its steps written on ``migration``
     (through the conductor), where a takeover after a crash reads them.
     The whole list is written each time, so a write that timed out is
-    sent again; it fails the step only after ``RECORD_PAUSES``."""
+    sent again while the conductor or its database is away
+    (``nova_lite.outage``); only then does the step fail."""
     def record(steps):
-        for pause in RECORD_PAUSES + (None,):
-            try:
-                return migration.record_flow(flow, steps)
-            except (messaging.MessagingTimeout,
-                    exception.DatabaseUnavailable) as e:
-                if pause is None:
-                    raise
-                LOG.warning('Recording %s of %s waits for the conductor '
-                            '(%s); again in %ss', flow,
-                            migration.instance_uuid, e, pause)
-                time.sleep(pause)
+        return outage.ride_out(
+            lambda: migration.record_flow(flow, steps),
+            (messaging.MessagingTimeout, exception.DatabaseUnavailable),
+            'Recording %s of %s' % (flow, migration.instance_uuid))
     return record
 
 

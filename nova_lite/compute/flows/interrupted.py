@@ -3,7 +3,7 @@ at start, those the previous process was doing when it died; every
 [compute] recovery_interval, any task that has not moved for [compute]
 interrupted_task_timeout (its message was lost). Each is finished when
 doing it again is harmless (a delete, a power off or on, an offload) and
-undone otherwise: a build ends in ERROR holding nothing, an evacuation
+undone otherwise: a build is undone and scheduled again, an evacuation
 here goes back to its source, a live migration from here is rolled back,
 anything else ends in ERROR in place with a fault saying why.
 
@@ -216,7 +216,7 @@ def _resolve(compute, context, instance, restarted):
                                     instance_uuid=instance.uuid,
                                     task=task, reason=why))
     elif instance.vm_state == states.BUILDING:
-        _fail_interrupted_build(compute, context, instance, why)
+        _restart_interrupted_build(compute, context, instance, why)
     elif task in (states.REBUILDING, states.REBUILD_SPAWNING):
         evacuation = _evacuation_in_progress(context, instance)
         if evacuation is None:
@@ -232,21 +232,26 @@ def _resolve(compute, context, instance, restarted):
         _fail_in_place(compute, context, instance, task, why)
 
 
-def _fail_interrupted_build(compute, context, instance, why):
-    """A build that died here ends in ERROR holding nothing, as a failed
-    build does; only if its state is still the one we read."""
+def _restart_interrupted_build(compute, context, instance, why):
+    """A build that died here is undone and scheduled again, as a failed
+    spawn is -- or, restarted too often already, ends in ERROR holding
+    nothing (``lifecycle.restart_interrupted_build``); only if its state
+    is still the one we read."""
     nodename = instance.node or compute.driver.nodename
     error = exception.BuildAbortException(
         instance_uuid=instance.uuid,
-        reason='the build on %s was interrupted (%s). Delete the '
-               'server, or rebuild it.' % (compute.host, why))
-    if not lifecycle.fail_interrupted_build(context, instance, error,
-                                            host=compute.host):
+        reason='the build on %s was interrupted (%s)' % (compute.host, why))
+    outcome = lifecycle.restart_interrupted_build(context, instance, error,
+                                                  host=compute.host)
+    if outcome is None:
         return
     with instance_actions.event(
             context, instance.uuid, 'compute_recover_interrupted_build',
             host=compute.host, action=instance_actions.CREATE) as step:
-        step.fail(error.format_message())
+        step.fail(error.format_message() + (
+            ' It is scheduled again.' if outcome == lifecycle.RESCHEDULED
+            else ' It was restarted too often; delete the server, or '
+                 'rebuild it.'))
     # It has no record of its steps: each is undone (an undo is harmless
     # for a step never taken).
     flows.run_undos(build.FLOW, instance.uuid,
@@ -254,6 +259,10 @@ def _fail_interrupted_build(compute, context, instance, why):
                     build.every_step(nodename))
     if instance.obj_what_changed():
         instance.save()
+    if outcome == lifecycle.RESCHEDULED:
+        # The conductor reads its request spec and asks the scheduler.
+        compute.conductor_api.build_instances(context, [instance], None,
+                                              [[]])
 
 
 def _fail_in_place(compute, context, instance, task, why):

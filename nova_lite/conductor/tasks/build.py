@@ -31,7 +31,7 @@ placement before it sends the instance there, and moves on to the next
 alternate if placement refuses.
 """
 
-import time
+import itertools
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
@@ -44,6 +44,8 @@ from nova_lite import exception
 from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite import objects
+from nova_lite.scheduler import rpcapi as scheduler_rpc
+from nova_lite import outage
 from nova_lite.objects import cell_mapping as cell_mapping_obj
 from nova_lite.objects import instance_action as instance_action_obj
 from nova_lite import placement_client
@@ -99,26 +101,24 @@ class ScheduleAndBuildTask:
 
     def _execute(self):
         """Build every server; one a database blink interrupted (its
-        steps undone) is tried again after 1, 2, 4, 8... seconds for up to
-        _outage_wait(), then left to a takeover: a blink delays a build,
-        it does not fail it."""
+        steps undone) is tried again after each of ``outage.pauses()``,
+        then left to a takeover: a blink delays a build, it does not fail
+        it."""
         pending = list(zip(self.build_requests, self.request_specs))
-        deadline = time.monotonic() + _outage_wait()
-        pause = 1
-        while pending:
-            pending = self._attempt(pending)
+        for pause in itertools.chain(outage.pauses(), [None]):
+            if pending:
+                pending = self._attempt(pending)
             if not pending:
                 return
             uuids = [br.instance_uuid for br, _ in pending]
-            if time.monotonic() + pause > deadline:
+            if pause is None:
                 LOG.warning('The database is still unavailable to the build '
                             'of %s; its build request waits for a takeover',
                             uuids)
                 return
             LOG.warning('The build of %s waits for the database; trying '
                         'again in %d s', uuids, pause)
-            time.sleep(pause)
-            pause = min(pause * 2, 8)
+            outage.sleep(pause)
 
     def _attempt(self, pending):
         """One try at building ``pending`` ([(build request, spec)]); the
@@ -149,8 +149,8 @@ class ScheduleAndBuildTask:
             return again
         uuids = [br.instance_uuid for br, _, _ in scheduled]
         try:
-            host_lists = self._select_destinations(
-                uuids, [spec for _, spec, _ in scheduled])
+            host_lists = scheduler_rpc.select_destinations_patiently(
+                self.scheduler_rpcapi, self.context, scheduled[0][1], uuids)
         except Exception as error:
             if not isinstance(error, (exception.NoValidHost,
                                       messaging.MessagingTimeout)):
@@ -222,27 +222,6 @@ class ScheduleAndBuildTask:
             LOG.exception('Could not bury %s in cell0', uuid)
             flow.undo()
 
-    def _select_destinations(self, uuids, specs):
-        """The scheduler's answer. While the scheduler cannot reach
-        placement (nothing was chosen or kept) it is asked again, after
-        1, 2, 4, 8, 8... seconds, for up to [conductor]
-        placement_outage_wait: a placement restart delays builds instead
-        of failing them."""
-        deadline = time.monotonic() + _outage_wait()
-        pause = 1
-        while True:
-            try:
-                return self.scheduler_rpcapi.select_destinations(
-                    self.context, specs[0], uuids)
-            except exception.PlacementUnreachable as error:
-                if time.monotonic() + pause > deadline:
-                    raise
-                LOG.warning('Scheduling of %s waits for placement (%s); '
-                            'asking again in %d s', uuids,
-                            error.format_message(), pause)
-                time.sleep(pause)
-                pause = min(pause * 2, 8)
-
     def _claim(self):
         """Own each build request before working on it. One this conductor
         cannot claim was deleted by its user, or taken over by another
@@ -291,16 +270,8 @@ class ScheduleAndBuildTask:
                 # What the compute binds (a rebuild from cell0 passes them
                 # here, not in the stored spec).
                 spec.requested_networks = self.requested_networks
-            try:
-                self.compute_rpcapi.build_and_run_instance(
-                    cctxt, instance, chosen, request_spec=spec,
-                    host_list=alternates, limits=chosen.limits,
-                    image=self.image)
-            except Exception as error:
-                LOG.exception('Cannot reach compute %s for %s',
-                              chosen.service_host, instance.uuid)
-                lifecycle.give_back(self.reportclient, instance.uuid)
-                lifecycle.set_error(cctxt, instance, error)
+            _send_to_compute(cctxt, self.compute_rpcapi, self.reportclient,
+                             instance, chosen, spec, alternates, self.image)
 
     def _bring_history_from_cell0(self, cctxt, instance_uuid):
         """A server rebuilt from cell0 keeps its history: the actions it
@@ -318,17 +289,6 @@ class ScheduleAndBuildTask:
 # Failures of a build step that are logged without a traceback.
 _EXPECTED = (exception.BuildTakenOver, exception.BuildRequestNotFound,
              exception.DatabaseUnavailable)
-
-
-def _outage_wait():
-    """How long a build waits out an outage of placement or a database:
-    [conductor] placement_outage_wait, at most half of
-    interrupted_task_timeout so that no other conductor takes it over
-    meanwhile."""
-    wait = CONF.conductor.placement_outage_wait
-    if CONF.conductor.interrupted_task_timeout:
-        wait = min(wait, CONF.conductor.interrupted_task_timeout // 2)
-    return wait
 
 
 def build_undos(context, reportclient, instance_uuid, action):
@@ -413,18 +373,36 @@ def _claim_alternate(reportclient, instance, selection):
 
 
 def reschedule(context, compute_rpcapi, instances, request_spec,
-               host_lists, image, reportclient):
-    """Send each instance whose spawn failed to its next alternate host
-    that placement still has room on."""
+               host_lists, image, reportclient, scheduler_api=None):
+    """Send each instance whose spawn failed (or was cut off) to its next
+    alternate host that placement still has room on; with none left but
+    attempts left ([scheduler] max_attempts), to a host the scheduler
+    chooses now (the hosts tried are in the spec's ``retry``). A
+    ``request_spec`` of None is read from the API database: a compute
+    that restarted in the middle of a build no longer has it."""
     for instance, host_list in zip(instances, host_lists):
+        spec = request_spec
+        if spec is None:
+            try:
+                spec = objects.RequestSpec.get_by_instance_uuid(
+                    context, instance.uuid)
+            except exception.RequestSpecNotFound as error:
+                # Deleted meanwhile (its delete drops the spec), or never
+                # kept: nothing to schedule it from.
+                lifecycle.set_error(context, instance, error)
+                continue
         host_list = list(host_list)
         while host_list and not _claim_alternate(reportclient, instance,
                                                  host_list[0]):
             LOG.info('Alternate %s has no room left for %s in placement',
                      host_list[0].service_host, instance.uuid)
             host_list.pop(0)
+        error = None
+        if not host_list and scheduler_api is not None:
+            host_list, error = _schedule_afresh(context, scheduler_api,
+                                                instance, spec)
         if not host_list:
-            error = exception.MaxRetriesExceeded(
+            error = error or exception.MaxRetriesExceeded(
                 reason='Exhausted all hosts available for retrying build '
                        'failures for instance %s.' % instance.uuid)
             lifecycle.set_error(context, instance, error)
@@ -432,12 +410,42 @@ def reschedule(context, compute_rpcapi, instances, request_spec,
         chosen, alternates = host_list[0], host_list[1:]
         LOG.info('Rescheduling %s to %s (%d alternates left)',
                  instance.uuid, chosen.service_host, len(alternates))
-        try:
-            compute_rpcapi.build_and_run_instance(
-                context, instance, chosen, request_spec=request_spec,
-                host_list=alternates, limits=chosen.limits, image=image)
-        except Exception as error:
-            LOG.exception('Cannot reach compute %s for %s',
-                          chosen.service_host, instance.uuid)
-            lifecycle.give_back(reportclient, instance.uuid)
-            lifecycle.set_error(context, instance, error)
+        _send_to_compute(context, compute_rpcapi, reportclient, instance,
+                         chosen, spec, alternates, image)
+
+
+def _schedule_afresh(context, scheduler_api, instance, spec):
+    """([chosen, alternates...], None) from the scheduler for an instance
+    with attempts left, or ([], why not)."""
+    tried = spec.retry.num_attempts if spec.retry is not None else 0
+    if tried >= CONF.scheduler.max_attempts:
+        return [], None
+    try:
+        [host_list] = scheduler_rpc.select_destinations_patiently(
+            scheduler_api, context, spec, [instance.uuid])
+    except (exception.NoValidHost, messaging.MessagingTimeout) as error:
+        LOG.warning('No host for %s after %d attempt(s): %s', instance.uuid,
+                    tried, lifecycle.fault_message(error))
+        return [], error
+    return host_list, None
+
+
+def _send_to_compute(context, compute_rpcapi, reportclient, instance,
+                     chosen, spec, alternates, image):
+    """Cast the build to ``chosen``'s compute, again while the broker is
+    away (a repeat reaching the compute changes nothing: see the compute's
+    build flow); one that cannot be sent at all puts the server in ERROR
+    holding nothing."""
+    try:
+        outage.ride_out(
+            lambda: compute_rpcapi.build_and_run_instance(
+                context, instance, chosen, request_spec=spec,
+                host_list=alternates, limits=chosen.limits, image=image),
+            outage.BROKER_AWAY,
+            'Sending the build of %s to %s' % (instance.uuid,
+                                               chosen.service_host))
+    except Exception as error:
+        LOG.exception('Cannot reach compute %s for %s',
+                      chosen.service_host, instance.uuid)
+        lifecycle.give_back(reportclient, instance.uuid)
+        lifecycle.set_error(context, instance, error)

@@ -43,6 +43,7 @@ from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
+from nova_lite.scheduler import rpcapi as scheduler_rpc
 from nova_lite.objects import migration as migration_obj
 
 LOG = logging.getLogger(__name__)
@@ -91,9 +92,9 @@ class EvacuateTask:
             self.reportclient.move_allocations(self.instance.uuid,
                                                self.migration.uuid)
             flow.step('claim_destination')
-            [[selection]] = self.scheduler_rpcapi.select_destinations(
-                self.context, spec, [self.instance.uuid],
-                return_alternates=False)
+            [[selection]] = scheduler_rpc.select_destinations_patiently(
+                self.scheduler_rpcapi, self.context, spec,
+                [self.instance.uuid], return_alternates=False)
             move_common.fill_provider_mapping(spec, selection)
             self.migration.dest_compute = selection.service_host
             self.migration.dest_node = selection.nodename

@@ -49,6 +49,7 @@ from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
+from nova_lite.scheduler import rpcapi as scheduler_rpc
 from nova_lite.objects import migration as migration_obj
 from nova_lite import servicegroup
 
@@ -154,9 +155,9 @@ class LiveMigrationTask:
             this_try = self.flow.mark()
             self.flow.step('claim_destination')
             try:
-                [[selection]] = self.scheduler_rpcapi.select_destinations(
-                    self.context, spec, [self.instance.uuid],
-                    return_alternates=False)
+                [[selection]] = scheduler_rpc.select_destinations_patiently(
+                    self.scheduler_rpcapi, self.context, spec,
+                    [self.instance.uuid], return_alternates=False)
             except exception.NoValidHost as error:
                 if refused:
                     raise exception.MigrationPreCheckError(

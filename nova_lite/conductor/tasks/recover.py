@@ -18,11 +18,13 @@ database looks for them:
   half-buried in cell0, the mapping) and builds it again from its request
   spec, as if it had just come from the API;
 - a **server in BUILD in a cell** that long, sent to no compute (its cast
-  was lost) or to a compute that is down: it goes to ERROR with a fault
-  saying so, holding no allocation and no port binding. Its state changes
-  only from the state it was read in, so a build that resumes meanwhile
-  (a queued cast reaching a restarted compute) wins, and the takeover
-  loses harmlessly.
+  was lost) or to a compute that is down: what it holds is given back
+  (allocation, port bindings) and it is scheduled again, with a fault of
+  the attempt saying why -- or, after [scheduler] max_attempts such
+  restarts, it goes to ERROR (``lifecycle.restart_interrupted_build``).
+  Its state changes only from the state it was read in, so a build that
+  resumes meanwhile (a queued cast reaching a restarted compute) wins,
+  and the takeover loses harmlessly.
 
 A compute that comes back finds its own interrupted work itself (see
 ``ComputeManager.resolve_interrupted_tasks``). What a conductor was
@@ -43,7 +45,9 @@ it, leaves a claim for a server that went to cell0 -- or for no server at
 all. A compute's own audit cannot tell (it sees only its cell), so the
 conductor deletes allocations of servers in cell0 that are not being
 rebuilt, and of consumers that are neither a server, nor a build request,
-nor a migration, once it has seen them so for interrupted_task_timeout.
+nor a migration, once it has seen them so for interrupted_task_timeout --
+only on the providers of this deployment's compute nodes, and each with
+its consumer generation checked (``allocation_owners``).
 
 Every cell is looked at at once (``cells.scatter``), each on its own. A
 cell whose database does not answer is skipped and logged, and looked at
@@ -57,6 +61,7 @@ import datetime
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite import allocation_owners
 from nova_lite import cells
 from nova_lite.compute.flows import evacuate as compute_evacuate
 from nova_lite.compute import instance_actions
@@ -100,7 +105,7 @@ def _failing_alone(look, what):
 
 class InterruptedBuilds:
     """One look for interrupted builds; ``run()`` returns how many servers
-    it took over ({'rebuilt': n, 'failed': n})."""
+    it took over ({'rebuilt': n, 'stuck': n})."""
 
     def __init__(self, context, timeout, scheduler_rpcapi, compute_rpcapi,
                  reportclient, ports=None, leases=None):
@@ -112,7 +117,7 @@ class InterruptedBuilds:
         self.compute_rpcapi = compute_rpcapi
         self.reportclient = reportclient
         self.ports = ports or network_api.PortClient()
-        self.counts = {'rebuilt': 0, 'failed': 0}
+        self.counts = {'rebuilt': 0, 'stuck': 0}
 
     def run(self):
         every_cell = objects.CellMappingList.get_all(self.context)
@@ -125,12 +130,12 @@ class InterruptedBuilds:
                 # others (and the cells' look below) from being.
                 LOG.exception('Cannot take over the build of %s',
                               build_request.instance_uuid)
-        failed = cells.scatter(
-            self.context, _failing_alone(self._fail_stuck_builds,
+        stuck = cells.scatter(
+            self.context, _failing_alone(self._take_over_stuck_builds,
                                          'interrupted builds'),
             'a look for interrupted builds', cells=every_cell,
             with_cell0=False)
-        self.counts['failed'] += sum(failed.answers.values())
+        self.counts['stuck'] += sum(stuck.answers.values())
         return self.counts
 
     # -- build requests ------------------------------------------------------
@@ -244,12 +249,13 @@ class InterruptedBuilds:
 
     # -- servers in BUILD ----------------------------------------------------
 
-    def _fail_stuck_builds(self, cctxt, cell):
-        """Fail the builds of ``cell`` that no one will finish; how many."""
+    def _take_over_stuck_builds(self, cctxt, cell):
+        """Schedule again (or fail) the builds of ``cell`` that no one
+        will finish; how many."""
         building = objects.InstanceList.get_by_filters(
             cctxt, {'vm_state': [states.BUILDING]})
         hosts_up = {}
-        failed = 0
+        stuck = 0
         for instance in building:
             if instance.updated_at is None or instance.updated_at.replace(
                     tzinfo=None) >= self.stale_before:
@@ -266,19 +272,20 @@ class InterruptedBuilds:
                 if hosts_up[instance.host]:
                     continue  # that compute resolves its own
                 reason = ('its compute %s is down' % instance.host)
-            failed += self._fail_build(cctxt, instance, reason)
-        return failed
+            stuck += self._restart_build(cctxt, instance, reason)
+        return stuck
 
-    def _fail_build(self, cctxt, instance, reason):
-        """Put ``instance`` in ERROR holding nothing; whether it did."""
+    def _restart_build(self, cctxt, instance, reason):
+        """Send ``instance`` to be scheduled again holding nothing (or,
+        restarted too often, put it in ERROR); whether it did either."""
         error = exception.BuildAbortException(
             instance_uuid=instance.uuid,
-            reason='no progress for %ss: %s. Delete the server, or '
-                   'rebuild it.' % (self.timeout, reason))
-        if not lifecycle.fail_interrupted_build(cctxt, instance, error):
+            reason='no progress for %ss: %s' % (self.timeout, reason))
+        outcome = lifecycle.restart_interrupted_build(cctxt, instance, error)
+        if outcome is None:
             return False  # it moved on (or was deleted) meanwhile
-        LOG.warning('Instance %s: %s', instance.uuid,
-                    error.format_message())
+        LOG.warning('Instance %s: %s; %s', instance.uuid,
+                    error.format_message(), outcome)
         with instance_actions.event(cctxt, instance.uuid,
                                     'conductor_recover_interrupted_build',
                                     action=instance_actions.CREATE) as step:
@@ -287,6 +294,10 @@ class InterruptedBuilds:
         network_api.release_ports(self.ports, instance)
         if instance.obj_what_changed():
             instance.save()
+        if outcome == lifecycle.RESCHEDULED:
+            build.reschedule(cctxt, self.compute_rpcapi, [instance], None,
+                             [[]], None, self.reportclient,
+                             self.scheduler_rpcapi)
         return True
 
 
@@ -302,38 +313,16 @@ class OrphanAllocations:
         self.first_seen = first_seen
 
     def run(self, now):
-        consumers = set()
-        for provider in self.reportclient.list_providers():
-            consumers.update(self.reportclient.get_provider_allocations(
-                provider['uuid']))
-        if not consumers:
-            self.first_seen.clear()
-            return 0
-        building = {r.instance_uuid for r in
-                    objects.BuildRequestList.get_all(self.context)}
-
-        def holders_in(cctxt, cell):
-            """The consumers that are servers or moves of ``cell``."""
-            holders = {i.uuid for i in objects.InstanceList.get_by_filters(
-                cctxt, {'uuid': sorted(consumers)})}
-            if cell.uuid != cell_mapping_obj.CELL0_UUID:
-                holders.update(m.uuid for m in objects.MigrationList
-                               .get_by_filters(cctxt, {'uuids': sorted(
-                                   consumers)}))
-            return holders
-
-        found = cells.scatter(self.context, holders_in,
-                              'a look for allocations nobody holds')
-        if found.down:
+        owners = allocation_owners.look(self.context, self.reportclient)
+        if owners.down:
             # Its servers' allocations would look like nobody's.
             LOG.warning('No allocation is deleted while a cell does not '
                         'answer; looking again next time')
             return 0
-        buried = found.answers.pop(cell_mapping_obj.CELL0_UUID, set())
-        known = set().union(*found.answers.values())
+        nobodys = owners.nobodys()
         deleted = 0
-        for consumer in sorted(consumers - building - known):
-            if consumer in buried:
+        for consumer in sorted(nobodys):
+            if consumer in owners.buried:
                 why = 'its server is in cell0, where servers hold nothing'
             else:
                 first = self.first_seen.setdefault(consumer, now)
@@ -343,15 +332,14 @@ class OrphanAllocations:
                        self.timeout)
             LOG.warning('Deleting the allocations of %s: %s', consumer, why)
             try:
-                self.reportclient.delete_allocations(consumer)
-                deleted += 1
+                if allocation_owners.remove(self.reportclient, consumer):
+                    deleted += 1
             except Exception as e:
                 LOG.warning('Allocations of %s not deleted (next time): %s',
                             consumer, e)
                 continue
             self.first_seen.pop(consumer, None)
-        for consumer in set(self.first_seen) - (consumers - building -
-                                                 known):
+        for consumer in set(self.first_seen) - nobodys:
             del self.first_seen[consumer]
         return deleted
 

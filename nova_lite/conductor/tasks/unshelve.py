@@ -20,6 +20,7 @@ from nova_lite import exception
 from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
+from nova_lite.scheduler import rpcapi as scheduler_rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -46,9 +47,9 @@ class UnshelveTask:
         with flows.Flow('unshelve', self.instance.uuid, unshelve_undos(
                 self.reportclient, self.instance.uuid)) as flow:
             flow.step('claim_destination')
-            [[selection]] = self.scheduler_rpcapi.select_destinations(
-                self.context, spec, [self.instance.uuid],
-                return_alternates=False)
+            [[selection]] = scheduler_rpc.select_destinations_patiently(
+                self.scheduler_rpcapi, self.context, spec,
+                [self.instance.uuid], return_alternates=False)
             move_common.fill_provider_mapping(spec, selection)
             if spec.requested_resources and not \
                     self.compute_rpcapi.can_send_version(

@@ -7,7 +7,7 @@ fails, the server holds nothing here -- no guest, no allocation, its port
 given back -- and is sent to the alternate host, or, with none left, is in
 ERROR. Whichever step crashes, this compute restarts and, [compute]
 interrupted_task_timeout later, the compute and a conductor look for
-interrupted builds: the server ends in ERROR holding nothing.
+interrupted builds: the server holds nothing here and is scheduled again.
 
 The fixtures are ``test_manager_moves``'s.
 """
@@ -29,6 +29,11 @@ class BuildStepTestCase(test_move_flow_steps.TakeoverMixin,
 
     def look(self, restart=False):
         super().look(restart)
+        if restart:
+            # The restarted compute sent the server to the conductor to be
+            # scheduled again (self.conductor.reschedules): it is not
+            # stuck, and no conductor takes it over.
+            return
         recover.InterruptedBuilds(nova_context.get_admin_context(), TIMEOUT,
                                   None, None, self.reportclient,
                                   ports=self.ports).run()
@@ -74,9 +79,11 @@ class TestEachStepCrashes(BuildStepTestCase):
         self.look(restart=True)
         self.assertHoldsNothingHere()
         stored = self.stored(self.instance)
-        self.assertEqual((states.ERROR, None, None),
+        self.assertEqual((states.BUILDING, states.SCHEDULING, None),
                          (stored.vm_state, stored.task_state, stored.host))
-        self.assertIn('aborted', stored.fault.message)
+        self.assertIn('interrupted', stored.fault.details)
+        [(uuids, _spec, _hosts)] = self.conductor.reschedules
+        self.assertEqual([self.instance.uuid], uuids)
 
 
 flow_steps.add_step_tests(TestEachStepFails, STEPS, 'check_reschedule_at',
@@ -84,4 +91,5 @@ flow_steps.add_step_tests(TestEachStepFails, STEPS, 'check_reschedule_at',
 flow_steps.add_step_tests(TestEachStepFails, STEPS, 'check_error_at',
                           'test_a_failure_at_%s_without_alternates_is_error')
 flow_steps.add_step_tests(TestEachStepCrashes, STEPS, 'check_crash_at',
-                          'test_a_crash_at_%s_ends_in_error_holding_nothing')
+                          'test_a_crash_at_%s_is_scheduled_again_holding_'
+                          'nothing_here')

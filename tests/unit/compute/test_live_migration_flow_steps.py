@@ -23,12 +23,9 @@ The fixtures are ``test_manager_live_migration``'s: a real cell database
 and placement, the fake driver, both computes' managers.
 """
 
-import types
-
 import fixtures
 import oslo_messaging as messaging
 
-from nova_lite.compute.flows import common
 from nova_lite.compute.flows import interrupted
 from nova_lite.compute.flows import live_migration
 from nova_lite.compute import states
@@ -38,6 +35,7 @@ from nova_lite import objects
 from tests.unit.compute import test_manager_interrupted
 from tests.unit.compute import test_manager_live_migration as live_fixtures
 from tests.unit.compute import test_move_flow_steps
+from tests.unit.conductor import test_build_task
 from tests.unit import flow_steps
 
 IN_ORDER = list(live_migration.live_migration_undos(None, None, None, None))
@@ -196,12 +194,12 @@ class TestTheConductorBlinksAtARecord(StepTestCase):
 
     def setUp(self):
         super().setUp()
-        self.pauses = []
-        # The flows' clock only (oslo.db yields with the time module's
+        # The outage clock only (oslo.db yields with the time module's
         # sleep(0) on every connection checkin).
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova_lite.compute.flows.common.time',
-            types.SimpleNamespace(sleep=self.pauses.append)))
+        clock = test_build_task.FakeClock()
+        self.pauses = clock.pauses
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+        self.config.config(outage_wait=15)
         real = objects.Migration.record_flow
         self.records = []
 
@@ -224,7 +222,7 @@ class TestTheConductorBlinksAtARecord(StepTestCase):
     def test_a_conductor_gone_for_good_fails_the_step_and_undoes_it(self):
         self.blinks = set(range(1, 100))
         self.live_migrate()
-        self.assertEqual(list(common.RECORD_PAUSES), self.pauses)
+        self.assertEqual([1, 2, 4, 8], self.pauses)
         self.assertNothingLeftOfTheMove()
 
 

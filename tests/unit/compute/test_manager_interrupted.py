@@ -21,6 +21,7 @@ from nova_lite.compute import states
 from nova_lite.db import api as db
 from nova_lite.db import main_models
 from nova_lite import exception
+from nova_lite import lifecycle
 from nova_lite import objects
 from nova_lite.objects import base
 from tests.unit.compute import test_manager_live_migration as live_fixtures
@@ -114,9 +115,23 @@ class TestSpawnCutOffByARestart(InterruptedTestCase):
                                     task_state=states.SPAWNING)
         self.restart()
 
-    def test_it_ends_in_error_without_a_task_or_a_host(self):
-        self.assertEqual((states.ERROR, None, None),
+    def test_it_is_scheduled_again_on_no_host(self):
+        self.assertEqual((states.BUILDING, states.SCHEDULING, None),
                          self.state(self.instance))
+        [(uuids, spec, host_lists)] = self.conductor.reschedules
+        # The conductor reads the spec; the scheduler chooses anew.
+        self.assertEqual(([self.instance.uuid], None, [[]]),
+                         (uuids, spec, host_lists))
+
+    def test_once_restarted_too_often_it_ends_in_error(self):
+        instance = self.server(vm_state=states.BUILDING,
+                               task_state=states.SPAWNING)
+        instance.system_metadata = {lifecycle.BUILD_RESTARTS: '3'}
+        instance.save()
+        self.restart()
+        self.assertEqual((states.ERROR, None, None), self.state(instance))
+        self.assertEqual({}, self.resources(instance.uuid))
+        self.assertEqual(1, len(self.conductor.reschedules))
 
     def test_its_fault_says_the_restart_interrupted_it(self):
         fault = self.stored(self.instance).fault
@@ -143,7 +158,8 @@ class TestInitHost(InterruptedTestCase):
         instance = self.server(vm_state=states.BUILDING,
                                task_state=states.SPAWNING)
         self.manager.init_host(self.context)
-        self.assertEqual((states.ERROR, None, None), self.state(instance))
+        self.assertEqual((states.BUILDING, states.SCHEDULING, None),
+                         self.state(instance))
 
 
 class TestFreshTasksAtStart(InterruptedTestCase):

@@ -684,6 +684,62 @@ class TestBuildBindsPorts(BuildTestCase):
                       self.stored(self.instance).fault.message)
 
 
+class TestBuildRidesOutAndIgnoresRepeats(BuildTestCase):
+    """A port service that blinks delays the build; a late or repeated
+    request for a server that no longer waits for a host touches
+    nothing of it."""
+
+    def test_a_port_service_blink_delays_the_build(self):
+        pauses = []
+        ports = self.ports
+
+        def blink(seconds):
+            pauses.append(seconds)
+            ports.down = False
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.sleep',
+                                             blink))
+        real = ports.show_port
+
+        def show_port_once_down(port_id):
+            if not pauses:
+                ports.down = True
+            return real(port_id)
+        ports.show_port = show_port_once_down
+        self.build(host_list=[self.selection('src')])
+        self.assertEqual([1], pauses)
+        self.assertEqual([], self.conductor.reschedules)
+        self.assertEqual(states.ACTIVE, self.stored(self.instance).vm_state)
+        self.assertEqual(('dst', {'allocation': self.nics['dst']}),
+                         self.binding(self.port))
+
+    def test_a_repeated_request_leaves_the_built_server_alone(self):
+        repeat = self.instance.obj_clone()
+        self.build()
+        held = self.resources(self.instance.uuid)
+        self.instance = repeat
+        self.assertIs(False, build.build_here(
+            self.manager, self.context, repeat, self.selection(
+                mappings={'': [self.nodes['dst']],
+                          '_' + self.port['id']: [self.nics['dst']]}),
+            self.spec, [self.selection('src')], None, None))
+        stored = self.stored(repeat)
+        self.assertEqual((states.ACTIVE, 'dst', None),
+                         (stored.vm_state, stored.host, stored.task_state))
+        self.assertEqual(held, self.resources(repeat.uuid))
+        self.assertNotEqual({}, held)
+        self.assertEqual([], self.conductor.reschedules)
+        self.assertEqual(1, len(self.guests()))
+        self.assertEqual(('dst', {'allocation': self.nics['dst']}),
+                         self.binding(self.port))
+
+    def test_a_server_deleted_while_scheduled_gives_its_claim_back(self):
+        self.instance.destroy()
+        self.assertIs(False, build.build_here(
+            self.manager, self.context, self.instance, self.selection(),
+            self.spec, [], None, None))
+        self.assertEqual({}, self.resources(self.instance.uuid))
+
+
 class TestHealIncludesThePorts(ManagerTestCase):
 
     def test_a_missing_allocation_is_written_with_the_ports_bandwidth(self):

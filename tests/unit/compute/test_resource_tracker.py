@@ -404,7 +404,8 @@ class TestPlacementReports(ResourceTrackerTestCase):
         self.assertEqual({}, self.client().get_allocations(
             instance.uuid)['allocations'])
 
-    def test_claim_fails_when_placement_is_unreachable(self):
+    def test_claim_fails_when_placement_stays_unreachable(self):
+        self.config.config(outage_wait=0)
         self.audit()
         from nova_lite import placement_client
         self.tracker.reportclient = placement_client.PlacementClient(
@@ -414,6 +415,30 @@ class TestPlacementReports(ResourceTrackerTestCase):
                                   self.spawn, instance)
         self.assertIn('placement', str(error))
         self.assertNotIn(instance.uuid, self.tracker.tracked)
+
+    def test_a_placement_blink_delays_the_claim(self):
+        self.audit()
+        from nova_lite import placement_client
+        pauses = []
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.sleep',
+                                             pauses.append))
+        real = placement_client.PlacementClient._request
+        failures = [1]
+
+        def blinking(client, method, path, *args, **kwargs):
+            if path.startswith('/allocations/') and failures:
+                failures.pop()
+                raise placement_client.PlacementUnavailable(reason='blink')
+            return real(client, method, path, *args, **kwargs)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.placement_client.PlacementClient._request',
+            blinking))
+        instance = self.make_instance()
+        self.spawn(instance)
+        self.assertEqual([1], pauses)
+        self.assertIn(instance.uuid, self.tracker.tracked)
+        self.assertNotEqual({}, self.client().get_allocations(
+            instance.uuid)['allocations'])
 
 
 class TestReportClient(ResourceTrackerTestCase):

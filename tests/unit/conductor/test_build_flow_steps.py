@@ -153,7 +153,7 @@ class TestEachStepMeetsADatabaseBlink(BuildFlowStepTestCase):
         clock = test_build_task.FakeClock()
         self.pauses = clock.pauses
         self.useFixture(fixtures.MonkeyPatch(
-            'nova_lite.conductor.tasks.build.time', clock))
+            'nova_lite.outage.time', clock))
 
     def check_blink_at(self, step):
         request, spec = self.accepted()
@@ -166,7 +166,7 @@ class TestEachStepMeetsADatabaseBlink(BuildFlowStepTestCase):
 
     def test_a_database_down_longer_than_the_wait_leaves_it_accepted(self):
         # It is left to a takeover, as the API accepted it.
-        self.plane.config.config(placement_outage_wait=0, group='conductor')
+        self.plane.config.config(outage_wait=0)
         request, spec = self.accepted()
         uuid = request.instance_uuid
         self.fail_once_at('map_to_cell', exception.DatabaseUnavailable)
@@ -186,7 +186,7 @@ class TestEachStepCrashes(BuildFlowStepTestCase):
         injected = self.fail_once_at(step, Crash)
         self.assertRaises(Crash, self.build, request, spec)
         self.assertTrue(injected)
-        self.assertEqual({'rebuilt': 1, 'failed': 0}, self.take_over(uuid))
+        self.assertEqual({'rebuilt': 1, 'stuck': 0}, self.take_over(uuid))
         self.assert_built_once(uuid)
         self.assertEqual((sorted({instance_actions.CREATE, self.action}),
                           []),

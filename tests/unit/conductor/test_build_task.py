@@ -42,17 +42,19 @@ class FakeScheduler:
 
 
 class SchedulerWithoutPlacement(FakeScheduler):
-    """Cannot reach placement ``outages`` times, then answers."""
+    """Cannot reach placement (or fails with ``error``) ``outages``
+    times, then answers."""
 
-    def __init__(self, outages, answer, reportclient=None):
+    def __init__(self, outages, answer, reportclient=None, error=None):
         super().__init__(answer, reportclient)
         self.outages = outages
+        self.error = error
         self.calls = 0
 
     def select_destinations(self, context, spec, uuids):
         self.calls += 1
         if self.calls <= self.outages:
-            raise exception.PlacementUnreachable(
+            raise self.error or exception.PlacementUnreachable(
                 reason='placement could not be asked (connection refused)')
         return super().select_destinations(context, spec, uuids)
 
@@ -70,6 +72,20 @@ class FakeClock:
     def sleep(self, seconds):
         self.pauses.append(seconds)
         self.now += seconds
+
+
+class BlinkingCompute:
+    """Its casts cannot be delivered ``blinks`` times, then go out."""
+
+    def __init__(self, blinks):
+        self.blinks = blinks
+        self.builds = []
+
+    def build_and_run_instance(self, context, instance, host, **kwargs):
+        if self.blinks:
+            self.blinks -= 1
+            raise messaging.MessageDeliveryFailure('broker away')
+        self.builds.append((instance.uuid, host.service_host))
 
 
 class RecordingCompute:
@@ -184,7 +200,8 @@ class TestScheduleAndBuild(BuildTaskTestCase):
         self.assertEqual([], list(self._instances_in(
             self.plane.databases.cell1)))
 
-    def test_scheduler_timeout_buries_with_a_clear_fault(self):
+    def test_a_scheduler_silent_past_the_wait_buries_with_a_clear_fault(self):
+        self.plane.config.config(outage_wait=0)
         request, spec = self._accepted()
         self._run(request, spec,
                   messaging.MessagingTimeout('no reply'),
@@ -192,14 +209,20 @@ class TestScheduleAndBuild(BuildTaskTestCase):
         [buried] = self._instances_in(self.plane.databases.cell0)
         self.assertIn('scheduler did not answer', buried.fault.message)
 
-    def _run_without_placement(self, outages):
+    def test_an_unanswered_scheduler_is_asked_again(self):
+        request, scheduler, compute, pauses = self._run_without_placement(
+            2, messaging.MessagingTimeout('no reply'))
+        self.assertEqual((3, [1, 2]), (scheduler.calls, pauses))
+        self.assertEqual([(request.instance_uuid, 'h1')], compute.builds)
+
+    def _run_without_placement(self, outages, error=None):
         request, spec = self._accepted()
         scheduler = SchedulerWithoutPlacement(
-            outages, [[self._selection()]], self.reportclient)
+            outages, [[self._selection()]], self.reportclient, error)
         compute = RecordingCompute()
         clock = FakeClock()
         self.useFixture(fixtures.MonkeyPatch(
-            'nova_lite.conductor.tasks.build.time', clock))
+            'nova_lite.outage.time', clock))
         pauses = clock.pauses
         build.ScheduleAndBuildTask(self.context, scheduler, compute,
                                    [request], [spec], None,
@@ -215,7 +238,7 @@ class TestScheduleAndBuild(BuildTaskTestCase):
             self.plane.databases.cell0)))
 
     def test_a_long_placement_outage_buries_with_nothing_held(self):
-        self.plane.config.config(group='conductor', placement_outage_wait=10)
+        self.plane.config.config(outage_wait=10)
         request, scheduler, compute, pauses = self._run_without_placement(99)
         # 1 + 2 + 4 seconds fit in 10; the next 8 would not.
         self.assertEqual([1, 2, 4], pauses)
@@ -225,16 +248,8 @@ class TestScheduleAndBuild(BuildTaskTestCase):
         self.assertIn('placement could not be asked', buried.fault.details)
         self.assertEqual({}, self._allocations(request.instance_uuid))
 
-    def test_the_wait_stays_within_half_the_takeover_timeout(self):
-        # Longer, and another conductor would take the build over.
-        self.plane.config.config(group='conductor', placement_outage_wait=60,
-                                 interrupted_task_timeout=8)
-        _request, _scheduler, _compute, pauses = \
-            self._run_without_placement(99)
-        self.assertEqual([1, 2], pauses)
-
     def test_no_wait_fails_at_once(self):
-        self.plane.config.config(group='conductor', placement_outage_wait=0)
+        self.plane.config.config(outage_wait=0)
         _request, scheduler, compute, pauses = self._run_without_placement(1)
         self.assertEqual((1, [], []), (scheduler.calls, pauses,
                                        compute.builds))
@@ -264,6 +279,8 @@ class TestScheduleAndBuild(BuildTaskTestCase):
         self.assertEqual({}, self._allocations(request.instance_uuid))
 
     def test_unreachable_compute_leaves_error_with_fault_not_build(self):
+        # Unreachable past the outage wait.
+        self.plane.config.config(outage_wait=0)
         request, spec = self._accepted()
         self._run(request, spec, [[self._selection()]],
                   RecordingCompute(messaging.MessageDeliveryFailure('down')))
@@ -340,7 +357,19 @@ class TestReschedule(BuildTaskTestCase):
         self.assertEqual(states.ERROR, instance.vm_state)
         self.assertEqual({}, self._allocations(instance.uuid))
 
+    def test_a_broker_blink_delays_the_cast_to_the_compute(self):
+        clock = FakeClock()
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+        request, spec = self._accepted()
+        compute = BlinkingCompute(2)
+        self._run(request, spec, [[self._selection()]], compute)
+        self.assertEqual(([1, 2], [(request.instance_uuid, 'h1')]),
+                         (clock.pauses, compute.builds))
+        [instance] = self._instances_in(self.plane.databases.cell1)
+        self.assertEqual(states.BUILDING, instance.vm_state)
+
     def test_unreachable_alternate_gives_its_claim_back(self):
+        self.plane.config.config(outage_wait=0)
         instance, spec = self._placed()
         self._reschedule(instance, spec, [self._selection('h2')],
                          RecordingCompute(

@@ -112,6 +112,17 @@ class RecoverTestCase(testtools.TestCase):
             self.reportclient.set_inventory(self.providers[host], {
                 'VCPU': {'total': 4}, 'MEMORY_MB': {'total': 2048},
                 'DISK_GB': {'total': 10}})
+            # Its compute node record: the provider is this deployment's.
+            with self.in_cell() as cctxt:
+                objects.ComputeNode(
+                    cctxt, uuid=self.providers[host], host=host,
+                    hypervisor_hostname=host, hypervisor_type='fake',
+                    hypervisor_version=1, vcpus=4, memory_mb=2048,
+                    local_gb=10, vcpus_used=0, memory_mb_used=0,
+                    local_gb_used=0, free_ram_mb=2048, free_disk_gb=10,
+                    running_vms=0, current_workload=0,
+                    cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
+                    disk_allocation_ratio=1.0).create()
         self.ports = port_fakes.FakePortService()
         self.scheduler = FakeScheduler(self)
         self.compute = RecordingCompute()
@@ -202,20 +213,25 @@ class RecoverTestCase(testtools.TestCase):
                                                 expected_attrs=['fault'])
 
     def building(self, host=None, task_state=states.SCHEDULING,
-                 seconds_ago=TIMEOUT + 100, display_name='vm'):
+                 seconds_ago=TIMEOUT + 100, display_name='vm', restarts=0):
         """A server in BUILD in cell1, mapped there, holding its flavor on
-        h1 and a port bound there, last changed ``seconds_ago``."""
+        h1 and a port bound there, last changed ``seconds_ago``; its build
+        was cut off and restarted ``restarts`` times before."""
         uuid = uuidutils.generate_uuid()
         with self.in_cell() as cctxt:
             instance = objects.Instance(
                 cctxt, uuid=uuid, project_id='p', user_id='u',
                 display_name=display_name, vm_state=states.BUILDING,
                 task_state=task_state, power_state=0, host=host, node=host,
-                flavor=self.flavor)
+                flavor=self.flavor, system_metadata={
+                    lifecycle.BUILD_RESTARTS: str(restarts)})
             instance.create()
         objects.InstanceMapping(self.admin, instance_uuid=uuid,
                                 project_id='p',
                                 cell_mapping=self.cell1).create()
+        objects.RequestSpec(self.admin, instance_uuid=uuid,
+                            flavor=self.flavor, num_instances=1,
+                            project_id='p', user_id='u').create()
         self.allocate(uuid, 'h1')
         self.ports.add(port_fakes.port(device_id=uuid, host='h1'))
         self.age(uuid, seconds_ago)
@@ -357,7 +373,7 @@ class TestStaleBuildRequestRebuilt(RecoverTestCase):
         self.assertEqual(['create'], self.actions(self.uuid))
 
     def test_it_is_counted_as_rebuilt(self):
-        self.assertEqual({'rebuilt': 1, 'failed': 0}, self.counts)
+        self.assertEqual({'rebuilt': 1, 'stuck': 0}, self.counts)
 
 
 class TestStaleBuildRequestUndone(RecoverTestCase):
@@ -552,7 +568,7 @@ class TestStaleBuildRequestFailures(RecoverTestCase):
         self.useFixture(fixtures.MonkeyPatch(
             'nova_lite.objects.build_request.BuildRequestList.get_stale',
             listed_then_deleted))
-        self.assertEqual({'rebuilt': 0, 'failed': 0}, self.recover())
+        self.assertEqual({'rebuilt': 0, 'stuck': 0}, self.recover())
         self.assertEqual(([], [], []),
                          (self.scheduler.asked, self.compute.builds,
                           self.instances_in(self.cell1)))
@@ -567,14 +583,14 @@ class TestStaleBuildRequestFailures(RecoverTestCase):
         stuck = self.building(host=None)
         self.recover()
         self.assertIn((request.instance_uuid, 'h1'), self.compute.builds)
-        self.assertEqual(states.ERROR, self.stored(stuck.uuid).vm_state)
+        self.assertIn((stuck.uuid, 'h1'), self.compute.builds)
 
 
 class TestFreshBuildRequest(RecoverTestCase):
 
     def test_an_unclaimed_fresh_request_is_left_alone(self):
         request, _spec = self.accepted(seconds_ago=TIMEOUT - 100)
-        self.assertEqual({'rebuilt': 0, 'failed': 0}, self.recover())
+        self.assertEqual({'rebuilt': 0, 'stuck': 0}, self.recover())
         self.assertEqual(([], [], True),
                          (self.scheduler.asked, self.compute.builds,
                           self.build_request_exists(request.instance_uuid)))
@@ -631,7 +647,7 @@ class TestConcurrentTakeovers(RecoverTestCase):
 
 class TestNeverSentToACompute(RecoverTestCase):
     """BUILD / scheduling with no host, long ago: its cast to a compute
-    was lost."""
+    was lost. It is scheduled again, holding nothing but the new claim."""
 
     def setUp(self):
         super().setUp()
@@ -639,11 +655,20 @@ class TestNeverSentToACompute(RecoverTestCase):
         self.counts = self.recover()
         self.stored_instance = self.stored(self.instance.uuid)
 
-    def test_it_goes_to_error_without_a_task(self):
-        self.assertEqual((states.ERROR, None, None),
+    def test_it_is_scheduled_and_sent_to_a_compute_again(self):
+        self.assertEqual(([self.instance.uuid],
+                          [(self.instance.uuid, 'h1')]),
+                         (self.scheduler.asked, self.compute.builds))
+        self.assertEqual((states.BUILDING, states.SCHEDULING, None),
                          (self.stored_instance.vm_state,
                           self.stored_instance.task_state,
                           self.stored_instance.host))
+
+    def test_the_scheduler_was_asked_holding_nothing(self):
+        self.assertEqual({}, self.scheduler.held_when_asked[
+            self.instance.uuid])
+        self.assertEqual({self.providers['h1']: FLAVOR_USAGE},
+                         self.resources(self.instance.uuid))
 
     def test_its_fault_says_why(self):
         self.assertIn('never started on a compute',
@@ -655,15 +680,32 @@ class TestNeverSentToACompute(RecoverTestCase):
         self.assertEqual((instance_actions.CREATE, 'Error'),
                          (action, event.result))
 
-    def test_its_allocation_is_deleted(self):
-        self.assertEqual({}, self.resources(self.instance.uuid))
-
     def test_its_ports_are_released(self):
         self.assertEqual([], self.bound_ports(self.instance.uuid))
         self.assertEqual([], self.ports.ports_of(self.instance.uuid))
 
-    def test_it_is_counted_as_failed(self):
-        self.assertEqual({'rebuilt': 0, 'failed': 1}, self.counts)
+    def test_it_is_counted(self):
+        self.assertEqual({'rebuilt': 0, 'stuck': 1}, self.counts)
+
+
+class TestRestartedTooOften(RecoverTestCase):
+    """A build cut off [scheduler] max_attempts times already."""
+
+    def setUp(self):
+        super().setUp()
+        self.instance = self.building(host=None, restarts=3)
+        self.counts = self.recover()
+        self.stored_instance = self.stored(self.instance.uuid)
+
+    def test_it_goes_to_error_holding_nothing(self):
+        self.assertEqual((states.ERROR, None, None, [], {}, []),
+                         (self.stored_instance.vm_state,
+                          self.stored_instance.task_state,
+                          self.stored_instance.host, self.scheduler.asked,
+                          self.resources(self.instance.uuid),
+                          self.ports.ports_of(self.instance.uuid)))
+        self.assertIn('never started on a compute',
+                      self.stored_instance.fault.details)
 
 
 class TestComputeDown(RecoverTestCase):
@@ -677,12 +719,13 @@ class TestComputeDown(RecoverTestCase):
         self.counts = self.recover()
         self.stored_instance = self.stored(self.instance.uuid)
 
-    def test_it_goes_to_error_on_no_host(self):
-        self.assertEqual((states.ERROR, None, None, None),
+    def test_it_is_scheduled_again_on_no_host(self):
+        self.assertEqual((states.BUILDING, states.SCHEDULING, None, None),
                          (self.stored_instance.vm_state,
                           self.stored_instance.task_state,
                           self.stored_instance.host,
                           self.stored_instance.node))
+        self.assertEqual([(self.instance.uuid, 'h1')], self.compute.builds)
 
     def test_its_fault_names_the_compute(self):
         self.assertIn('its compute h1 is down',
@@ -692,8 +735,9 @@ class TestComputeDown(RecoverTestCase):
         self.assertIn('conductor_recover_interrupted_build',
                       self.events(self.instance.uuid))
 
-    def test_its_allocation_is_deleted(self):
-        self.assertEqual({}, self.resources(self.instance.uuid))
+    def test_the_scheduler_was_asked_holding_nothing(self):
+        self.assertEqual({}, self.scheduler.held_when_asked[
+            self.instance.uuid])
 
     def test_its_ports_are_released(self):
         self.assertEqual([], self.ports.ports_of(self.instance.uuid))
@@ -712,7 +756,7 @@ class TestLeftAlone(RecoverTestCase):
     def test_a_build_on_a_compute_that_is_up(self):
         self.compute_service('h1')
         instance = self.building(host='h1', task_state=states.SPAWNING)
-        self.assertEqual({'rebuilt': 0, 'failed': 0}, self.recover())
+        self.assertEqual({'rebuilt': 0, 'stuck': 0}, self.recover())
         self.assertUntouched(instance, states.SPAWNING)
 
     def test_a_fresh_build_never_sent_to_a_compute(self):
@@ -741,7 +785,7 @@ class TestLeftAlone(RecoverTestCase):
                 flavor=self.flavor)
             instance.create()
         self.age(instance.uuid, TIMEOUT + 100, cell=self.cell0)
-        self.assertEqual({'rebuilt': 0, 'failed': 0}, self.recover())
+        self.assertEqual({'rebuilt': 0, 'stuck': 0}, self.recover())
 
 
 class TestConcurrentStateChange(RecoverTestCase):
@@ -781,7 +825,7 @@ class TestConcurrentStateChange(RecoverTestCase):
                           len(self.bound_ports(self.instance.uuid))))
 
     def test_nothing_is_counted_or_recorded(self):
-        self.assertEqual(({'rebuilt': 0, 'failed': 0}, {}),
+        self.assertEqual(({'rebuilt': 0, 'stuck': 0}, {}),
                          (self.counts, self.events(self.instance.uuid)))
 
 
@@ -802,11 +846,11 @@ class TestACellThatDoesNotAnswer(RecoverTestCase):
             cell.save()
         return answers_again
 
-    def test_a_stuck_build_in_another_cell_is_still_failed(self):
+    def test_a_stuck_build_in_another_cell_is_still_taken_over(self):
         nl_fixtures.map_unreachable_cell(self.admin)
         instance = self.building(host=None)
-        self.assertEqual({'rebuilt': 0, 'failed': 1}, self.recover())
-        self.assertEqual(states.ERROR, self.stored(instance.uuid).vm_state)
+        self.assertEqual({'rebuilt': 0, 'stuck': 1}, self.recover())
+        self.assertEqual([(instance.uuid, 'h1')], self.compute.builds)
         self.assertIn('Skipping cell cell9 in a look for interrupted builds',
                       self.logs.output)
 
@@ -815,7 +859,7 @@ class TestACellThatDoesNotAnswer(RecoverTestCase):
         nl_fixtures.map_unreachable_cell(self.admin)
         request, _spec = self.accepted(seconds_ago=TIMEOUT + 100)
         uuid = request.instance_uuid
-        self.assertEqual({'rebuilt': 0, 'failed': 0}, self.recover())
+        self.assertEqual({'rebuilt': 0, 'stuck': 0}, self.recover())
         self.assertEqual(([], True, None),
                          (self.scheduler.asked,
                           self.build_request_exists(uuid),
@@ -830,5 +874,5 @@ class TestACellThatDoesNotAnswer(RecoverTestCase):
         self.recover()
         answers_again()
         self.age_claim(uuid, TIMEOUT + 100)
-        self.assertEqual({'rebuilt': 1, 'failed': 0}, self.recover())
+        self.assertEqual({'rebuilt': 1, 'stuck': 0}, self.recover())
         self.assertEqual([(uuid, 'h1')], self.compute.builds)

@@ -37,10 +37,15 @@ class MovesTestCase(test_recover.RecoverTestCase):
         return instance
 
     def evacuation(self, instance, status, seconds_ago=STALE):
+        return self.migration(instance, 'evacuation', status, seconds_ago)
+
+    def migration(self, instance, migration_type, status, seconds_ago):
+        """A migration of ``instance`` from h1 to h2, last changed
+        ``seconds_ago``."""
         with self.in_cell() as cctxt:
             migration = objects.Migration(
                 cctxt, instance_uuid=instance.uuid,
-                migration_type='evacuation', status=status,
+                migration_type=migration_type, status=status,
                 source_compute='h1', source_node='h1', dest_compute='h2',
                 dest_node='h2')
             migration.create()
@@ -152,18 +157,8 @@ class TestLiveMigrationThatArrived(MovesTestCase):
 
     def arrived(self, status='running', seconds_ago=STALE):
         instance = self.server(states.ACTIVE, None, 'h2', seconds_ago)
-        with self.in_cell() as cctxt:
-            migration = objects.Migration(
-                cctxt, instance_uuid=instance.uuid,
-                migration_type='live-migration', status=status,
-                source_compute='h1', source_node='h1', dest_compute='h2',
-                dest_node='h2')
-            migration.create()
-            with db.cell_session(cctxt) as session:
-                session.execute(sa.update(main_models.Migration).where(
-                    main_models.Migration.uuid == migration.uuid).values(
-                        updated_at=test_recover.ago(seconds_ago)))
-        return instance, migration
+        return instance, self.migration(instance, 'live-migration', status,
+                                        seconds_ago)
 
     def test_it_is_completed(self):
         instance, migration = self.arrived()
@@ -236,6 +231,29 @@ class TestOrphanAllocations(MovesTestCase):
         for consumer in (active.uuid, request.instance_uuid,
                          migration.uuid):
             self.assertNotEqual({}, self.resources(consumer), consumer)
+
+    def test_the_placement_audit_counts_a_moves_source_side_as_held(self):
+        from nova_lite import allocation_owners
+        _instance, migration = self.evacuating()
+        owners = allocation_owners.look(self.admin, self.reportclient)
+        self.assertIn(migration.uuid, owners.allocations)
+        self.assertIn(migration.uuid, owners.held)
+        self.assertNotIn(migration.uuid, owners.nobodys())
+
+    def test_another_services_allocation_is_never_touched(self):
+        # A provider of a shared Placement that no compute node of this
+        # deployment roots: someone else's.
+        theirs = uuidutils.generate_uuid()
+        self.reportclient.ensure_resource_provider(theirs, 'their-disk')
+        self.reportclient.set_inventory(theirs, {'DISK_GB': {'total': 10}})
+        consumer = uuidutils.generate_uuid()
+        self.assertTrue(self.reportclient.claim_resources(consumer, {
+            'allocations': {theirs: {'resources': {'DISK_GB': 1}}}},
+            'p', 'u'))
+        first_seen = {}
+        self.sweep(first_seen, 1000.0)
+        self.assertEqual(0, self.sweep(first_seen, 1000.0 + 10 * TIMEOUT))
+        self.assertEqual({theirs: {'DISK_GB': 1}}, self.resources(consumer))
 
     def test_a_consumer_that_became_a_server_is_forgotten(self):
         consumer = uuidutils.generate_uuid()

@@ -283,3 +283,111 @@ class TestPlacement(FilterSchedulerTestCase):
             exception.PlacementUnreachable, scheduler.select_destinations,
             None, make_spec(), [uuidutils.generate_uuid()])
         self.assertIn('placement could not be asked', str(error))
+
+
+class TestAskedAgain(FilterSchedulerTestCase):
+    """select_destinations asked again for instances an earlier request
+    claimed already (its answer was lost, or it is still at work): the
+    claims are kept and named, never doubled or dropped."""
+
+    def setUp(self):
+        super().setUp()
+        self.hosts = [make_host('h1'), make_host('h2'), make_host('h3')]
+        self.placement.add_host_states(self.hosts)
+
+    def scheduler(self, reportclient=None):
+        return filter_scheduler.FilterScheduler(
+            FakeHostManager(self.hosts), reportclient)
+
+    def ask(self, uuids, spec=None, scheduler=None):
+        return (scheduler or self.scheduler()).select_destinations(
+            None, spec or make_spec(), uuids)
+
+    def test_the_repeat_names_the_host_the_first_answer_claimed(self):
+        uuids = [uuidutils.generate_uuid() for _ in range(2)]
+        first = self.ask(uuids)
+        again = self.ask(uuids)
+        self.assertEqual([s[0].service_host for s in first],
+                         [s[0].service_host for s in again])
+        for uuid, (chosen, *_rest) in zip(uuids, again):
+            self.assertEqual([chosen.compute_node_uuid], self.held_by(uuid))
+            self.assertEqual({'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1},
+                             chosen.allocation['allocations'][
+                                 chosen.compute_node_uuid]['resources'])
+
+    def test_a_repeat_places_the_instances_the_first_did_not_claim(self):
+        claimed, new = (uuidutils.generate_uuid() for _ in range(2))
+        [[first, *_]] = self.ask([claimed])
+        lists = self.ask([claimed, new])
+        self.assertEqual(first.service_host, lists[0][0].service_host)
+        self.assertEqual([lists[1][0].compute_node_uuid],
+                         self.held_by(new))
+
+    def test_the_first_requests_late_give_back_leaves_the_adopted_claim(self):
+        uuid = uuidutils.generate_uuid()
+        self.ask([uuid])  # the first request: its answer was lost
+        [[chosen, *_]] = self.ask([uuid])
+        # The first request then failed on another of its instances and
+        # gives back what it claimed -- after the repeat adopted it.
+        self.assertFalse(self.reportclient.give_back_claim(
+            uuid, placement_client.NEW_CONSUMER_GENERATION, 'demo', 'demo'))
+        self.assertEqual([chosen.compute_node_uuid], self.held_by(uuid))
+
+    def test_a_duplicate_that_claims_meanwhile_is_adopted(self):
+        uuid = uuidutils.generate_uuid()
+        client = self.reportclient
+
+        def duplicate_claims_first():
+            # A late duplicate of the request claims h3 while this one is
+            # choosing among the candidates it read.
+            if not client.get_allocations(uuid).get('allocations'):
+                self.assertTrue(client.claim_resources(uuid, {
+                    'allocations': {self.hosts[2].uuid: {'resources': {
+                        'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}}},
+                    'demo', 'demo'))
+        racing = RacingReportClient(duplicate_claims_first)
+        [[chosen]] = self.scheduler(racing).select_destinations(
+            None, make_spec(), [uuid], return_alternates=False)
+        self.assertEqual('h3', chosen.service_host)
+        self.assertEqual([self.hosts[2].uuid], self.held_by(uuid))
+        # Nothing else is held on any host.
+        for state in self.hosts[:2]:
+            self.assertEqual({}, self.reportclient.get_provider_allocations(
+                state.uuid))
+
+    def test_a_claim_on_a_host_the_request_ignores_is_given_back(self):
+        # Left by a try the request moved on from (a live migration's
+        # reschedule whose give-back failed).
+        uuid = uuidutils.generate_uuid()
+        self.assertTrue(self.reportclient.claim_resources(uuid, {
+            'allocations': {self.hosts[0].uuid: {'resources': {
+                'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}}},
+            'demo', 'demo'))
+        [[chosen, *_]] = self.ask([uuid], make_spec(ignore_hosts=['h1']))
+        self.assertNotEqual('h1', chosen.service_host)
+        self.assertEqual([chosen.compute_node_uuid], self.held_by(uuid))
+        self.assertEqual({}, self.reportclient.get_provider_allocations(
+            self.hosts[0].uuid))
+
+
+class TestEveryComputeUnheardFrom(FilterSchedulerTestCase):
+    """Every heartbeat late at once is what a broker or database blink
+    looks like: a NoValidHost the conductor asks again about."""
+
+    def test_no_host_heard_from_is_a_retryable_no_valid_host(self):
+        hosts = [make_host('h1', up=False), make_host('h2', up=False)]
+        error = self.assertRaises(exception.ComputesUnheardFrom,
+                                  self.select, hosts)
+        self.assertIn('2 compute service down or disabled', str(error))
+
+    def test_a_disabled_host_among_them_is_a_plain_no_valid_host(self):
+        hosts = [make_host('h1', up=False), make_host('h2', disabled=True)]
+        error = self.assertRaises(exception.NoValidHost, self.select, hosts)
+        self.assertNotIsInstance(error, exception.ComputesUnheardFrom)
+
+    def test_one_host_down_and_the_others_full_is_a_plain_no_valid_host(
+            self):
+        hosts = [make_host('h1', up=False),
+                 make_host('h2', free_ram_mb=0)]
+        error = self.assertRaises(exception.NoValidHost, self.select, hosts)
+        self.assertNotIsInstance(error, exception.ComputesUnheardFrom)
