@@ -82,12 +82,13 @@ def set_error(context, instance, error, host=None, details=None,
     return True
 
 
-def give_back(reportclient, instance_uuid):
-    """Delete what the scheduler claimed for an instance that will not be
-    built; if placement cannot be reached the compute audit removes it
+def give_back(reportclient, instance_uuid, if_on=None):
+    """Remove what the scheduler claimed for an instance that will not be
+    built (with ``if_on``, only while the claim is still on that compute
+    node); if placement cannot be reached the compute audit removes it
     later (its consumer is gone or not on that host)."""
     try:
-        reportclient.delete_allocations(instance_uuid)
+        reportclient.delete_allocations(instance_uuid, if_on=if_on)
     except (placement_client.PlacementUnavailable,
             placement_client.PlacementConflict) as e:
         LOG.warning('Could not give back the allocation of %s: %s',

@@ -481,7 +481,10 @@ class ResourceTracker:
                             self.driver.get_available_resource(nodename))
                 node.save()
         try:
-            self.reportclient.delete_allocations(instance.uuid)
+            # Only while it holds this node: a build taken over and
+            # scheduled elsewhere meanwhile keeps its new claim.
+            self.reportclient.delete_allocations(
+                instance.uuid, if_on=node.uuid if node is not None else None)
         except (placement_client.PlacementUnavailable,
                 placement_client.PlacementConflict) as e:
             LOG.warning('Allocation of %s not deleted now (the audit will): '

@@ -92,12 +92,9 @@ class Row:
     @property
     def ok(self):
         # Capacity is ample in every scenario, so a server in ERROR is the
-        # fault's doing: a fault may delay work, never fail it.
-        # Not yet for the actions on the servers that existed before the
-        # burst: a rebuild cut off by a fault still ends in ERROR in place
-        # (issue 18 is open for it); those ERRORs are listed all the same.
-        boots_in_error = [e for e in self.errors if '(burst-' in e]
-        return (not self.not_final and not boots_in_error and
+        # fault's doing (a boot, or a rebuild of a server that existed
+        # before the burst): a fault may delay work, never fail it.
+        return (not self.not_final and not self.errors and
                 not self.violations and not self.listing_problems and
                 self.probe == 'ACTIVE')
 

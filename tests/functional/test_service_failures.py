@@ -26,16 +26,35 @@ class TestComputeDown(base.ControlPlaneTestCase):
 
 
 class TestSchedulerGone(base.ControlPlaneTestCase):
+    """A scheduler that does not answer is a delay, not a failure: the
+    conductor asks again for up to ``[DEFAULT] outage_wait``; only a
+    scheduler gone for longer than that fails the build, and then it
+    ends in ERROR rather than hanging."""
 
     computes = 1
-    extra_conf = '[conductor]\nscheduler_call_timeout = 3\n'
+    extra_conf = ('[DEFAULT]\noutage_wait = 15\n'
+                  '[conductor]\nscheduler_call_timeout = 3\n')
+
+    def test_a_build_waits_for_the_scheduler_to_come_back(self):
+        self.plane.daemons['scheduler'].stop()
+        created = self.admin.create_server('patient',
+                                           image=self.plane.image_id)
+        server_id = created['server']['id']
+        # An unanswered call later it is still being scheduled.
+        fixtures.wait_for(
+            lambda: 'Scheduling of %s waits for an outage to end' %
+            server_id in self.plane.daemons['conductor'].log(),
+            timeout=20, what='the build waiting for the scheduler')
+        self.assertEqual('BUILD', self.admin.server(server_id)['status'])
+        self.plane.daemons['scheduler'].start()
+        self.admin.wait_for_status(server_id, 'ACTIVE', timeout=60)
 
     def test_build_without_scheduler_ends_in_error_not_hang(self):
         self.plane.daemons['scheduler'].stop()
         created = self.admin.create_server('orphan',
                                            image=self.plane.image_id)
         server = self.admin.wait_for_status(created['server']['id'], 'ERROR',
-                                            timeout=30)
+                                            timeout=60)
         self.assertIn('scheduler did not answer', server['fault']['message'])
 
 

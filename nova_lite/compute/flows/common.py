@@ -1,5 +1,5 @@
-"""What several compute flows do: save a server unless it was overtaken,
-ask once whether it still exists, record a flow's steps on its migration,
+"""What several compute flows do: tell a late or repeated message from
+the server's current work, save a server unless it was overtaken, ask once whether it still exists, record a flow's steps on its migration,
 claim a moved server here and bind its ports here, leave it as it was with
 a fault when an operation on it failed, put it in ERROR with its fault,
 and finish a spawn.
@@ -29,6 +29,33 @@ def save_expecting(instance, task_state):
     except (exception.InstanceNotFound,
             exception.UnexpectedTaskStateError) as e:
         return e
+    return None
+
+
+def late_or_repeated(context, instance, task_state):
+    """Why the message that asks for ``task_state`` on ``instance`` is not
+    the server's current work -- the server is gone, its task moved on
+    (done already: a repeat), or a later request on it was accepted since
+    (its newest action is not this message's request: a late one) -- or
+    None when it is. A message that is late or a repeat touches nothing:
+    its request id is its identity."""
+    try:
+        stored = objects.Instance.get_by_uuid(context, instance.uuid)
+    except exception.InstanceNotFound:
+        return 'it was deleted meanwhile'
+    if stored.task_state != task_state:
+        return 'its task is %s now' % (stored.task_state or 'over')
+    try:
+        newest = objects.InstanceActionList.get_by_instance_uuid(
+            context, instance.uuid, limit=1)
+    except exception.NovaLiteException as e:
+        LOG.warning('The actions of %s not read (%s): taking the message '
+                    'for its current work', instance.uuid, e)
+        return None
+    if newest and context.request_id and \
+            newest[0].request_id != context.request_id:
+        return 'request %s on it came after this one (%s)' % (
+            newest[0].request_id, context.request_id)
     return None
 
 

@@ -2,7 +2,8 @@
 at start, those the previous process was doing when it died; every
 [compute] recovery_interval, any task that has not moved for [compute]
 interrupted_task_timeout (its message was lost). Each is finished when
-doing it again is harmless (a delete, a power off or on, an offload) and
+doing it again is harmless (a delete, a power off or on, an offload, a
+rebuild in place) and
 undone otherwise: a build is undone and scheduled again, an evacuation
 here goes back to its source, a live migration from here is rolled back,
 anything else ends in ERROR in place with a fault saying why.
@@ -28,6 +29,7 @@ from nova_lite.compute.flows import delete
 from nova_lite.compute.flows import evacuate
 from nova_lite.compute.flows import live_migration
 from nova_lite.compute.flows import power
+from nova_lite.compute.flows import rebuild
 from nova_lite.compute.flows import shelve
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
@@ -197,9 +199,9 @@ def _resolve(compute, context, instance, restarted):
     elif task in (states.POWERING_OFF, states.POWERING_ON):
         # Done again: powering off or on twice is harmless.
         if task == states.POWERING_OFF:
-            power.stop(compute, context, instance)
+            power.stop(compute, context, instance, resumed=True)
         else:
-            power.start(compute, context, instance)
+            power.start(compute, context, instance, resumed=True)
     elif task == states.SHELVING_OFFLOADING:
         shelve.shelve_offload(compute, context, instance)
     elif task == states.SHELVING:
@@ -220,9 +222,9 @@ def _resolve(compute, context, instance, restarted):
     elif task in (states.REBUILDING, states.REBUILD_SPAWNING):
         evacuation = _evacuation_in_progress(context, instance)
         if evacuation is None:
-            # A rebuild here: it stays here with its allocation, in
-            # ERROR; rebuild it again or delete it.
-            _fail_in_place(compute, context, instance, task, why)
+            # A rebuild here, done again: it holds its allocation here
+            # all along, and destroying and spawning again is harmless.
+            rebuild.resume(compute, context, instance, why)
         elif (task == states.REBUILD_SPAWNING and
               evacuation.dest_compute == compute.host):
             _evacuation_cut_off(compute, context, instance, evacuation, why)

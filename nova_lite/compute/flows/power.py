@@ -1,5 +1,7 @@
 """Stop and start: the guest powered off or on, the server's states
-following; a failure leaves the server as it was, with a fault.
+following; a failure leaves the server as it was, with a fault. A late or
+repeated stop or start (the server was started or stopped again since)
+touches nothing; one resumed after an interruption is done again.
 """
 
 from oslo_log import log as logging
@@ -11,22 +13,34 @@ from nova_lite.compute import states
 LOG = logging.getLogger(__name__)
 
 
-def stop(compute, context, instance):
+def stop(compute, context, instance, resumed=False):
     _power(compute, context, instance, instance_actions.STOP,
            states.POWERING_OFF, compute.driver.power_off, states.STOPPED,
-           states.SHUTDOWN)
+           states.SHUTDOWN, resumed)
 
 
-def start(compute, context, instance):
+def start(compute, context, instance, resumed=False):
     _power(compute, context, instance, instance_actions.START,
            states.POWERING_ON, compute.driver.power_on, states.ACTIVE,
-           states.RUNNING)
+           states.RUNNING, resumed)
 
 
 def _power(compute, context, instance, action, task_state, operation,
-           vm_state, power_state):
+           vm_state, power_state, resumed):
     with compute.work.working_on(instance.uuid), \
-            compute.work.lock(instance.uuid), instance_actions.event(
+            compute.work.lock(instance.uuid):
+        late = (None if resumed else
+                common.late_or_repeated(context, instance, task_state))
+        if late is not None:
+            LOG.info('Not doing %s of %s: %s', action, instance.uuid, late)
+            return
+        _power_here(compute, context, instance, action, task_state,
+                    operation, vm_state, power_state)
+
+
+def _power_here(compute, context, instance, action, task_state, operation,
+                vm_state, power_state):
+    with instance_actions.event(
             context, instance.uuid, 'compute_%s_instance' % action,
             host=compute.host, action=action) as step:
         try:

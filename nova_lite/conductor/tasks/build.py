@@ -447,5 +447,6 @@ def _send_to_compute(context, compute_rpcapi, reportclient, instance,
     except Exception as error:
         LOG.exception('Cannot reach compute %s for %s',
                       chosen.service_host, instance.uuid)
-        lifecycle.give_back(reportclient, instance.uuid)
+        lifecycle.give_back(reportclient, instance.uuid,
+                            if_on=chosen.compute_node_uuid)
         lifecycle.set_error(context, instance, error)

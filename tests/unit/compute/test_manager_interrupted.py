@@ -17,7 +17,10 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from nova_lite.compute.flows import interrupted
+from nova_lite.compute.flows import rebuild
+from nova_lite.compute import instance_actions
 from nova_lite.compute import states
+from nova_lite import context as nova_context
 from nova_lite.db import api as db
 from nova_lite.db import main_models
 from nova_lite import exception
@@ -162,6 +165,88 @@ class TestInitHost(InterruptedTestCase):
                          self.state(instance))
 
 
+class TestRebuildCutOffByARestart(InterruptedTestCase):
+    """The previous process died while it spawned a server again for a
+    rebuild: the rebuild is done again, the server keeps its host and its
+    allocation."""
+
+    def test_it_is_rebuilt_again(self):
+        instance = self.server(task_state=states.REBUILD_SPAWNING,
+                               power_state=states.NOSTATE)
+        self.manager.driver.destroy(self.context, instance)
+        self.restart()
+        self.assertEqual((states.ACTIVE, None, 'dst', [instance.uuid],
+                          self.allocation_on('dst', with_port=False)),
+                         self.state(instance) + (
+                             self.guests(), self.resources(instance.uuid)))
+
+
+class TestLateOrRepeatedMessages(InterruptedTestCase):
+    """A message whose work was done already (a repeat), or that a later
+    request on the server overtook (late: its request id is not the
+    server's newest action's), touches nothing of the server."""
+
+    def guest_state(self, instance):
+        return self.manager.driver._instances[instance.uuid]['state']
+
+    def sent_as(self, instance, task_state):
+        message = self.stored(instance)
+        message.task_state = task_state
+        return message
+
+    def later_request(self, instance, action):
+        objects.InstanceAction.action_start(
+            nova_context.get_admin_context(), instance.uuid, action)
+
+    def test_a_repeated_rebuild_leaves_the_guest(self):
+        instance = self.server()
+        rebuild.rebuild(self.manager, self.context,
+                        self.sent_as(instance, states.REBUILDING), None, None)
+        self.assertUntouched(instance)
+        self.assertEqual([instance.uuid], self.guests())
+
+    def test_a_rebuild_a_later_request_overtook_leaves_the_guest(self):
+        instance = self.server(task_state=states.REBUILDING)
+        objects.InstanceAction.action_start(self.context, instance.uuid,
+                                            instance_actions.REBUILD)
+        self.later_request(instance, instance_actions.REBUILD)
+        self.manager.driver._instances[instance.uuid]['state'] = 'marked'
+        rebuild.rebuild(self.manager, self.context, instance, None, None)
+        self.assertUntouched(instance)
+        self.assertEqual('marked', self.guest_state(instance))
+
+    def test_the_current_rebuild_is_done(self):
+        instance = self.server(task_state=states.REBUILDING)
+        objects.InstanceAction.action_start(self.context, instance.uuid,
+                                            instance_actions.REBUILD)
+        self.manager.driver._instances[instance.uuid]['state'] = 'marked'
+        rebuild.rebuild(self.manager, self.context, instance, None, None)
+        self.assertEqual(((states.ACTIVE, None, 'dst'), 'running'),
+                         (self.state(instance), self.guest_state(instance)))
+
+    def test_a_repeated_stop_leaves_a_started_server_running(self):
+        instance = self.server()
+        self.manager.stop_instance(
+            self.context, self.sent_as(instance, states.POWERING_OFF))
+        self.assertUntouched(instance)
+        self.assertEqual('running', self.guest_state(instance))
+
+    def test_a_stop_a_later_request_overtook_touches_nothing(self):
+        instance = self.server(task_state=states.POWERING_OFF)
+        self.later_request(instance, instance_actions.STOP)
+        self.manager.stop_instance(self.context, instance)
+        self.assertUntouched(instance)
+        self.assertEqual('running', self.guest_state(instance))
+
+    def test_the_current_stop_is_done(self):
+        instance = self.server(task_state=states.POWERING_OFF)
+        objects.InstanceAction.action_start(self.context, instance.uuid,
+                                            instance_actions.STOP)
+        self.manager.stop_instance(self.context, instance)
+        self.assertEqual(((states.STOPPED, None, 'dst'), 'shutdown'),
+                         (self.state(instance), self.guest_state(instance)))
+
+
 class TestFreshTasksAtStart(InterruptedTestCase):
     """A task this compute does not start itself may still be on its way
     to it: at start, a fresh one is left alone."""
@@ -223,18 +308,39 @@ class TestStaleTasks(InterruptedTestCase):
         self.look()
         self.assertEqual((states.ACTIVE, None, 'dst'), self.state(instance))
 
-    def test_rebuilding_ends_in_error_on_its_host(self):
+    def test_rebuilding_is_rebuilt_again_active_on_its_host(self):
         instance = self.server(task_state=states.REBUILDING,
                                seconds_ago=STALE)
         self.look()
         stored = self.stored(instance)
-        self.assertEqual((states.ERROR, None, 'dst'), self.state(instance))
-        self.assertIn('interrupted', stored.fault.message)
+        self.assertEqual((states.ACTIVE, None, 'dst', states.RUNNING, None),
+                         self.state(instance) + (stored.power_state,
+                                                 stored.fault))
+        self.assertEqual([instance.uuid], self.guests())
+
+    def test_a_stopped_server_is_rebuilt_again_stopped(self):
+        instance = self.server(vm_state=states.STOPPED,
+                               task_state=states.REBUILDING,
+                               power_state=states.SHUTDOWN,
+                               seconds_ago=STALE)
+        self.look()
+        self.assertEqual((states.STOPPED, None, 'dst', states.SHUTDOWN),
+                         self.state(instance) +
+                         (self.stored(instance).power_state,))
 
     def test_rebuilding_keeps_its_allocation(self):
         instance = self.server(task_state=states.REBUILDING,
                                seconds_ago=STALE)
         self.look()
+        self.assertEqual(self.allocation_on('dst', with_port=False),
+                         self.resources(instance.uuid))
+
+    def test_a_rebuild_that_fails_again_ends_in_error_on_its_host(self):
+        instance = self.server(task_state=states.REBUILDING,
+                               seconds_ago=STALE)
+        self.config.config(fake_fail_spawn_for=['*'], group='compute')
+        self.look()
+        self.assertEqual((states.ERROR, None, 'dst'), self.state(instance))
         self.assertEqual(self.allocation_on('dst', with_port=False),
                          self.resources(instance.uuid))
 
@@ -277,9 +383,10 @@ class TestEvacuationInProgress(InterruptedTestCase):
         self.assertUntouched(instance)
 
     def test_a_failed_evacuation_does_not_protect_it(self):
+        # Its rebuild here is done again.
         instance = self.evacuating('failed')
         self.look()
-        self.assertEqual((states.ERROR, None, 'dst'), self.state(instance))
+        self.assertEqual((states.ACTIVE, None, 'dst'), self.state(instance))
 
 
 class TestEvacuationToThisHostCutOff(InterruptedTestCase):

@@ -463,3 +463,60 @@ class TestReportClient(ResourceTrackerTestCase):
         client.remove_provider_from_consumer(consumer, node.uuid)
         self.assertEqual([other], list(client.get_allocations(consumer)[
             'allocations']))
+
+    def test_a_removal_is_checked_against_the_consumer_generation(self):
+        # A claim written between the read and the removal (a retried
+        # scheduler call adopting it) is seen: the removal is decided
+        # again on what is held then, not on what was read.
+        from nova_lite import placement_client
+        client = placement_client.PlacementClient(self.placement.endpoint)
+        node = self.audit()
+        consumer = uuidutils.generate_uuid()
+        client.put_allocations(consumer, {
+            node.uuid: {'resources': {'VCPU': 1}}}, 'p', 'u')
+        seen = []
+        real_give_back = client.give_back_claim
+
+        def adopted_first(uuid, generation, project_id, user_id):
+            if not seen:
+                seen.append(generation)
+                client.put_allocations(uuid, {
+                    node.uuid: {'resources': {'VCPU': 2}}}, 'p', 'u')
+            return real_give_back(uuid, generation, project_id, user_id)
+        client.give_back_claim = adopted_first
+        self.assertTrue(client.delete_allocations(consumer))
+        self.assertEqual({}, client.get_allocations(consumer)['allocations'])
+        self.assertEqual(1, len(seen))
+
+    def test_a_removal_if_on_a_node_leaves_a_claim_elsewhere(self):
+        # The first owner of a build taken over and scheduled elsewhere
+        # gives back its claim on its node: the new claim stays.
+        from nova_lite import placement_client
+        client = placement_client.PlacementClient(self.placement.endpoint)
+        node = self.audit()
+        elsewhere = client.ensure_resource_provider(
+            uuidutils.generate_uuid(), 'elsewhere')['uuid']
+        client.set_inventory(elsewhere, {'VCPU': {'total': 4}})
+        consumer = uuidutils.generate_uuid()
+        client.put_allocations(consumer, {
+            elsewhere: {'resources': {'VCPU': 1}}}, 'p', 'u')
+        self.assertFalse(client.delete_allocations(consumer, if_on=node.uuid))
+        self.assertEqual([elsewhere], list(client.get_allocations(
+            consumer)['allocations']))
+        self.assertTrue(client.delete_allocations(consumer,
+                                                  if_on=elsewhere))
+        self.assertEqual({}, client.get_allocations(consumer)['allocations'])
+
+    def test_dropping_an_instance_leaves_its_claim_on_another_node(self):
+        from nova_lite import placement_client
+        client = placement_client.PlacementClient(self.placement.endpoint)
+        self.audit()
+        elsewhere = client.ensure_resource_provider(
+            uuidutils.generate_uuid(), 'elsewhere')['uuid']
+        client.set_inventory(elsewhere, {'VCPU': {'total': 4}})
+        instance = self.make_instance(memory_mb=256)
+        client.put_allocations(instance.uuid, {
+            elsewhere: {'resources': {'VCPU': 1}}}, 'p', 'u')
+        self.tracker.drop_instance(self.context, instance, self.node)
+        self.assertEqual([elsewhere], list(client.get_allocations(
+            instance.uuid)['allocations']))
