@@ -75,13 +75,3 @@ def look(context, reportclient):
     return Owners(dict(allocations), held, buried & set(consumers),
                   dict(nodes.down_by_name(), **found.down_by_name()))
 
-
-def remove(reportclient, consumer):
-    """Remove what ``consumer`` holds, unless it was written since it was
-    read here (its consumer generation checked): True when removed."""
-    current = reportclient.get_allocations(consumer)
-    if not current.get('allocations'):
-        return False
-    return reportclient.give_back_claim(
-        consumer, current.get('consumer_generation'),
-        current.get('project_id'), current.get('user_id'))

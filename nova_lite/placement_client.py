@@ -320,29 +320,23 @@ class PlacementClient:
         """Remove a consumer's allocations, never blindly: the removal is
         checked against the consumer generation read just before, so a
         claim written in between (a takeover's, a retried scheduler
-        call's) is seen and the removal decided again. With ``if_on`` (a
-        provider: the compute node the caller's claim was on) they are
-        removed only while they include it -- held elsewhere only, they
-        are someone else's claim now and stay. True when removed; absent
-        is fine."""
-        for attempt in range(CONFLICT_RETRIES):
-            current = self.get_allocations(consumer_uuid)
-            held = current.get('allocations') or {}
-            if not held:
-                return False
-            if if_on is not None and if_on not in held:
-                LOG.info('Not removing the allocations of %s: they are on '
-                         '%s now, not on %s', consumer_uuid,
-                         ', '.join(sorted(held)), if_on)
-                return False
-            if self.give_back_claim(consumer_uuid,
+        call's) is someone else's and stays. With ``if_on`` (a provider:
+        the compute node the caller's claim was on) they are removed only
+        while they include it -- held elsewhere only, they are someone
+        else's claim now. True when removed; absent is fine."""
+        current = self.get_allocations(consumer_uuid)
+        held = current.get('allocations') or {}
+        if not held:
+            return False
+        if if_on is not None and if_on not in held:
+            LOG.info('Not removing the allocations of %s: they are on %s '
+                     'now, not on %s', consumer_uuid,
+                     ', '.join(sorted(held)), if_on)
+            return False
+        return self.give_back_claim(consumer_uuid,
                                     current.get('consumer_generation'),
                                     current.get('project_id'),
-                                    current.get('user_id')):
-                return True
-            time.sleep(0.01 * (attempt + 1))
-        raise PlacementConflict(reason='allocations of %s kept changing' %
-                                consumer_uuid)
+                                    current.get('user_id'))
 
     def move_allocations(self, source_consumer, target_consumer):
         """Give everything ``source_consumer`` holds to

@@ -387,7 +387,7 @@ def placement_audit():
     deleted = 0
     if CONF.command.delete:
         for consumer in orphans:
-            if allocation_owners.remove(client, consumer):
+            if client.delete_allocations(consumer):
                 deleted += 1
                 print('Deleted allocations of %s' % consumer)
             else:

@@ -47,7 +47,8 @@ conductor deletes allocations of servers in cell0 that are not being
 rebuilt, and of consumers that are neither a server, nor a build request,
 nor a migration, once it has seen them so for interrupted_task_timeout --
 only on the providers of this deployment's compute nodes, and each with
-its consumer generation checked (``allocation_owners``).
+its consumer generation checked
+(``PlacementClient.delete_allocations``).
 
 Every cell is looked at at once (``cells.scatter``), each on its own. A
 cell whose database does not answer is skipped and logged, and looked at
@@ -332,7 +333,7 @@ class OrphanAllocations:
                        self.timeout)
             LOG.warning('Deleting the allocations of %s: %s', consumer, why)
             try:
-                if allocation_owners.remove(self.reportclient, consumer):
+                if self.reportclient.delete_allocations(consumer):
                     deleted += 1
             except Exception as e:
                 LOG.warning('Allocations of %s not deleted (next time): %s',

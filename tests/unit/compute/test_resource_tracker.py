@@ -464,29 +464,27 @@ class TestReportClient(ResourceTrackerTestCase):
         self.assertEqual([other], list(client.get_allocations(consumer)[
             'allocations']))
 
-    def test_a_removal_is_checked_against_the_consumer_generation(self):
+    def test_a_claim_written_before_the_removal_stays(self):
         # A claim written between the read and the removal (a retried
-        # scheduler call adopting it) is seen: the removal is decided
-        # again on what is held then, not on what was read.
+        # scheduler call adopting it) is someone else's now: the removal
+        # is refused by the consumer generation and the claim stays.
         from nova_lite import placement_client
         client = placement_client.PlacementClient(self.placement.endpoint)
         node = self.audit()
         consumer = uuidutils.generate_uuid()
         client.put_allocations(consumer, {
             node.uuid: {'resources': {'VCPU': 1}}}, 'p', 'u')
-        seen = []
         real_give_back = client.give_back_claim
 
         def adopted_first(uuid, generation, project_id, user_id):
-            if not seen:
-                seen.append(generation)
-                client.put_allocations(uuid, {
-                    node.uuid: {'resources': {'VCPU': 2}}}, 'p', 'u')
+            client.put_allocations(uuid, {
+                node.uuid: {'resources': {'VCPU': 2}}}, 'p', 'u')
             return real_give_back(uuid, generation, project_id, user_id)
         client.give_back_claim = adopted_first
-        self.assertTrue(client.delete_allocations(consumer))
-        self.assertEqual({}, client.get_allocations(consumer)['allocations'])
-        self.assertEqual(1, len(seen))
+        self.assertFalse(client.delete_allocations(consumer))
+        self.assertEqual({node.uuid: {'VCPU': 2}}, {
+            rp: a['resources'] for rp, a in client.get_allocations(
+                consumer)['allocations'].items()})
 
     def test_a_removal_if_on_a_node_leaves_a_claim_elsewhere(self):
         # The first owner of a build taken over and scheduled elsewhere
