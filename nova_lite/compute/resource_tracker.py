@@ -468,10 +468,14 @@ class ResourceTracker:
         allocation here is its move's to give back."""
         self._retrack(nodename, instance.uuid, None)
 
-    def drop_instance(self, context, instance, nodename):
+    def drop_instance(self, context, instance, nodename, only_here=True):
         """Give back what ``instance`` used here (terminate, failed spawn):
         locally and in placement. An allocation that cannot be deleted now
-        is left to the audit."""
+        is left to the audit. With ``only_here`` the allocation is removed
+        only while it holds this node (a build taken over and scheduled
+        elsewhere keeps its new claim); a deleted server (``only_here``
+        False) gives back all it holds -- the destination a live migration
+        claimed for it too."""
         with self._lock:
             self._note_left(instance.uuid)
             known = self.tracked.pop(instance.uuid, None) is not None
@@ -481,10 +485,9 @@ class ResourceTracker:
                             self.driver.get_available_resource(nodename))
                 node.save()
         try:
-            # Only while it holds this node: a build taken over and
-            # scheduled elsewhere meanwhile keeps its new claim.
             self.reportclient.delete_allocations(
-                instance.uuid, if_on=node.uuid if node is not None else None)
+                instance.uuid, if_on=node.uuid if (
+                    only_here and node is not None) else None)
         except (placement_client.PlacementUnavailable,
                 placement_client.PlacementConflict) as e:
             LOG.warning('Allocation of %s not deleted now (the audit will): '

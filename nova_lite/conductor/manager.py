@@ -11,7 +11,9 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite.conductor import answers
 from nova_lite.conductor import leases
+from nova_lite.conductor import move_leases
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import evacuate
 from nova_lite.conductor.tasks import live_migrate
@@ -50,6 +52,34 @@ def _remotable(target, objmethod, args, kwargs):
     return method
 
 
+def _remembered(call_id, objmethod):
+    """The id under which to keep the answer of a compute's call: none
+    for a read (``get_*``, ``refresh``), which is as good run again and
+    whose answer (a list of servers) may be large."""
+    if isinstance(objmethod, str) and (objmethod.startswith('get_') or
+                                       objmethod == 'refresh'):
+        return None
+    return call_id
+
+
+def _object_action(objinst, objmethod, args, kwargs):
+    """Run ``objinst``'s remotable ``objmethod``: (the fields it changed,
+    as primitives, and which ones are unsaved; what it returned)."""
+    method = _remotable(objinst, objmethod, args, kwargs)
+    before = objinst.obj_clone()
+    result = method(*args, **kwargs)
+    updates = {}
+    for name, field in objinst.fields.items():
+        if not objinst.obj_attr_is_set(name):
+            continue
+        if (not before.obj_attr_is_set(name) or
+                getattr(before, name) != getattr(objinst, name)):
+            updates[name] = field.to_primitive(objinst, name,
+                                               getattr(objinst, name))
+    updates['obj_what_changed'] = list(objinst.obj_what_changed())
+    return updates, result
+
+
 def _lease_renewal_spacing():
     """A quarter of the lease, so that three renewals in a row may fail
     (a database blink) before a live build can be taken over."""
@@ -58,7 +88,7 @@ def _lease_renewal_spacing():
 
 
 class ConductorManager(manager.Manager):
-    target = messaging.Target(version='1.3')
+    target = messaging.Target(version='1.4')
 
     def __init__(self):
         self.scheduler_rpcapi = scheduler_rpcapi.SchedulerAPI()
@@ -69,12 +99,23 @@ class ConductorManager(manager.Manager):
         # {consumer: when first seen holding an allocation that no server,
         # build or move explains} (recover.OrphanAllocations).
         self._orphans_first_seen = {}
+        # The moves this conductor works on, kept alive while it does.
+        self.moves = move_leases.MovesInProgress()
+        # The object calls of computes answered lately, for their repeats.
+        self.answers = answers.Answers()
 
     # -- object indirection ------------------------------------------------
 
     @messaging.expected_exceptions(exception.NovaLiteException)
     def object_class_action_versions(self, context, objname, objmethod,
-                                     object_versions, args, kwargs):
+                                     object_versions, args, kwargs,
+                                     call_id=None):
+        return self.answers.once(
+            _remembered(call_id, objmethod), lambda: self._class_action(
+                context, objname, objmethod, object_versions, args, kwargs))
+
+    def _class_action(self, context, objname, objmethod, object_versions,
+                      args, kwargs):
         if not isinstance(object_versions, dict) or \
                 not isinstance(object_versions.get(objname), str):
             raise _refused('object_class_action_versions: no version of %r '
@@ -93,20 +134,11 @@ class ConductorManager(manager.Manager):
         return result
 
     @messaging.expected_exceptions(exception.NovaLiteException)
-    def object_action(self, context, objinst, objmethod, args, kwargs):
-        method = _remotable(objinst, objmethod, args, kwargs)
-        before = objinst.obj_clone()
-        result = method(*args, **kwargs)
-        updates = {}
-        for name, field in objinst.fields.items():
-            if not objinst.obj_attr_is_set(name):
-                continue
-            if (not before.obj_attr_is_set(name) or
-                    getattr(before, name) != getattr(objinst, name)):
-                updates[name] = field.to_primitive(objinst, name,
-                                                   getattr(objinst, name))
-        updates['obj_what_changed'] = list(objinst.obj_what_changed())
-        return updates, result
+    def object_action(self, context, objinst, objmethod, args, kwargs,
+                      call_id=None):
+        return self.answers.once(
+            _remembered(call_id, objmethod), lambda: _object_action(
+                objinst, objmethod, args, kwargs))
 
     def object_backport_versions(self, context, objinst, object_versions):
         return objinst.obj_to_primitive(
@@ -127,6 +159,13 @@ class ConductorManager(manager.Manager):
         if not CONF.api_database.connection:
             return
         self.build_leases.renew(nova_context.get_admin_context())
+
+    @manager.periodic_task(_lease_renewal_spacing)
+    def renew_move_leases(self):
+        """Keep the moves this conductor works on alive: one that made no
+        progress for interrupted_task_timeout is undone by a takeover
+        (conductor/move_leases.py)."""
+        self.moves.renew()
 
     @manager.periodic_task(lambda: CONF.conductor.recovery_interval)
     def recover_interrupted_work(self):
@@ -175,7 +214,8 @@ class ConductorManager(manager.Manager):
     def evacuate_instance(self, context, instance, host=None):
         evacuate.EvacuateTask(
             context, instance, host, self.scheduler_rpcapi,
-            self.compute_rpcapi, self.reportclient).execute()
+            self.compute_rpcapi, self.reportclient,
+            moves=self.moves).execute()
 
     def live_migrate_instance(self, context, instance, host=None,
                               block_migration=False):
@@ -186,7 +226,7 @@ class ConductorManager(manager.Manager):
     def unshelve_instance(self, context, instance):
         unshelve.UnshelveTask(
             context, instance, self.scheduler_rpcapi, self.compute_rpcapi,
-            self.reportclient).execute()
+            self.reportclient, moves=self.moves).execute()
 
     def build_instances(self, context, instances, request_spec, host_lists,
                         image=None):

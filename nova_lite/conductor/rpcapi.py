@@ -12,18 +12,23 @@ API version history:
           unshelve_instance: schedule and spawn an offloaded server.
     1.3 - live_migrate_instance: the live-migration task with its
           reschedule loop (seed 001).
+    1.4 - object_action and object_class_action_versions take a
+          call_id: a call asked again after its answer was lost is run
+          once (conductor/answers.py).
 """
 
 import oslo_messaging as messaging
+from oslo_utils import uuidutils
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import outage
 from nova_lite import rpc
 
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'conductor'
-LATEST_VERSION = '1.3'
+LATEST_VERSION = '1.4'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -42,16 +47,34 @@ class ConductorAPI:
 
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
-        cctxt = self.client.prepare()
-        return cctxt.call(context, 'object_class_action_versions',
-                          objname=objname, objmethod=objmethod,
-                          object_versions=object_versions,
-                          args=args, kwargs=kwargs)
+        return self._object_call(
+            context, 'object_class_action_versions',
+            '%s.%s' % (objname, objmethod), objname=objname,
+            objmethod=objmethod, object_versions=object_versions,
+            args=args, kwargs=kwargs)
 
     def object_action(self, context, objinst, objmethod, args, kwargs):
-        cctxt = self.client.prepare()
-        return cctxt.call(context, 'object_action', objinst=objinst,
-                          objmethod=objmethod, args=args, kwargs=kwargs)
+        return self._object_call(
+            context, 'object_action',
+            '%s.%s' % (objinst.obj_name(), objmethod), objinst=objinst,
+            objmethod=objmethod, args=args, kwargs=kwargs)
+
+    def _object_call(self, context, method, what, **kwargs):
+        """An object call, asked again while the broker is away or the
+        answer does not come (the broker restarted under it, the
+        conductor did), for up to [DEFAULT] outage_wait: a compute that
+        cannot read or write its records has nothing else to do. From
+        1.4 the call carries an id, and a conductor runs it once however
+        often it is asked (``conductor/answers.py``)."""
+        if self.client.can_send_version('1.4'):
+            cctxt = self.client.prepare(version='1.4')
+            kwargs['call_id'] = uuidutils.generate_uuid()
+        else:
+            cctxt = self.client.prepare()
+        return outage.ride_out(
+            lambda: cctxt.call(context, method, **kwargs),
+            (messaging.MessagingTimeout,) + outage.BROKER_AWAY,
+            'The conductor call %s' % what)
 
     def object_backport_versions(self, context, objinst, object_versions):
         cctxt = self.client.prepare()

@@ -203,34 +203,6 @@ def port_allocations(request_groups_, provider_of_port):
     return allocations
 
 
-def mappings_from_allocations(request_groups_, allocations,
-                              provider_traits):
-    """{port id: provider uuid} for a move whose allocation has no
-    ``mappings`` (written by hand, or healed): each group goes to a
-    provider of ``allocations`` that has its resource classes and its
-    required traits (``provider_traits``: {provider uuid: set of
-    traits})."""
-    found = {}
-    # What each provider has left for the groups not matched yet.
-    left = {provider: dict(allocation.get('resources', allocation))
-            for provider, allocation in allocations.items()}
-    for group in request_groups_ or []:
-        for provider, held in sorted(left.items()):
-            if all(held.get(rc, 0) >= amount
-                   for rc, amount in group.resources.items()) and \
-                    set(group.required_traits) <= provider_traits.get(
-                        provider, set()):
-                found[group.requester_id] = provider
-                for rc, amount in group.resources.items():
-                    held[rc] -= amount
-                break
-        else:
-            raise exception.PortUpdateFailed(
-                port_id=group.requester_id,
-                reason='its resource request is not in the allocation')
-    return found
-
-
 def profile_naming(port, provider):
     """``port``'s binding profile with ``allocation`` naming ``provider``
     (none when ``provider`` is None), the rest kept."""

@@ -16,6 +16,7 @@ from oslo_utils import timeutils
 from oslo_versionedobjects import base as ovo_base
 from oslo_versionedobjects import exception as ovo_exception
 from oslo_versionedobjects import fields
+import sqlalchemy as sa
 
 from nova_lite.db import api as db
 
@@ -143,6 +144,19 @@ def db_datetime(value):
 
 def utcnow():
     return timeutils.utcnow().replace(tzinfo=None)
+
+
+@db.retried
+def mark_alive(context, model, uuids, *where):
+    """Set ``updated_at`` to now on the cell rows of ``model`` with these
+    uuids that are not deleted and match ``where``: a takeover waits for
+    work that made no progress for its timeout. How many rows matched."""
+    if not uuids:
+        return 0
+    with db.cell_session(context) as session:
+        return session.execute(sa.update(model).where(
+            model.uuid.in_(sorted(uuids)), model.deleted == 0,
+            *where).values(updated_at=utcnow())).rowcount
 
 
 def copy_from_row(obj, row, names, renames=None):

@@ -243,6 +243,14 @@ class Instance(base.NovaLiteObject):
         self.updated_at = values['updated_at']
         self.obj_reset_changes(recursive=True)
 
+    @classmethod
+    def renew(cls, context, uuids, task_state):
+        """Mark these servers' task alive now (a takeover waits for a
+        task that made no progress for its timeout), those still in
+        ``task_state``; how many were."""
+        return base.mark_alive(context, models.Instance, uuids,
+                               models.Instance.task_state == task_state)
+
     @base.remotable
     def destroy(self, hard_delete=False):
         """Delete the instance: soft by default, as cell rows are kept."""

@@ -149,18 +149,47 @@ class Migration(base.NovaLiteObject):
         (``[[step, arg], ...]``, JSON-able) for a takeover to read. Only
         that column is written (and ``updated_at``: the move is alive);
         the object's other changes stay unsaved."""
+        self._write_flow(flow, steps, None)
+
+    @db.retried
+    def record_flow_while(self, flow, steps, statuses):
+        """``record_flow``, only while the migration has one of
+        ``statuses``, else MigrationStatusChanged: the conductor's own
+        record, which fails once a takeover has ended the move
+        (conductor/move_leases.py)."""
+        self._write_flow(flow, steps, statuses)
+
+    def _write_flow(self, flow, steps, statuses):
         value = jsonutils.dumps({'flow': flow, 'steps': steps})
         now = base.utcnow()
+        query = sa.update(models.Migration).where(
+            models.Migration.uuid == self.uuid,
+            models.Migration.deleted == 0)
+        if statuses is not None:
+            query = query.where(models.Migration.status.in_(list(statuses)))
         with db.cell_session(self._context) as session:
-            result = session.execute(sa.update(models.Migration).where(
-                models.Migration.uuid == self.uuid,
-                models.Migration.deleted == 0).values(flow=value,
-                                                      updated_at=now))
+            result = session.execute(query.values(flow=value,
+                                                  updated_at=now))
             if not result.rowcount:
-                raise MigrationNotFound(migration_id=self.uuid)
+                actual = session.execute(
+                    sa.select(models.Migration.status).where(
+                        models.Migration.uuid == self.uuid,
+                        models.Migration.deleted == 0)).scalar()
+                if actual is None:
+                    raise MigrationNotFound(migration_id=self.uuid)
+                raise MigrationStatusChanged(migration_id=self.uuid,
+                                             status=actual)
         self.flow = value
         self.updated_at = now
         self.obj_reset_changes(['flow', 'updated_at'])
+
+    @classmethod
+    def renew(cls, context, uuids, statuses):
+        """Mark these moves alive now (a takeover waits for a move that
+        made no progress for its timeout), those still in one of
+        ``statuses``; how many were."""
+        return base.mark_alive(context, models.Migration, uuids,
+                               models.Migration.status.in_(list(statuses)))
 
     def recorded_steps(self, flow):
         """The steps ``flow`` recorded here, or None: nothing recorded by

@@ -144,16 +144,23 @@ def _excluded(spec, host_states):
     return forced, ignored + [s for s in candidates if s not in forced], True
 
 
+# Hosts the request itself rules out, whatever their state: a
+# rescheduled build's tried hosts, the hosts it ignores.
+_RULED_OUT_BY_THE_REQUEST = ('RetryFilter', 'ignore_hosts')
+
+
 def _every_compute_unheard_from(result):
-    """Whether the compute filter refused every host, each only because
-    its service has not reported lately (not disabled, not forced down)."""
-    for name, _reason, hosts in result.removed:
-        if name == 'ComputeFilter' and hosts and \
-                len(hosts) == result.total:
-            return all(not state.service['disabled'] and
-                       not state.service['forced_down']
-                       for state in hosts)
-    return False
+    """Whether every host the request could still use was refused by the
+    compute filter only because its service has not reported lately (not
+    disabled, not forced down)."""
+    unheard = [state for name, _reason, hosts in result.removed
+               if name == 'ComputeFilter' for state in hosts]
+    ruled_out = sum(len(hosts) for name, _reason, hosts in result.removed
+                    if name in _RULED_OUT_BY_THE_REQUEST)
+    if not unheard or len(unheard) + ruled_out != result.total:
+        return False
+    return all(not state.service['disabled'] and
+               not state.service['forced_down'] for state in unheard)
 
 
 def _still_wanted(spec, state):
@@ -224,8 +231,9 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
                  index + 1, num, spec.instance_uuid, result.explain())
         if _every_compute_unheard_from(result):
             return exception.ComputesUnheardFrom(
-                reason=result.explain() + ' (every compute service is '
-                       'late to report; none is disabled)')
+                reason=result.explain() + ' (every compute service the '
+                       'request can use is late to report; none is '
+                       'disabled)')
         return exception.NoValidHost(reason=result.explain())
 
     for index in range(num):
@@ -544,10 +552,9 @@ class FilterScheduler:
         groups = spec.requested_resources
         if not groups:
             return request
-        from nova_lite.network import api as network_api
         traits = {rp: set(self.reportclient.provider_traits(rp))
                   for rp in request['allocations']}
-        by_port = network_api.mappings_from_allocations(
+        by_port = scheduler_utils.mappings_from_allocations(
             groups, request['allocations'], traits)
         return dict(request, mappings={
             group.suffix: [by_port[group.requester_id]] for group in groups})

@@ -22,6 +22,8 @@ import oslo_messaging as messaging
 from oslo_versionedobjects import base as objects_base
 
 from nova_lite import conf as nova_conf
+from nova_lite import exception
+from nova_lite import outage
 from nova_lite import rpc
 
 CONF = nova_conf.CONF
@@ -50,7 +52,6 @@ class SchedulerAPI:
         version = '1.4'
         if spec_obj.requested_resources and \
                 not self.client.can_send_version(version):
-            from nova_lite import exception
             raise exception.NoValidHost(
                 reason='the server has ports with resource requests and '
                        'the schedulers are pinned to scheduler RPC API %s, '
@@ -89,8 +90,6 @@ def select_destinations_patiently(scheduler_api, context, spec_obj,
     (``nova_lite.outage``). Asking again is safe: a scheduler keeps the
     claim an unanswered request wrote for an instance and answers with its
     host."""
-    from nova_lite import exception
-    from nova_lite import outage
     kwargs = {} if return_alternates else {'return_alternates': False}
     return outage.ride_out(
         lambda: scheduler_api.select_destinations(

@@ -2,6 +2,8 @@
 asks placement for candidates and claims them) and the compute's resource
 tracker (which writes the same allocation at its claim)."""
 
+from nova_lite import exception
+
 PCI_ALIAS_SPEC = 'pci_passthrough:alias'
 
 
@@ -35,3 +37,31 @@ def resources_from_flavor(flavor, is_bfv=False):
 
 def resources_from_request_spec(spec):
     return resources_from_flavor(spec.flavor, spec.is_bfv)
+
+
+def mappings_from_allocations(request_groups, allocations,
+                              provider_traits):
+    """{port id: provider uuid} for a move whose allocation has no
+    ``mappings`` (written by hand, or healed): each group goes to a
+    provider of ``allocations`` that has its resource classes and its
+    required traits (``provider_traits``: {provider uuid: set of
+    traits})."""
+    found = {}
+    # What each provider has left for the groups not matched yet.
+    left = {provider: dict(allocation.get('resources', allocation))
+            for provider, allocation in allocations.items()}
+    for group in request_groups or []:
+        for provider, held in sorted(left.items()):
+            if all(held.get(rc, 0) >= amount
+                   for rc, amount in group.resources.items()) and \
+                    set(group.required_traits) <= provider_traits.get(
+                        provider, set()):
+                found[group.requester_id] = provider
+                for rc, amount in group.resources.items():
+                    held[rc] -= amount
+                break
+        else:
+            raise exception.PortUpdateFailed(
+                port_id=group.requester_id,
+                reason='its resource request is not in the allocation')
+    return found

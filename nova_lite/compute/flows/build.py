@@ -197,6 +197,7 @@ def _reschedule_or_fail(compute, context, instance, request_spec,
             details=str(getattr(error, 'message', error)))
         return
     lifecycle.record_fault(context, instance, error, host=compute.host)
+    nodename = instance.node or compute.driver.nodename
     tried = [compute.host, instance.node or '']
     instance.host = None
     instance.node = None
@@ -208,6 +209,10 @@ def _reschedule_or_fail(compute, context, instance, request_spec,
                                            states.SCHEDULING])
     except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
         return  # deleted meanwhile; nothing to reschedule
+    # The alternate is claimed afresh: a build that failed before its
+    # steps took the scheduler's claim (undone with them) still holds it
+    # here, and the claim on the alternate would find it in the way.
+    compute.rt.drop_instance(context, instance, nodename)
     retry = request_spec.retry or objects.SchedulerRetries(
         num_attempts=0, hosts=[])
     retry.num_attempts += 1

@@ -1,5 +1,6 @@
 """What several compute flows do: tell a late or repeated message from
-the server's current work, save a server unless it was overtaken, ask once whether it still exists, record a flow's steps on its migration,
+the server's current work, save a server unless it was overtaken, ask
+once whether it still exists, record a flow's steps on its migration,
 claim a moved server here and bind its ports here, leave it as it was with
 a fault when an operation on it failed, put it in ERROR with its fault,
 and finish a spawn.
@@ -32,17 +33,19 @@ def save_expecting(instance, task_state):
     return None
 
 
-def late_or_repeated(context, instance, task_state):
+def late_or_repeated(context, instance, task_state, deleted_is_late=True):
     """Why the message that asks for ``task_state`` on ``instance`` is not
     the server's current work -- the server is gone, its task moved on
     (done already: a repeat), or a later request on it was accepted since
     (its newest action is not this message's request: a late one) -- or
     None when it is. A message that is late or a repeat touches nothing:
-    its request id is its identity."""
+    its request id is its identity. ``deleted_is_late`` False: a server
+    deleted meanwhile is the message's to clean up after (a move gives
+    back what it claimed for it)."""
     try:
         stored = objects.Instance.get_by_uuid(context, instance.uuid)
     except exception.InstanceNotFound:
-        return 'it was deleted meanwhile'
+        return 'it was deleted meanwhile' if deleted_is_late else None
     if stored.task_state != task_state:
         return 'its task is %s now' % (stored.task_state or 'over')
     try:

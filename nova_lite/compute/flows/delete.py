@@ -17,7 +17,10 @@ def terminate(compute, context, instance):
             context, instance.uuid, 'compute_terminate_instance',
             host=compute.host, action=instance_actions.DELETE):
         compute.driver.destroy(context, instance)
-        compute.rt.drop_instance(context, instance, instance.node)
+        # All it holds: a live migration under way has claimed its
+        # destination for it too.
+        compute.rt.drop_instance(context, instance, instance.node,
+                                 only_here=False)
         network_api.release_ports(compute.ports, instance)
         try:
             instance.destroy()

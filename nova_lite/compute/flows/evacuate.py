@@ -59,8 +59,36 @@ def evacuate(compute, context, instance, image, migration, selection,
              request_spec):
     """Claim here, point the ports at this host with this host's
     providers as their ``allocation``, and build the server again (the
-    module's docstring)."""
-    with compute.work.lock(instance.uuid), instance_actions.event(
+    module's docstring). A late or repeated cast touches nothing."""
+    with compute.work.lock(instance.uuid):
+        late = _late_or_repeated(context, instance, migration)
+        if late is not None:
+            LOG.info('Not evacuating %s here: %s', instance.uuid, late)
+            return
+        _evacuate(compute, context, instance, image, migration, selection,
+                  request_spec)
+
+
+def _late_or_repeated(context, instance, migration):
+    """Why this evacuation is not the server's current work (None when
+    it is): its migration has moved on from pre-migrating -- done,
+    failed, undone by a takeover -- or the server's task has. A server
+    deleted meanwhile is still this evacuation's: its flow gives back
+    what the move holds."""
+    try:
+        status = objects.Migration.get_by_uuid(context,
+                                               migration.uuid).status
+    except exception.NotFound:
+        return 'its migration %s is gone' % migration.uuid
+    if status != 'pre-migrating':
+        return 'its migration %s is %s' % (migration.uuid, status)
+    return common.late_or_repeated(context, instance, states.REBUILDING,
+                                   deleted_is_late=False)
+
+
+def _evacuate(compute, context, instance, image, migration, selection,
+              request_spec):
+    with instance_actions.event(
             context, instance.uuid, 'compute_rebuild_instance',
             host=compute.host, action=instance_actions.EVACUATE) as step:
         was_stopped = instance.vm_state == states.STOPPED

@@ -3,10 +3,10 @@ at start, those the previous process was doing when it died; every
 [compute] recovery_interval, any task that has not moved for [compute]
 interrupted_task_timeout (its message was lost). Each is finished when
 doing it again is harmless (a delete, a power off or on, an offload, a
-rebuild in place) and
-undone otherwise: a build is undone and scheduled again, an evacuation
-here goes back to its source, a live migration from here is rolled back,
-anything else ends in ERROR in place with a fault saying why.
+rebuild in place) and undone otherwise: a build is undone and scheduled
+again, an evacuation here goes back to its source, a live migration from
+here is rolled back, anything else ends in ERROR in place with a fault
+saying why.
 
 A move whose flow recorded its steps on the migration (a live migration
 from here, an evacuation to here) is undone by replaying the undos of
@@ -210,7 +210,8 @@ def _resolve(compute, context, instance, restarted):
         instance.save(expected_task_state=[task])
     elif task == states.UNSHELVING:
         # Shelved here and not offloaded: power it on again.
-        shelve.unshelve(compute, context, instance, None, None, None)
+        shelve.unshelve(compute, context, instance, None, None, None,
+                        resumed=True)
     elif instance.vm_state == states.SHELVED_OFFLOADED:
         # An unshelve that had taken the server over here.
         shelve.unshelve_cut_off(compute, context, instance, exception.

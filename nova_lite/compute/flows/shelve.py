@@ -146,8 +146,26 @@ def offload_shelved_instances(compute, context):
         shelve_offload(compute, context, instance)
 
 
-def unshelve(compute, context, instance, image, request_spec, selection):
-    with compute.work.lock(instance.uuid), instance_actions.event(
+def unshelve(compute, context, instance, image, request_spec, selection,
+             resumed=False):
+    """Unshelve here: power the guest on again (``selection`` None: it
+    was shelved here and never offloaded), or build it here from its
+    image. A late or repeated cast touches nothing; ``resumed``: an
+    unshelve this compute does again after a restart cut it off."""
+    with compute.work.lock(instance.uuid):
+        # Deleted meanwhile, it is still this unshelve's to give back
+        # the claim made for it (its flow does).
+        late = (None if resumed else common.late_or_repeated(
+            context, instance, states.UNSHELVING, deleted_is_late=False))
+        if late is not None:
+            LOG.info('Not unshelving %s here: %s', instance.uuid, late)
+            return
+        _unshelve(compute, context, instance, image, request_spec,
+                  selection)
+
+
+def _unshelve(compute, context, instance, image, request_spec, selection):
+    with instance_actions.event(
             context, instance.uuid, 'compute_unshelve_instance',
             host=compute.host, action=instance_actions.UNSHELVE) as step:
         if selection is None:

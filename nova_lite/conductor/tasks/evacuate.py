@@ -31,20 +31,26 @@ compute, when it comes back, removes what the migration consumer holds
 Each step is recorded on the migration before it is taken: a conductor
 that dies mid-way leaves the list for ``recover.InterruptedMoves``, which
 replays these undos (or the destination's, once it recorded its own).
+While it works, the conductor keeps the migration alive
+(``conductor/move_leases.py``); the step records and the migration's next
+status are written only while the migration is still ``accepted`` or
+``pre-migrating``, so a conductor whose evacuation was taken over stops
+there and undoes nothing (MigrationStatusChanged).
 """
 
 from oslo_log import log as logging
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
+from nova_lite.conductor import move_leases
 from nova_lite.conductor.tasks import move_common
 from nova_lite import exception
 from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite.network import api as network_api
 from nova_lite import objects
-from nova_lite.scheduler import rpcapi as scheduler_rpc
 from nova_lite.objects import migration as migration_obj
+from nova_lite.scheduler import rpcapi as scheduler_rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -56,7 +62,9 @@ FLOW = 'evacuation'
 class EvacuateTask:
 
     def __init__(self, context, instance, host, scheduler_rpcapi,
-                 compute_rpcapi, reportclient, port_client=None):
+                 compute_rpcapi, reportclient, port_client=None,
+                 moves=None):
+        self.moves = moves or move_leases.MovesInProgress()
         self.context = context
         self.instance = instance
         self.migration = None
@@ -82,8 +90,10 @@ class EvacuateTask:
             FLOW, self.instance.uuid, evacuation_undos(
                 self.cctxt, self.reportclient, self.instance.uuid,
                 self.migration),
-            record=lambda steps: self.migration.record_flow(FLOW, steps))
-        with flow:
+            record=lambda steps: self.migration.record_flow_while(
+                FLOW, steps, move_leases.EVACUATING),
+            not_ours=(exception.MigrationStatusChanged,))
+        with self.moves.evacuation(self.cctxt, self.migration), flow:
             spec = self._request_spec()
             LOG.info('Evacuating %s from %s (migration %s)',
                      self.instance.uuid, self.migration.source_compute,
@@ -100,7 +110,7 @@ class EvacuateTask:
             self.migration.dest_node = selection.nodename
             self.migration.dest_host = selection.service_host
             self.migration.status = 'pre-migrating'
-            self.migration.save()
+            self.migration.save(expected_status=['accepted'])
             LOG.info('Evacuating %s to %s', self.instance.uuid,
                      selection.service_host)
             flow.step('cast_evacuate')
@@ -118,11 +128,23 @@ class EvacuateTask:
     def _rollback(self, error):
         """What a failure leaves once the flow's steps are undone: back
         on its source, holding its source allocation, in ERROR with the
-        reason as its fault; the migration in error."""
-        if self.migration is not None and \
+        reason as its fault; the migration in error. An evacuation taken
+        over (its migration ended by the takeover) is left as it is."""
+        taken_over = (error if isinstance(
+            error, exception.MigrationStatusChanged) else None)
+        if taken_over is None and self.migration is not None and \
                 self.migration.obj_attr_is_set('id'):
             self.migration.status = 'error'
-            self.migration.save()
+            try:
+                self.migration.save(
+                    expected_status=list(move_leases.EVACUATING))
+            except exception.MigrationStatusChanged as e:
+                taken_over = e
+        if taken_over is not None:
+            LOG.warning('The evacuation of %s was taken over (%s); this '
+                        'conductor leaves it alone', self.instance.uuid,
+                        taken_over)
+            return
         lifecycle.set_error(self.cctxt, self.instance, error,
                             expected_task_state=states.REBUILDING)
 

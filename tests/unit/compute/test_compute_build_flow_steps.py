@@ -12,10 +12,14 @@ interrupted builds: the server holds nothing here and is scheduled again.
 The fixtures are ``test_manager_moves``'s.
 """
 
+import fixtures
+import oslo_messaging as messaging
+
 from nova_lite.compute.flows import build
 from nova_lite.compute import states
 from nova_lite.conductor.tasks import recover
 from nova_lite import context as nova_context
+from nova_lite import objects
 from tests.unit.compute import test_manager_moves as moves
 from tests.unit.compute import test_move_flow_steps
 from tests.unit import flow_steps
@@ -67,6 +71,41 @@ class TestEachStepFails(BuildStepTestCase):
         self.assertEqual((states.ERROR, None, None, []),
                          (stored.vm_state, stored.task_state, stored.host,
                           self.conductor.reschedules))
+
+
+class TestTheStartFails(BuildStepTestCase):
+    """The build fails before its first step: the save that makes the
+    server this host's did not answer (the broker went away)."""
+
+    def setUp(self):
+        super().setUp()
+        real_save = objects.Instance.save
+        failed = []
+
+        def save(instance, *args, **kwargs):
+            if not failed:
+                failed.append(kwargs.get('expected_task_state'))
+                raise messaging.MessagingTimeout('no answer')
+            return real_save(instance, *args, **kwargs)
+
+        self.useFixture(fixtures.MockPatchObject(objects.Instance, 'save',
+                                                 save))
+        self.failed = failed
+
+    def test_the_scheduler_claim_is_given_back_before_the_reschedule(self):
+        self.build(host_list=[self.selection('src')])
+        self.assertEqual([[states.SCHEDULING]], self.failed)
+        self.assertHoldsNothingHere()
+        [(uuids, _spec, _hosts)] = self.conductor.reschedules
+        stored = self.stored(self.instance)
+        self.assertEqual(([self.instance.uuid], None, states.SCHEDULING),
+                         (uuids, stored.host, stored.task_state))
+
+    def test_without_alternates_it_is_error_holding_nothing(self):
+        self.build()
+        self.assertHoldsNothingHere()
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ERROR, None), (stored.vm_state, stored.host))
 
 
 class TestEachStepCrashes(BuildStepTestCase):

@@ -194,6 +194,11 @@ class TestLateOrRepeatedMessages(InterruptedTestCase):
         message.task_state = task_state
         return message
 
+    def this_request(self, instance, action):
+        """The message's own request is the server's newest action."""
+        objects.InstanceAction.action_start(self.context, instance.uuid,
+                                            action)
+
     def later_request(self, instance, action):
         objects.InstanceAction.action_start(
             nova_context.get_admin_context(), instance.uuid, action)
@@ -207,8 +212,7 @@ class TestLateOrRepeatedMessages(InterruptedTestCase):
 
     def test_a_rebuild_a_later_request_overtook_leaves_the_guest(self):
         instance = self.server(task_state=states.REBUILDING)
-        objects.InstanceAction.action_start(self.context, instance.uuid,
-                                            instance_actions.REBUILD)
+        self.this_request(instance, instance_actions.REBUILD)
         self.later_request(instance, instance_actions.REBUILD)
         self.manager.driver._instances[instance.uuid]['state'] = 'marked'
         rebuild.rebuild(self.manager, self.context, instance, None, None)
@@ -217,8 +221,7 @@ class TestLateOrRepeatedMessages(InterruptedTestCase):
 
     def test_the_current_rebuild_is_done(self):
         instance = self.server(task_state=states.REBUILDING)
-        objects.InstanceAction.action_start(self.context, instance.uuid,
-                                            instance_actions.REBUILD)
+        self.this_request(instance, instance_actions.REBUILD)
         self.manager.driver._instances[instance.uuid]['state'] = 'marked'
         rebuild.rebuild(self.manager, self.context, instance, None, None)
         self.assertEqual(((states.ACTIVE, None, 'dst'), 'running'),
@@ -240,8 +243,7 @@ class TestLateOrRepeatedMessages(InterruptedTestCase):
 
     def test_the_current_stop_is_done(self):
         instance = self.server(task_state=states.POWERING_OFF)
-        objects.InstanceAction.action_start(self.context, instance.uuid,
-                                            instance_actions.STOP)
+        self.this_request(instance, instance_actions.STOP)
         self.manager.stop_instance(self.context, instance)
         self.assertEqual(((states.STOPPED, None, 'dst'), 'shutdown'),
                          (self.state(instance), self.guest_state(instance)))

@@ -368,6 +368,16 @@ class TestDeletedBeforeItStarts(LiveMigrationTestCase):
         self.assertNotIn('dst', self.bindings())
 
 
+class TestDeletedWhileItIsUnderWay(LiveMigrationTestCase):
+    """The delete reaches the source while the server's consumer holds
+    the destination the conductor claimed for it (its source side is the
+    migration's): a deleted server holds nothing anywhere."""
+
+    def test_the_destination_claim_goes_with_the_server(self):
+        self.manager.terminate_instance(self.context, self.instance)
+        self.assertEqual({}, self.resources(self.instance.uuid))
+
+
 # -- when the destination or the source goes away -----------------------------
 
 class UnreachableDestinationRPC(DirectComputeRPC):

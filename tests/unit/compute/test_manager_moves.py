@@ -24,6 +24,7 @@ import testtools
 from nova_lite.compute.flows import build
 from nova_lite.compute.flows import evacuate
 from nova_lite.compute.flows import shelve
+from nova_lite.compute import instance_actions
 from nova_lite.compute import manager as compute_manager
 from nova_lite.compute import states
 from nova_lite import context as nova_context
@@ -260,6 +261,48 @@ class TestEvacuate(EvacuateTestCase):
         stored = self.stored(self.instance)
         self.assertEqual((states.STOPPED, states.SHUTDOWN),
                          (stored.vm_state, stored.power_state))
+
+
+class TestEvacuateLateOrRepeated(EvacuateTestCase):
+    """An evacuation cast that arrives again after it was done, or after
+    a takeover undid it, touches nothing: not the server running here,
+    its allocation, its port or the migration."""
+
+    def assertStillEvacuatedHere(self):
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ACTIVE, None, 'dst'),
+                         (stored.vm_state, stored.task_state, stored.host))
+        self.assertEqual([self.instance.uuid], self.guests())
+        self.assertEqual(('dst', {'allocation': self.nics['dst']}),
+                         self.binding(self.port))
+        self.assertEqual(
+            (self.allocation_on('dst'), self.allocation_on('src')),
+            (self.resources(self.instance.uuid),
+             self.resources(self.migration.uuid)))
+        self.assertEqual('done', self.stored_migration().status)
+
+    def test_a_repeated_evacuation_leaves_the_evacuated_server(self):
+        self.evacuate()
+        self.evacuate()
+        self.assertStillEvacuatedHere()
+
+    def test_a_repeat_arriving_while_the_task_is_still_set_is_left(self):
+        self.evacuate()
+        # Its task as the message carries it; the migration says done.
+        self.instance.task_state = states.REBUILDING
+        self.evacuate()
+        self.assertStillEvacuatedHere()
+
+    def test_an_evacuation_whose_migration_failed_touches_nothing(self):
+        self.migration.status = 'failed'
+        self.migration.save()
+        self.evacuate()
+        stored = self.stored(self.instance)
+        self.assertEqual(('src', states.REBUILDING),
+                         (stored.host, stored.task_state))
+        self.assertEqual([], self.guests())
+        self.assertEqual(self.allocation_on('dst'),
+                         self.resources(self.instance.uuid))
 
 
 class TestEvacuateFailure(EvacuateTestCase):
@@ -605,6 +648,30 @@ class TestUnshelveOffloaded(UnshelveOffloadedTestCase):
         self.ports.unbindable_hosts.add('dst')
         self.unshelve()
         self.assertStillOffloaded()
+
+    def test_a_repeated_unshelve_leaves_the_unshelved_server(self):
+        self.unshelve()
+        self.unshelve()
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ACTIVE, None, 'dst'),
+                         (stored.vm_state, stored.task_state, stored.host))
+        self.assertEqual(('dst', {'allocation': self.nics['dst']}),
+                         self.binding(self.port))
+        self.assertEqual(self.allocation_on('dst'),
+                         self.resources(self.instance.uuid))
+        self.assertEqual([self.instance.uuid], self.guests())
+
+    def test_an_unshelve_a_later_request_overtook_touches_nothing(self):
+        objects.InstanceAction.action_start(
+            nova_context.get_admin_context(), self.instance.uuid,
+            instance_actions.UNSHELVE)
+        self.unshelve()
+        stored = self.stored(self.instance)
+        self.assertEqual((states.SHELVED_OFFLOADED, states.UNSHELVING,
+                          None), (stored.vm_state, stored.task_state,
+                                  stored.host))
+        self.assertEqual((None, {}), self.binding(self.port))
+        self.assertEqual([], self.guests())
 
 
 # -- build: binding the ports -------------------------------------------------

@@ -380,6 +380,25 @@ class TestEveryComputeUnheardFrom(FilterSchedulerTestCase):
                                   self.select, hosts)
         self.assertIn('2 compute service down or disabled', str(error))
 
+    def test_the_hosts_left_after_those_tried_unheard_from_is_retryable(
+            self):
+        # A rescheduled build: its first host failed it, the other's
+        # heartbeat is late (the broker blinked).
+        hosts = [make_host('h1'), make_host('h2', up=False)]
+        spec = make_spec(retry=objects.SchedulerRetries(
+            num_attempts=1, hosts=[['h1', 'h1']]))
+        error = self.assertRaises(exception.ComputesUnheardFrom,
+                                  self.select, hosts, spec)
+        self.assertIn('1 already tried', str(error))
+
+    def test_only_tried_hosts_is_a_plain_no_valid_host(self):
+        hosts = [make_host('h1'), make_host('h2')]
+        spec = make_spec(retry=objects.SchedulerRetries(
+            num_attempts=2, hosts=[['h1', 'h1'], ['h2', 'h2']]))
+        error = self.assertRaises(exception.NoValidHost, self.select, hosts,
+                                  spec)
+        self.assertNotIsInstance(error, exception.ComputesUnheardFrom)
+
     def test_a_disabled_host_among_them_is_a_plain_no_valid_host(self):
         hosts = [make_host('h1', up=False), make_host('h2', disabled=True)]
         error = self.assertRaises(exception.NoValidHost, self.select, hosts)

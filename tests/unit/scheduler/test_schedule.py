@@ -462,7 +462,7 @@ class TestIgnoredAndForcedHosts(ScheduleTestCase):
         self.assertEqual(['h2'], hosts_of(states))
 
     def test_ignored_hosts_are_counted_in_the_explanation(self):
-        hosts = [make_host('ignored'), make_host('down', up=False)]
+        hosts = [make_host('ignored'), make_host('off', disabled=True)]
         self.assertEqual(
             '0/2 hosts available: 1 ignored host, 1 compute service down '
             'or disabled',
