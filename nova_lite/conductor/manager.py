@@ -221,7 +221,8 @@ class ConductorManager(manager.Manager):
                               block_migration=False):
         live_migrate.LiveMigrationTask(
             context, instance, host, block_migration, self.scheduler_rpcapi,
-            self.compute_rpcapi, self.reportclient).execute()
+            self.compute_rpcapi, self.reportclient,
+            moves=self.moves).execute()
 
     def unshelve_instance(self, context, instance):
         unshelve.UnshelveTask(

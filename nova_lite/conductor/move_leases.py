@@ -1,11 +1,15 @@
 """The moves a conductor works on, kept alive while it does.
 
-A move of an existing server (evacuation, unshelve) belongs to the
-conductor whose cast started it. If that conductor dies, another one
-undoes the move once it has made no progress for ``[conductor]
-interrupted_task_timeout`` (``recover.InterruptedMoves``): no progress
-means the record's ``updated_at`` -- the evacuation's migration, the
-unshelving server -- has not moved for that long.
+A move of an existing server (evacuation, unshelve, live migration)
+belongs to the conductor whose cast started it. If that conductor dies,
+the move is undone once it has made no progress for the interrupted-task
+timeout: an evacuation or an unshelve by another conductor
+(``recover.InterruptedMoves``, ``[conductor] interrupted_task_timeout``),
+a live migration by its source compute
+(``compute.flows.interrupted.recover_live_migrations``, ``[compute]
+interrupted_task_timeout``). No progress means the record's
+``updated_at`` -- the move's migration, the moving server -- has not
+moved for that long.
 
 A live conductor may still go that long without a step: it waits for a
 scheduler that restarts, or for placement (``nova_lite.outage``, up to
@@ -22,7 +26,8 @@ on the migration's status and the server's task -- so a conductor that
 lost its move (it stalled past the timeout) changes nothing of what the
 takeover settled; it stops, and undoes nothing (its flow takes
 MigrationStatusChanged, or UnexpectedTaskStateError for an unshelve, as
-"not ours").
+"not ours"). A live migration an admin cancelled meanwhile is still its
+conductor's to undo.
 """
 
 import contextlib
@@ -37,6 +42,9 @@ LOG = logging.getLogger(__name__)
 
 # The statuses of an evacuation its conductor still works on.
 EVACUATING = ('accepted', 'pre-migrating')
+# The statuses of a live migration its conductor still works on (from
+# ``queued`` on, its source compute's).
+LIVE_MIGRATING = ('accepted', 'queued')
 
 
 class MovesInProgress:
@@ -57,6 +65,22 @@ class MovesInProgress:
         with self._working_on(('migration', migration.uuid), cctxt,
                               lambda c: objects.Migration.renew(
                                   c, [migration.uuid], EVACUATING)):
+            yield
+
+    @contextlib.contextmanager
+    def live_migration(self, cctxt, migration):
+        """Keep ``migration``'s live migration alive while the block
+        runs: the migration, and the migrating server (its source
+        compute looks at the server's ``updated_at``)."""
+        def renew(c):
+            moving = objects.Migration.renew(c, [migration.uuid],
+                                             LIVE_MIGRATING)
+            if moving:
+                objects.Instance.renew(c, [migration.instance_uuid],
+                                       states.MIGRATING)
+            return moving
+        with self._working_on(('live migration', migration.uuid), cctxt,
+                              renew):
             yield
 
     @contextlib.contextmanager

@@ -57,7 +57,10 @@ def recover_live_migrations(compute, context, instances=None, stale=False):
     ``migrating`` forever. With ``stale`` (``instances`` have not moved
     for [compute] interrupted_task_timeout) one that never reached
     this compute is rolled back too: its conductor died, or its cast
-    was lost."""
+    was lost -- unless its conductor kept the migration alive meanwhile
+    (``_end_for_its_conductor``) -- and so is one that ended (an admin
+    cancelled it, or it failed) while the server was left migrating:
+    what undid it died half-way."""
     if instances is None:
         try:
             instances = objects.InstanceList.get_by_host(context,
@@ -71,18 +74,23 @@ def recover_live_migrations(compute, context, instances=None, stale=False):
         migrations = [m for m in objects.MigrationList.get_by_instance(
             context, instance.uuid)
             if m.migration_type == 'live-migration' and
-            m.source_compute == compute.host and m.status in (
-                'accepted', 'queued', 'preparing', 'running')]
+            m.source_compute == compute.host]
         if not migrations:
             continue
         migration = migrations[-1]
-        steps = migration.recorded_steps(live_migration.FLOW)
-        if steps is None and migration.status in ('accepted', 'queued') \
-                and not stale:
-            # Still the conductor's, or its cast to this compute is on
-            # its way: the migration starts (or is rolled back) when
-            # it arrives.
+        if migration.status not in live_migration.NOT_OVER and not (
+                stale and migration.status in ('cancelled', 'error')):
             continue
+        steps = migration.recorded_steps(live_migration.FLOW)
+        if steps is None and migration.status in _CONDUCTORS:
+            if not stale:
+                # Still the conductor's, or its cast to this compute is
+                # on its way: the migration starts (or is rolled back)
+                # when it arrives.
+                continue
+            migration = _end_for_its_conductor(context, migration)
+            if migration is None:
+                continue
         LOG.warning('The live migration %s of %s was interrupted (%s)',
                     migration.uuid, instance.uuid,
                     'no progress for %ss' %
@@ -100,6 +108,36 @@ def recover_live_migrations(compute, context, instances=None, stale=False):
                                      steps)
         else:
             _roll_back_unrecorded(compute, context, instance, migration)
+
+
+# A live migration its conductor still works on, or whose cast to this
+# compute is on its way.
+_CONDUCTORS = ('accepted', 'queued')
+
+
+def _end_for_its_conductor(context, migration):
+    """The fence of a takeover from a conductor: a live migration its
+    conductor has not kept alive for [compute] interrupted_task_timeout
+    (``conductor/move_leases.py``) is ended here -- ``error``, if it is
+    still as it was read -- and returned as it is now: its recorded steps
+    are all it will ever record, since its conductor writes nothing more
+    once it is over. None: its conductor still works on it (it renewed
+    it), or it moved on meanwhile."""
+    cutoff = (timeutils.utcnow().replace(tzinfo=None) -
+              datetime.timedelta(
+                  seconds=CONF.compute.interrupted_task_timeout))
+    if migration.updated_at is not None and \
+            migration.updated_at.replace(tzinfo=None) >= cutoff:
+        return None
+    status = migration.status
+    migration.status = 'error'
+    try:
+        migration.save(expected_status=[status])
+    except exception.MigrationStatusChanged as e:
+        LOG.info('The live migration %s of %s moved on meanwhile: %s',
+                 migration.uuid, migration.instance_uuid, e)
+        return None
+    return objects.Migration.get_by_uuid(context, migration.uuid)
 
 
 def _roll_back_unrecorded(compute, context, instance, migration):

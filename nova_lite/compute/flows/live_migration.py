@@ -66,7 +66,7 @@ FLOW = 'live migration at the source'
 # the source records its own flow there (which takes those steps over).
 CONDUCTOR_FLOW = 'live migration'
 # A migration in one of these is not over: its undo may still end it.
-_NOT_OVER = ['accepted', 'queued', 'preparing', 'running']
+NOT_OVER = ['accepted', 'queued', 'preparing', 'running']
 
 
 def check_destination(compute, context, instance, migrate_data):
@@ -221,7 +221,7 @@ def live_migration_undos(compute, context, instance, migration,
         cancelled = deleted or compute.work.migration_aborted(migration.id)
         migration.status = 'cancelled' if cancelled else 'error'
         try:
-            migration.save(expected_status=_NOT_OVER)
+            migration.save(expected_status=NOT_OVER)
         except exception.MigrationStatusChanged:
             pass  # an admin cancelled it, or a takeover ended it
 

@@ -64,7 +64,8 @@ class EvacuateTask:
     def __init__(self, context, instance, host, scheduler_rpcapi,
                  compute_rpcapi, reportclient, port_client=None,
                  moves=None):
-        self.moves = moves or move_leases.MovesInProgress()
+        self.moves = (moves if moves is not None else
+                      move_leases.MovesInProgress())
         self.context = context
         self.instance = instance
         self.migration = None

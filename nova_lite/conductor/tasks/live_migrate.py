@@ -33,8 +33,17 @@ broken server -- and the migration is ``error`` with the reason.
 Each step is recorded on the migration before it is taken: when the
 conductor dies mid-way, the source compute's look for stale moves replays
 these undos from the list (and the source's own flow takes the list over
-once the cast arrives).
+once the cast arrives). While it works, the conductor keeps the migration
+and the server alive (``conductor/move_leases.py``), so a conductor that
+waits out a scheduler restart is not taken for dead; the step records and
+the migration's next status are written only while the migration is still
+``accepted`` or ``queued``. One an admin cancelled meanwhile is undone
+here (LiveMigrationAborted); one a takeover ended (``error``) is left as
+the takeover settled it: this conductor stops and undoes nothing
+(MigrationStatusChanged).
 """
+
+import contextlib
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
@@ -42,6 +51,7 @@ import oslo_messaging as messaging
 from nova_lite.compute.flows import live_migration as compute_live_migration
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
+from nova_lite.conductor import move_leases
 from nova_lite.conductor.tasks import move_common
 from nova_lite import conf as nova_conf
 from nova_lite import exception
@@ -71,7 +81,9 @@ class LiveMigrationTask:
 
     def __init__(self, context, instance, host, block_migration,
                  scheduler_rpcapi, compute_rpcapi, reportclient,
-                 port_client=None):
+                 port_client=None, moves=None):
+        self.moves = (moves if moves is not None else
+                      move_leases.MovesInProgress())
         self.context = context
         self.instance = instance
         self.requested_host = host
@@ -102,8 +114,9 @@ class LiveMigrationTask:
             FLOW, self.instance.uuid, live_migration_undos(
                 self.reportclient, self.port_client, self.instance.uuid,
                 self.migration),
-            record=lambda steps: self.migration.record_flow(FLOW, steps))
-        with self.flow:
+            record=self._record, not_ours=(exception.MigrationStatusChanged,))
+        with self.moves.live_migration(self.cctxt, self.migration), \
+                self.flow:
             self._check_source(source)
             ports = self.port_client.ports_of(self.instance.uuid)
             groups = network_api.request_groups(ports)
@@ -119,12 +132,8 @@ class LiveMigrationTask:
             self.migration.dest_node = selection.nodename
             self.migration.dest_host = selection.service_host
             self.migration.status = 'queued'
-            try:
-                # An admin may have aborted it while it was accepted.
+            with self._unless_cancelled():
                 self.migration.save(expected_status=['accepted'])
-            except migration_obj.MigrationStatusChanged:
-                raise exception.LiveMigrationAborted(
-                    instance_uuid=self.instance.uuid)
             LOG.info('Live migrating %s from %s to %s (after %d refused)',
                      self.instance.uuid, source, selection.service_host,
                      len(self.tried))
@@ -132,6 +141,24 @@ class LiveMigrationTask:
             self.compute_rpcapi.live_migration(self.cctxt, self.instance,
                                                self.migration, migrate_data)
             self.flow.done()
+
+    def _record(self, steps):
+        with self._unless_cancelled():
+            self.migration.record_flow_while(FLOW, steps,
+                                             move_leases.LIVE_MIGRATING)
+
+    @contextlib.contextmanager
+    def _unless_cancelled(self):
+        """A write that finds the migration over: an admin cancelled it
+        (LiveMigrationAborted: undone here), or a takeover ended it
+        (MigrationStatusChanged: not ours any more)."""
+        try:
+            yield
+        except migration_obj.MigrationStatusChanged as changed:
+            if changed.kwargs.get('status') == 'cancelled':
+                raise exception.LiveMigrationAborted(
+                    instance_uuid=self.instance.uuid)
+            raise
 
     def _check_source(self, source):
         if not servicegroup.compute_is_up(self.cctxt, source):
@@ -227,14 +254,27 @@ class LiveMigrationTask:
         """What a failure leaves, once the flow's steps are undone (the
         server's allocation and bindings as they were): the server ACTIVE
         on its source without a task, the migration in error with the
-        reason (cancelled, if an admin aborted it)."""
-        if self.migration is not None and \
+        reason (cancelled, if an admin aborted it). A live migration
+        taken over (its migration ended by the takeover) is left as it
+        is."""
+        taken_over = (error if isinstance(
+            error, exception.MigrationStatusChanged) else None)
+        if taken_over is None and self.migration is not None and \
                 self.migration.obj_attr_is_set('id'):
             self.migration.status = (
                 'cancelled' if isinstance(error,
                                           exception.LiveMigrationAborted)
                 else 'error')
-            self.migration.save()
+            try:
+                self.migration.save(expected_status=list(
+                    move_leases.LIVE_MIGRATING) + ['cancelled'])
+            except exception.MigrationStatusChanged as e:
+                taken_over = e
+        if taken_over is not None:
+            LOG.warning('The live migration of %s was taken over (%s); '
+                        'this conductor leaves it alone',
+                        self.instance.uuid, taken_over)
+            return
         self.instance.task_state = None
         try:
             self.instance.save(expected_task_state=[states.MIGRATING])

@@ -445,6 +445,9 @@ class InterruptedMoves:
         LOG.warning('The evacuation %s of %s from %s made no progress for '
                     '%ss (its conductor died); undoing it', migration.uuid,
                     instance.uuid, migration.source_compute, self.timeout)
+        # The steps as recorded until now: none is recorded once the
+        # migration is over (conductor/move_leases.py).
+        migration = objects.Migration.get_by_uuid(cctxt, migration.uuid)
         # Whose steps are recorded: the destination's (it began, and
         # stopped before it took the server over; its undos but for its
         # own count and guest, which are that compute's), else the

@@ -35,7 +35,8 @@ class UnshelveTask:
 
     def __init__(self, context, instance, scheduler_rpcapi, compute_rpcapi,
                  reportclient, port_client=None, moves=None):
-        self.moves = moves or move_leases.MovesInProgress()
+        self.moves = (moves if moves is not None else
+                      move_leases.MovesInProgress())
         self.context = context
         self.instance = instance
         self.scheduler_rpcapi = scheduler_rpcapi

@@ -87,6 +87,8 @@ class StepTestCase(live_fixtures.LiveMigrationTestCase):
         interrupted.recover_live_migrations(restarted, self.context)
         test_manager_interrupted.age(self.context, self.instance,
                                      test_manager_interrupted.STALE)
+        test_manager_interrupted.age_migration(
+            self.context, self.migration, test_manager_interrupted.STALE)
         interrupted.resolve_interrupted_tasks(restarted, self.context)
 
 

@@ -17,6 +17,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from nova_lite.compute.flows import interrupted
+from nova_lite.compute.flows import live_migration
 from nova_lite.compute.flows import rebuild
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
@@ -41,6 +42,15 @@ def age(context, instance, seconds_ago):
     with db.cell_session(context) as session:
         session.execute(sa.update(main_models.Instance).where(
             main_models.Instance.uuid == instance.uuid).values(
+                updated_at=base.utcnow() -
+                datetime.timedelta(seconds=seconds_ago)))
+
+
+def age_migration(context, migration, seconds_ago):
+    """The migration's last change ``seconds_ago``."""
+    with db.cell_session(context) as session:
+        session.execute(sa.update(main_models.Migration).where(
+            main_models.Migration.uuid == migration.uuid).values(
                 updated_at=base.utcnow() -
                 datetime.timedelta(seconds=seconds_ago)))
 
@@ -479,16 +489,20 @@ class TestStaleLiveMigration(live_fixtures.LiveMigrationTestCase):
     """The conductor accepted a live migration from ``src`` (this
     compute) and died before casting it here."""
 
+    status = 'accepted'
+
     def setUp(self):
         super().setUp()
         self.config.config(interrupted_task_timeout=TIMEOUT,
                            group='compute')
         accepted = self.stored_migration()
-        accepted.status = 'accepted'
+        accepted.status = self.status
         accepted.save()
 
-    def age(self, seconds_ago):
+    def age(self, seconds_ago, migration_too=True):
         age(self.context, self.instance, seconds_ago)
+        if migration_too:
+            age_migration(self.context, self.migration, seconds_ago)
 
     def look(self):
         interrupted.resolve_interrupted_tasks(self.manager, self.context)
@@ -506,8 +520,78 @@ class TestStaleLiveMigration(live_fixtures.LiveMigrationTestCase):
     def test_a_fresh_one_is_left_to_the_conductor(self):
         self.age(TIMEOUT - 100)
         self.look()
-        self.assertEqual(('accepted', states.MIGRATING,
+        self.assertLeftToTheConductor()
+
+    def test_one_its_conductor_kept_alive_is_left_to_it(self):
+        # The server untouched for long, but the conductor renewed the
+        # migration (conductor/move_leases.py).
+        self.age(STALE, migration_too=False)
+        self.look()
+        self.assertLeftToTheConductor()
+
+    def test_the_steps_recorded_until_the_fence_are_undone(self):
+        # The conductor recorded its claim and binding on the
+        # destination; the takeover reads them after it ended the move.
+        migration = self.stored_migration()
+        migration.record_flow(live_migration.CONDUCTOR_FLOW, [
+            ['move_source_to_migration', None], ['claim_destination', None],
+            ['bind_destination', {'port': self.port['id'], 'host': 'dst'}]])
+        self.age(STALE)
+        self.look()
+        self.assertEqual('error', self.stored_migration().status)
+        self.assertBackOnItsSource()
+
+    def assertLeftToTheConductor(self):
+        self.assertEqual((self.status, states.MIGRATING,
                           self.allocation_on('dst')),
                          (self.stored_migration().status,
                           self.stored(self.instance).task_state,
                           self.resources(self.instance.uuid)))
+
+
+class TestStaleQueuedLiveMigration(TestStaleLiveMigration):
+    """Queued: the conductor cast it here, and the cast was lost."""
+
+    status = 'queued'
+
+
+class TestLiveMigrationEndedWhileLeftMigrating(
+        live_fixtures.LiveMigrationTestCase):
+    """The live migration is over (cancelled by an admin, or failed), but
+    what undid it died before the server's task was cleared."""
+
+    def setUp(self):
+        super().setUp()
+        self.config.config(interrupted_task_timeout=TIMEOUT,
+                           group='compute')
+        migration = self.stored_migration()
+        migration.record_flow(live_migration.CONDUCTOR_FLOW, [
+            ['move_source_to_migration', None], ['claim_destination', None],
+            ['bind_destination', {'port': self.port['id'], 'host': 'dst'}]])
+
+    def end(self, status):
+        migration = self.stored_migration()
+        migration.status = status
+        migration.save()
+
+    def look(self):
+        interrupted.resolve_interrupted_tasks(self.manager, self.context)
+
+    def test_a_cancelled_one_is_undone_and_stays_cancelled(self):
+        self.end('cancelled')
+        age(self.context, self.instance, STALE)
+        self.look()
+        self.assertBackOnItsSource()
+        self.assertEqual('cancelled', self.stored_migration().status)
+
+    def test_a_failed_one_is_undone(self):
+        self.end('error')
+        age(self.context, self.instance, STALE)
+        self.look()
+        self.assertBackOnItsSource()
+
+    def test_one_ended_just_now_is_left_to_what_ends_it(self):
+        self.end('cancelled')
+        self.look()
+        self.assertEqual(states.MIGRATING,
+                         self.stored(self.instance).task_state)

@@ -24,20 +24,13 @@ The fixtures are ``test_manager_moves``'s: a real cell database and
 placement, the fake driver, the port service in memory.
 """
 
-import datetime
-
-import sqlalchemy as sa
-
 from nova_lite.compute.flows import evacuate
 from nova_lite.compute.flows import interrupted
 from nova_lite.compute.flows import shelve
 from nova_lite.compute import states
 from nova_lite.conductor.tasks import recover
 from nova_lite import context as nova_context
-from nova_lite.db import api as db
-from nova_lite.db import main_models
 from nova_lite import flow as flows
-from nova_lite.objects import base
 from tests.unit.compute import test_manager_interrupted
 from tests.unit.compute import test_manager_moves as moves
 from tests.unit import flow_steps
@@ -56,12 +49,7 @@ class Crash(KeyboardInterrupt):
     """What SIGKILL does to a flow: nothing after it runs."""
 
 
-def age_migration(context, migration, seconds_ago):
-    with db.cell_session(context) as session:
-        session.execute(sa.update(main_models.Migration).where(
-            main_models.Migration.uuid == migration.uuid).values(
-                updated_at=base.utcnow() -
-                datetime.timedelta(seconds=seconds_ago)))
+age_migration = test_manager_interrupted.age_migration
 
 
 class TakeoverMixin:

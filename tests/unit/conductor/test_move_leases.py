@@ -11,9 +11,11 @@ import datetime
 
 from oslo_utils import timeutils
 
+from nova_lite.compute.flows import interrupted
 from nova_lite.compute import states
 from nova_lite.conductor import move_leases
 from nova_lite.conductor.tasks import evacuate
+from nova_lite.conductor.tasks import live_migrate
 from nova_lite.conductor.tasks import recover
 from nova_lite.conductor.tasks import unshelve
 from nova_lite import context as nova_context
@@ -21,6 +23,8 @@ from nova_lite.db import api as db
 from nova_lite.db import main_models as models
 from nova_lite import objects
 from tests.unit.conductor import test_evacuate_unshelve_tasks as moves
+from tests.unit.conductor import test_live_migrate_task as live
+from tests.unit import fixtures as nova_fixtures
 
 TIMEOUT = 60
 
@@ -41,7 +45,8 @@ class TakingOverScheduler(moves.FakeScheduler):
         return [[self.answer]]
 
 
-class MoveLeaseTestCase(moves.MoveTaskTestCase):
+class Aging:
+    """For a move test case: records made to look untouched."""
 
     def cell(self):
         return nova_context.target_cell(self.admin,
@@ -53,6 +58,9 @@ class MoveLeaseTestCase(moves.MoveTaskTestCase):
         with self.cell() as cctxt, db.cell_session(cctxt) as session:
             session.query(model).filter_by(uuid=uuid).update(
                 {'updated_at': old})
+
+
+class MoveLeaseTestCase(Aging, moves.MoveTaskTestCase):
 
     def take_over(self):
         with self.cell() as cctxt:
@@ -132,6 +140,166 @@ class TestAnUnshelveTakenOverWhileItsConductorWaits(MoveLeaseTestCase):
         stored = self.stored(self.instance)
         self.assertEqual((states.SHELVED_OFFLOADED, None, None),
                          (stored.vm_state, stored.task_state, stored.host))
+
+
+class TestMovesItsConductorKeepsAlive(MoveLeaseTestCase):
+    """The records look untouched for longer than the timeout, but the
+    conductor's renewal (the manager's MovesInProgress, handed to the
+    task) ran just before the takeover looked."""
+
+    def setUp(self):
+        super().setUp()
+        self.moves = move_leases.MovesInProgress()
+        self.compute = moves.FakeComputeRPC()
+        self.undone = []
+
+    def renewed_then_looked_at(self, aged):
+        """A scheduler that, asked, ages the records ``aged()`` names,
+        runs the conductor's renewal, then the takeover."""
+        def look():
+            for model, uuid in aged():
+                self.age(model, uuid)
+            self.assertEqual(1, self.moves.renew())
+            self.undone.append(self.take_over())
+        return TakingOverScheduler(look, self.selection(),
+                                   self.reportclient)
+
+    def test_an_evacuation_is_not_taken_over(self):
+        instance = self.server(states.ACTIVE, states.REBUILDING, host='src')
+
+        def aged():
+            with self.cell() as cctxt:
+                [migration] = objects.MigrationList.get_by_instance(
+                    cctxt, instance.uuid)
+            return [(models.Migration, migration.uuid),
+                    (models.Instance, instance.uuid)]
+
+        evacuate.EvacuateTask(
+            self.context, instance, None, self.renewed_then_looked_at(aged),
+            self.compute, self.reportclient, self.ports,
+            moves=self.moves).execute()
+        self.assertEqual(([0], 1), (self.undone,
+                                    len(self.compute.evacuations)))
+
+    def test_an_unshelve_is_not_taken_over(self):
+        instance = self.server(states.SHELVED_OFFLOADED, states.UNSHELVING)
+        unshelve.UnshelveTask(
+            self.context, instance, self.renewed_then_looked_at(
+                lambda: [(models.Instance, instance.uuid)]),
+            self.compute, self.reportclient, self.ports,
+            moves=self.moves).execute()
+        self.assertEqual(([0], 1), (self.undone,
+                                    len(self.compute.unshelves)))
+
+
+class TakingOverHostsScheduler(live.HostsScheduler):
+    """``takeover()`` runs before the request is answered (and claimed)."""
+
+    def __init__(self, takeover, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.takeover = takeover
+
+    def select_destinations(self, context, spec, uuids,
+                            return_alternates=True):
+        self.takeover()
+        return super().select_destinations(context, spec, uuids,
+                                           return_alternates)
+
+
+class TestALiveMigrationTakenOverWhileItsConductorWaits(
+        Aging, live.LiveMigrateTestCase):
+    """The source compute's fence (``_end_for_its_conductor``) runs while
+    the conductor waits for the scheduler; the source's undo of the
+    recorded steps is left out, so that whatever the first conductor
+    would still do shows."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(nova_fixtures.Config()).config(
+            interrupted_task_timeout=TIMEOUT, group='compute')
+        self.ended = []
+
+        def takeover():
+            [migration] = self.migrations()
+            with self.cell() as cctxt:
+                self.age(models.Migration, migration.uuid)
+                migration = objects.Migration.get_by_uuid(cctxt,
+                                                          migration.uuid)
+                self.ended.append(interrupted._end_for_its_conductor(
+                    cctxt, migration))
+
+        self.migrate(scheduler=TakingOverHostsScheduler(
+            takeover, live.DESTINATIONS, self.selection, self.reportclient))
+
+    def test_the_takeover_reads_every_step_the_conductor_will_take(self):
+        [ended] = self.ended
+        self.assertEqual(
+            ['move_source_to_migration', 'claim_destination'],
+            [name for name, _ in ended.recorded_steps(live_migrate.FLOW)])
+
+    def test_the_first_conductor_binds_and_sends_nothing(self):
+        self.assertEqual(([], []),
+                         (self.ports.hosts_written('create_binding'),
+                          self.compute.live_migrations))
+
+    def test_the_migration_stays_as_the_takeover_ended_it(self):
+        self.assertEqual('error', self.stored_migration().status)
+
+    def test_the_first_conductor_undoes_nothing(self):
+        # What the steps made is the takeover's to undo: the source
+        # allocation still on the migration, the claim the scheduler
+        # answered still the server's, the server still migrating.
+        self.assertEqual(
+            (self.allocation_on('dst', self.port_ids()),
+             self.allocation_on('src', self.port_ids()), states.MIGRATING),
+            (self.resources(self.instance.uuid),
+             self.resources(self.migration.uuid),
+             self.stored(self.instance).task_state))
+
+
+class TestALiveMigrationItsConductorKeepsAlive(Aging,
+                                              live.LiveMigrateTestCase):
+    """The server and the migration look untouched for longer than the
+    timeout, but the conductor renewed them just before the source
+    compute looked."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(nova_fixtures.Config()).config(
+            interrupted_task_timeout=TIMEOUT, group='compute')
+        self.moves = move_leases.MovesInProgress()
+        self.ended = []
+
+        def renewed_then_looked_at():
+            [migration] = self.migrations()
+            self.age(models.Migration, migration.uuid)
+            self.age(models.Instance, self.instance.uuid)
+            self.assertEqual(1, self.moves.renew())
+            with self.cell() as cctxt:
+                self.ended.append(interrupted._end_for_its_conductor(
+                    cctxt, objects.Migration.get_by_uuid(cctxt,
+                                                         migration.uuid)))
+
+        self.scheduler = TakingOverHostsScheduler(
+            renewed_then_looked_at, live.DESTINATIONS, self.selection,
+            self.reportclient)
+        live_migrate.LiveMigrationTask(
+            self.context, self.instance, None, False, self.scheduler,
+            live.LiveMigrationComputeRPC(), self.reportclient, self.ports,
+            moves=self.moves).execute()
+
+    def test_it_is_not_taken_over(self):
+        self.assertEqual([None], self.ended)
+
+    def test_it_goes_on_to_its_source(self):
+        [migration] = self.migrations()
+        self.assertEqual('queued', migration.status)
+
+    def test_the_server_was_marked_alive_too(self):
+        self.assertGreater(
+            self.stored(self.instance).updated_at.replace(tzinfo=None),
+            timeutils.utcnow().replace(tzinfo=None) -
+            datetime.timedelta(seconds=TIMEOUT))
 
 
 class TestMovesInProgress(MoveLeaseTestCase):
