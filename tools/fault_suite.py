@@ -5,8 +5,10 @@ Each scenario runs on a fresh control plane (every daemon a separate
 process) on the machine's RabbitMQ and MariaDB -- or, for the broker and
 database restarts, on a RabbitMQ node and a MariaDB server started for it
 alone, and for the cluster rows on a three-node RabbitMQ cluster of its
-own (tests/functional/rabbit_cluster.py). See tests/functional/faults.py for what each scenario does and what
-is checked afterwards.
+own (tests/functional/rabbit_cluster.py) or a three-node MariaDB Galera
+cluster behind HAProxy (tests/functional/galera_cluster.py). See
+tests/functional/faults.py for what each scenario does and what is
+checked afterwards.
 
     .venv/bin/python tools/fault_suite.py                 # every scenario
     .venv/bin/python tools/fault_suite.py --list
@@ -25,6 +27,7 @@ sys.path.insert(0, ROOT)
 
 from tests.functional import faults  # noqa: E402
 from tests.functional import fixtures  # noqa: E402
+from tests.functional import galera_cluster  # noqa: E402
 from tests.functional import rabbit_cluster  # noqa: E402
 
 DAEMONS = ('api', 'conductor', 'scheduler', 'compute2', 'placement',
@@ -60,6 +63,12 @@ def scenarios(burst):
     found['mariadb'] = ('MariaDB restarted under load',
                         faults.service_restarted_under_load(
                             'mariadb', count=burst), 'private', 240)
+    for number in (1, 2):
+        found['galera-node%d' % number] = (
+            'MariaDB Galera: node %d of 3 (%s) restarted under load' % (
+                number, 'the writer' if number == 1 else 'a backup'),
+            faults.cluster_node_stopped_under_load(number, count=burst),
+            'galera', 240)
     return found
 
 
@@ -87,6 +96,9 @@ def run_one(name, scenario, kind, settle_timeout, computes):
         services.start()
     elif kind == 'cluster':
         services = rabbit_cluster.RabbitCluster()
+        services.start()
+    elif kind == 'galera':
+        services = galera_cluster.GaleraCluster()
         services.start()
     plane = make_plane(kind, computes, services)
     try:

@@ -52,8 +52,10 @@ _BLOCKED_FOR = None
 # MySQL/MariaDB errors that mean the server cannot serve us now, not that
 # the statement is wrong: 2002/2003 can't connect, 2006 gone away, 2013
 # lost connection, 1049 unknown database, 1045 access denied, 1040 too
-# many connections (max_connections used up: a 503 that may pass).
-_UNAVAILABLE = (2002, 2003, 2006, 2013, 1049, 1045, 1040)
+# many connections (max_connections used up: a 503 that may pass), 1047 a
+# Galera node that is not (or no longer) a synced member of the cluster's
+# primary component -- it shuts down, or it is joining again.
+_UNAVAILABLE = (2002, 2003, 2006, 2013, 1049, 1045, 1040, 1047)
 # ... and those of them that end a connection that was working.
 _LOST = (2006, 2013)
 

@@ -512,10 +512,13 @@ def service_restarted_under_load(which, count=12, down_seconds=5):
 
 
 def cluster_node_stopped_under_load(number, count=12, down_seconds=5):
-    """A burst of boots while node ``number`` of the plane's RabbitMQ
-    cluster (``rabbit_cluster.RabbitCluster``) is stopped and started
-    again: the daemons connected to it fail over to the other nodes, and
-    the quorum queues keep what they hold."""
+    """A burst of boots while node ``number`` of the plane's cluster is
+    stopped and started again. On a RabbitMQ cluster
+    (``rabbit_cluster.RabbitCluster``) the daemons connected to it fail
+    over to the other nodes, and the quorum queues keep what they hold;
+    on a Galera cluster (``galera_cluster.GaleraCluster``) HAProxy cuts
+    the connections to it and sends the new ones to a node still in the
+    cluster, which has every committed write."""
     def scenario(plane, row):
         workload = mixed_burst(plane, row, count)
         time.sleep(0.5)

@@ -10,6 +10,7 @@ and prints the table.
 from tests.functional import base
 from tests.functional import faults
 from tests.functional import fixtures
+from tests.functional import galera_cluster
 from tests.functional import rabbit_cluster
 
 
@@ -163,6 +164,28 @@ class TestBrokerClusterNodeRestarted(OwnServicesTestCase):
     def test_the_first_node_restarted_under_load(self):
         self.run_scenario('RabbitMQ cluster: node 1 of 3 restarted under '
                           'load', faults.cluster_node_stopped_under_load(1),
+                          settle_timeout=180)
+
+
+class TestGaleraNodeRestarted(OwnServicesTestCase):
+    """On a three-node MariaDB Galera cluster of the plane's own behind
+    HAProxy: the node every connection goes to (the writer) goes away
+    under a burst, and comes back."""
+
+    make_services = galera_cluster.GaleraCluster
+
+    @classmethod
+    def setUpClass(cls):
+        missing = galera_cluster.available()
+        if missing:
+            raise AssertionError('no Galera cluster can run here: %s' %
+                                 missing)
+        super().setUpClass()
+
+    def test_the_writer_restarted_under_load(self):
+        self.run_scenario('MariaDB Galera: node 1 of 3 (the writer) '
+                          'restarted under load',
+                          faults.cluster_node_stopped_under_load(1),
                           settle_timeout=180)
 
 

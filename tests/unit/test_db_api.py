@@ -40,6 +40,11 @@ class SessionErrorTestCase(testtools.TestCase):
         self.assertIsInstance(raised, exception.DatabaseUnavailable)
         self.assertIn('Too many connections', str(raised))
 
+    def test_a_galera_node_out_of_the_cluster_is_unavailable(self):
+        raised = self.raised_by_session(server_error(
+            1047, 'WSREP has not yet prepared node for application use'))
+        self.assertIsInstance(raised, exception.DatabaseUnavailable)
+
     def test_lost_connection_is_unavailable(self):
         raised = self.raised_by_session(server_error(
             2013, 'Lost connection to MySQL server during query'))
