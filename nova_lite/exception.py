@@ -265,6 +265,12 @@ class ComputesUnheardFrom(NoValidHost):
     work once they report again."""
 
 
+class HostsUnread(NoValidHost):
+    """No host that was read would do, and some could not be read: a
+    cell's database, or the API database's host aggregates, did not
+    answer (a database blink) -- a retry may well work once it answers."""
+
+
 class UnsupportedPolicy(NoValidHost):
     msg_fmt = ('The scheduler cannot honour the %(policy)s policy of '
                'server group %(group)s: %(reason)s')

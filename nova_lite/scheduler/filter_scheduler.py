@@ -458,6 +458,7 @@ class FilterScheduler:
             return [('not enough free resources in placement',
                      [s for s in everyone if s.uuid not in offers])]
 
+        unread = []
         try:
             with self._lock:
                 held_at = self._adopted_hosts(context, spec, adopted)
@@ -468,6 +469,8 @@ class FilterScheduler:
                 host_states = self.host_manager.get_host_states(
                     context, with_instances=_needs_instances(spec),
                     uuids=set(offers))
+                # (A NoValidHost's explanation reads the hosts again.)
+                unread = list(self.host_manager.unread)
                 if spec.instance_group is not None:
                     # Where the members run, full hosts included.
                     spec.instance_group.hosts = sorted(
@@ -489,6 +492,15 @@ class FilterScheduler:
             self._give_back(claims)
             raise exception.NoValidHost(
                 reason='a claim could not be written to placement (%s)' % e)
+        except exception.NoValidHost as e:
+            self._give_back(claims)
+            unread += [what for what in self.host_manager.unread
+                       if what not in unread]
+            if type(e) is not exception.NoValidHost or not unread:
+                raise
+            # The host it needs may be among those not read.
+            raise exception.HostsUnread(reason='%s; not read: %s' % (
+                e.kwargs.get('reason', ''), '; '.join(unread))) from e
         except Exception:
             self._give_back(claims)
             raise

@@ -8,8 +8,13 @@ earlier request stay consumed until the compute reports again); nodes that
 disappeared are dropped, and so are those of a cell whose database does not
 answer (``cells.scatter``) until it answers again. Host aggregates are read
 from the API database on every call, so a host's zone and aggregate
-metadata follow the administrator's last change; if they cannot be read,
-hosts are scheduled as if they were in no aggregate.
+metadata follow the administrator's last change. What could not be read
+on the last call is in ``unread``: a request that finds no host then
+ends in HostsUnread, which its conductor asks again about, rather than a
+plain NoValidHost. If the API database does not answer for the
+aggregates, no host is offered (none would be filtered by its true zone
+and aggregate metadata); if it has no aggregates to give (an older
+schema), hosts are scheduled as if in no aggregate.
 """
 
 import threading
@@ -19,6 +24,7 @@ from oslo_serialization import jsonutils
 
 from nova_lite import cells
 from nova_lite import conf as nova_conf
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite import servicegroup
 
@@ -160,6 +166,7 @@ class HostManager:
     def __init__(self):
         self.host_states = {}  # (host, nodename) -> HostState
         self.instances_by_host = {}  # host -> instance uuids (last read)
+        self.unread = []  # what the last get_host_states could not read
         self._lock = threading.Lock()
 
     def _cells(self, context):
@@ -168,11 +175,17 @@ class HostManager:
 
     @staticmethod
     def _aggregates_by_host(context):
-        """{host: [Aggregate, ...]} from the API database; {} (after a
-        warning) if it cannot be read."""
+        """{host: [Aggregate, ...]} from the API database; None (after a
+        warning) if it does not answer."""
         try:
             found = objects.AggregateList.get_all(context)
+        except exception.DatabaseUnavailable as e:
+            LOG.warning('Cannot read the host aggregates; no host is '
+                        'offered until they can be: %s', e)
+            return None
         except Exception as e:
+            # Not a blink: no aggregates table yet (a scheduler upgraded
+            # before the API database), say.
             LOG.warning('Cannot read the host aggregates; hosts are '
                         'scheduled as if in no aggregate (default zone, no '
                         'aggregate metadata): %s', e)
@@ -208,8 +221,14 @@ class HostManager:
         seen = set()
         aggregates = self._aggregates_by_host(context)
         self.instances_by_host = {}
+        if aggregates is None:
+            self.unread = ['the host aggregates (the API database does not '
+                           'answer)']
+            return []
         read = cells.scatter(context, read_cell, 'the scheduler\'s host '
                              'states', cells=self._cells(context))
+        self.unread = ['the hosts of cell %s (%s)' % (name, error)
+                       for name, error in read.down_by_name().items()]
         for cell_uuid, (nodes, services, instances) in read.answers.items():
             if instances is not None:
                 self.instances_by_host.update(instances)

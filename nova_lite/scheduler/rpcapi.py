@@ -84,8 +84,9 @@ def select_destinations_patiently(scheduler_api, context, spec_obj,
                                   instance_uuids, return_alternates=True):
     """``scheduler_api.select_destinations``, asked again while the
     scheduler is away (no answer: it or the broker restarts), cannot
-    reach placement, or has heard from no compute lately (their
-    heartbeats stopped at once: a broker or database blink), for up to
+    reach placement, has heard from no compute lately (their heartbeats
+    stopped at once: a broker or database blink) or could not read hosts
+    it might need (a database blink), for up to
     [DEFAULT] outage_wait
     (``nova_lite.outage``). Asking again is safe: a scheduler keeps the
     claim an unanswered request wrote for an instance and answers with its
@@ -95,6 +96,7 @@ def select_destinations_patiently(scheduler_api, context, spec_obj,
         lambda: scheduler_api.select_destinations(
             context, spec_obj, instance_uuids, **kwargs),
         (exception.PlacementUnreachable, exception.ComputesUnheardFrom,
-         messaging.MessagingTimeout) + outage.BROKER_AWAY,
+         exception.HostsUnread, messaging.MessagingTimeout) +
+        outage.BROKER_AWAY,
         'Scheduling of %s' % ', '.join(instance_uuids or
                                       [spec_obj.instance_uuid]))

@@ -31,8 +31,9 @@ def make_spec(**kwargs):
 class FakeHostManager:
     """The host manager's answers from fixed host states."""
 
-    def __init__(self, states):
+    def __init__(self, states, unread=()):
         self.states = states
+        self.unread = list(unread)  # what a cell left unread
         self.reads = []  # the uuids asked for (None: every host)
 
     def get_host_states(self, context, with_instances=True, uuids=None):
@@ -78,12 +79,12 @@ class FilterSchedulerTestCase(testtools.TestCase):
         self.reportclient = placement_client.PlacementClient()
 
     def select(self, states, spec=None, num=1, reportclient=None,
-               **kwargs):
+               unread=(), **kwargs):
         self.placement.add_host_states(
             [s for s in states if self.reportclient.get_provider(s.uuid)
              is None])
         scheduler = filter_scheduler.FilterScheduler(
-            FakeHostManager(states), reportclient)
+            FakeHostManager(states, unread), reportclient)
         self.uuids = [uuidutils.generate_uuid() for _ in range(num)]
         return scheduler.select_destinations(None, spec or make_spec(),
                                              self.uuids, **kwargs)
@@ -403,6 +404,37 @@ class TestEveryComputeUnheardFrom(FilterSchedulerTestCase):
         hosts = [make_host('h1', up=False), make_host('h2', disabled=True)]
         error = self.assertRaises(exception.NoValidHost, self.select, hosts)
         self.assertNotIsInstance(error, exception.ComputesUnheardFrom)
+
+    def test_no_host_while_a_cell_was_not_read_is_retryable(self):
+        hosts = [make_host('h1', free_ram_mb=0)]
+        error = self.assertRaises(
+            exception.HostsUnread, self.select, hosts,
+            unread=['the hosts of cell cell2 (1047 WSREP not ready)'])
+        self.assertIn('not read: the hosts of cell cell2', str(error))
+        self.assertEqual([], self.held_by(self.uuids[0]))
+
+    def test_a_cell_that_answers_again_for_the_explanation_still_counts(
+            self):
+        # The hosts are read again to explain the NoValidHost; by then
+        # the cell answers.
+        class AnswersAgain(FakeHostManager):
+            def get_host_states(self, *args, **kwargs):
+                if self.reads:
+                    self.unread = []
+                return super().get_host_states(*args, **kwargs)
+
+        self.placement.add_host_states([make_host('h1', free_ram_mb=0)])
+        manager = AnswersAgain([make_host('h1', free_ram_mb=0)],
+                               unread=['the hosts of cell cell2 (down)'])
+        scheduler = filter_scheduler.FilterScheduler(manager)
+        self.assertRaises(exception.HostsUnread,
+                          scheduler.select_destinations, None, make_spec(),
+                          [uuidutils.generate_uuid()])
+
+    def test_a_host_that_fits_is_chosen_while_a_cell_was_not_read(self):
+        [[selection]] = self.select(
+            [make_host('h1')], unread=['the hosts of cell cell2 (down)'])
+        self.assertEqual('h1', selection.service_host)
 
     def test_one_host_down_and_the_others_full_is_a_plain_no_valid_host(
             self):

@@ -8,6 +8,7 @@ import testtools
 
 from nova_lite import context as nova_context
 from nova_lite.db import api as db_api
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite.scheduler import host_manager
 from tests.unit import fixtures as nova_fixtures
@@ -100,6 +101,18 @@ class TestAggregatesOfHostStates(HostManagerTestCase):
         self.assertEqual([], states['compute1'].aggregates)
         self.assertIn('Cannot read the host aggregates', self.logs.output)
 
+    def test_aggregates_of_a_database_that_does_not_answer_offer_no_host(
+            self):
+        # Every host would be taken for one of the default zone.
+        self.make_aggregate('az1-agg', ['compute1'], availability_zone='az1')
+        self.useFixture(fixtures.MockPatch(
+            'nova_lite.objects.AggregateList.get_all',
+            side_effect=exception.DatabaseUnavailable(
+                url='mysql+pymysql://api', reason='1047 WSREP not ready')))
+        self.assertEqual({}, self.states())
+        self.assertEqual(['the host aggregates (the API database does not '
+                          'answer)'], self.manager.unread)
+
     def test_hosts_of_an_aggregate_without_compute_nodes_are_ignored(self):
         self.make_aggregate('agg', ['compute1', 'gone'])
         self.assertEqual({'compute1', 'compute2'}, set(self.states()))
@@ -162,6 +175,16 @@ class TestACellThatDoesNotAnswer(HostManagerTestCase):
         self.assertEqual({'compute1', 'compute2'}, set(self.states()))
         self.assertIn("Skipping cell cell9 in the scheduler's host states",
                       self.logs.output)
+
+    def test_it_is_named_among_what_was_not_read(self):
+        nova_fixtures.map_unreachable_cell(self.context)
+        self.states()
+        [unread] = self.manager.unread
+        self.assertIn('the hosts of cell cell9', unread)
+
+    def test_nothing_is_unread_once_it_answers(self):
+        self.states()
+        self.assertEqual([], self.manager.unread)
 
     def test_its_cached_hosts_leave_the_cache_until_it_answers_again(self):
         self.assertEqual({'compute1', 'compute2'}, set(self.states()))
