@@ -438,6 +438,7 @@ class _FixedHosts:
 
     def __init__(self, hosts):
         self.hosts = hosts
+        self.unread = []
 
     def get_host_states(self, context, with_instances=True, uuids=None):
         return [s for s in self.hosts if uuids is None or s.uuid in uuids]
