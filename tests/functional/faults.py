@@ -530,6 +530,35 @@ def cluster_node_stopped_under_load(number, count=12, down_seconds=5):
 
 # -- a broker and a database of the plane's own ---------------------------------
 
+class NodeCluster:
+    """What a cluster of the plane's own (``rabbit_cluster``,
+    ``galera_cluster``) does with its ``nodes``, numbered from 1: it
+    stops one and starts it again (``start_node``, the cluster's own),
+    and runs as a context manager (``start``/``stop``)."""
+
+    def node(self, number):
+        if not 1 <= number <= len(self.nodes):
+            raise IndexError('no node %r in a cluster of %d' %
+                             (number, len(self.nodes)))
+        return self.nodes[number - 1]
+
+    def stop_node(self, number):
+        self.stopped.add(number)
+        self.node(number).stop()
+
+    def restart_node(self, number, down_seconds=0):
+        self.stop_node(number)
+        time.sleep(down_seconds)
+        self.start_node(number)
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()
+
+
 def _free_port():
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))

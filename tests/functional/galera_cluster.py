@@ -26,7 +26,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 
 from tests.functional import faults
 from tests.functional import fixtures
@@ -165,7 +164,7 @@ class GaleraNode:
         self.process = None
 
 
-class GaleraCluster:
+class GaleraCluster(faults.NodeCluster):
     """``size`` (three) Galera nodes, numbered from 1, and HAProxy in front
     of them; a RabbitMQ node of its own for the plane's broker."""
 
@@ -201,12 +200,6 @@ class GaleraCluster:
     def cluster_address(self):
         return 'gcomm://' + ','.join('127.0.0.1:%d' % node.gcomm_port
                                      for node in self.nodes)
-
-    def node(self, number):
-        if not 1 <= number <= len(self.nodes):
-            raise IndexError('no node %r in a cluster of %d' %
-                             (number, len(self.nodes)))
-        return self.nodes[number - 1]
 
     def cluster_size(self):
         """The cluster's size as a running node sees it."""
@@ -303,10 +296,6 @@ listen galera
         finally:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
-    def stop_node(self, number):
-        self.stopped.add(number)
-        self.node(number).stop()
-
     def start_node(self, number):
         """Start a stopped node again: it rejoins the cluster (IST) and
         returns once synced."""
@@ -315,15 +304,3 @@ listen galera
         self._wait_synced(node)
         self.stopped.discard(number)
         self.wait_for_cluster()
-
-    def restart_node(self, number, down_seconds=0):
-        self.stop_node(number)
-        time.sleep(down_seconds)
-        self.start_node(number)
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.stop()

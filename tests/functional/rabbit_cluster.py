@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 
 from tests.functional import faults
 from tests.functional import fixtures
@@ -38,7 +37,7 @@ def _each(action, nodes):
         future.result()
 
 
-class RabbitCluster:
+class RabbitCluster(faults.NodeCluster):
     """``size`` (three) RabbitMQ nodes clustered together; nodes are
     numbered from 1 (node 1 is the one the others joined)."""
 
@@ -69,12 +68,6 @@ class RabbitCluster:
         return ['-n', self.running_node().name]
 
     # -- nodes -------------------------------------------------------------
-
-    def node(self, number):
-        if not 1 <= number <= len(self.nodes):
-            raise IndexError('no node %r in a cluster of %d' %
-                             (number, len(self.nodes)))
-        return self.nodes[number - 1]
 
     def url(self, number):
         """The transport URL of node ``number`` alone."""
@@ -129,10 +122,6 @@ class RabbitCluster:
         finally:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
-    def stop_node(self, number):
-        self.stopped.add(number)
-        self.node(number).stop()
-
     def start_node(self, number):
         """Start a stopped node again: it remembers its cluster and comes
         back into it. Returns once the cluster has it running.
@@ -143,15 +132,3 @@ class RabbitCluster:
         self.node(number).start()
         self.stopped.discard(number)
         self.wait_for_running()
-
-    def restart_node(self, number, down_seconds=0):
-        self.stop_node(number)
-        time.sleep(down_seconds)
-        self.start_node(number)
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.stop()
