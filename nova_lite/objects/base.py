@@ -19,6 +19,7 @@ from oslo_versionedobjects import fields
 import sqlalchemy as sa
 
 from nova_lite.db import api as db
+from nova_lite.db import clock
 
 
 def remotable(function):
@@ -148,15 +149,16 @@ def utcnow():
 
 @db.retried
 def mark_alive(context, model, uuids, *where):
-    """Set ``updated_at`` to now on the cell rows of ``model`` with these
-    uuids that are not deleted and match ``where``: a takeover waits for
-    work that made no progress for its timeout. How many rows matched."""
+    """Set ``updated_at`` to now, by the database's clock, on the cell
+    rows of ``model`` with these uuids that are not deleted and match
+    ``where``: a takeover waits for work that made no progress for its
+    timeout. How many rows matched."""
     if not uuids:
         return 0
     with db.cell_session(context) as session:
         return session.execute(sa.update(model).where(
             model.uuid.in_(sorted(uuids)), model.deleted == 0,
-            *where).values(updated_at=utcnow())).rowcount
+            *where).values(updated_at=clock.utc_now())).rowcount
 
 
 def copy_from_row(obj, row, names, renames=None):

@@ -13,6 +13,12 @@ or ``error`` when it did not happen.
 The compute working on a move records the steps of its flow on the
 migration (``record_flow``, ``flow``; see ``nova_lite/flow.py``), so that
 a takeover after a crash reads what to undo instead of guessing it.
+
+``updated_at`` is the move's lease (``conductor/move_leases.py``): every
+write here sets it by the database's clock (``db.clock``), and a
+takeover (``end_if_stale``) judges it by that clock too, so the machines
+of the conductor that renews it and of the daemon that takes it over
+need not agree on the time.
 """
 
 from oslo_serialization import jsonutils
@@ -22,6 +28,7 @@ from oslo_versionedobjects import fields
 import sqlalchemy as sa
 
 from nova_lite.db import api as db
+from nova_lite.db import clock
 from nova_lite.db import main_models as models
 from nova_lite import exception
 from nova_lite.objects import base
@@ -57,7 +64,8 @@ class Migration(base.NovaLiteObject):
     # Version 1.0: Initial version
     # Version 1.1: Added memory_* and disk_* (live migration progress)
     # Version 1.2: Added flow and record_flow()
-    VERSION = '1.2'
+    # Version 1.3: Added end_if_stale()
+    VERSION = '1.3'
 
     fields = dict(base.NovaLitePersistentObject.fields, **{
         'id': fields.IntegerField(),
@@ -126,7 +134,7 @@ class Migration(base.NovaLiteObject):
         values = base.changes_for_db(self, skip=('id', 'uuid'))
         if not values:
             return
-        values['updated_at'] = base.utcnow()
+        values['updated_at'] = clock.utc_now()
         query = sa.update(models.Migration).where(
             models.Migration.uuid == self.uuid)
         if expected_status is not None:
@@ -140,8 +148,28 @@ class Migration(base.NovaLiteObject):
                         models.Migration.uuid == self.uuid)).scalar()
                 raise MigrationStatusChanged(migration_id=self.uuid,
                                              status=actual)
-        self.updated_at = values['updated_at']
+        # This machine's idea of what the database wrote.
+        self.updated_at = base.utcnow()
         self.obj_reset_changes()
+
+    @base.remotable
+    def end_if_stale(self, statuses, timeout, status='error'):
+        """A takeover's fence: the move becomes ``status`` only if it is
+        still in one of ``statuses`` and has not been written (renewed)
+        for ``timeout`` seconds by the database's clock. True if it did;
+        False if its owner renewed it or it moved on meanwhile."""
+        with db.cell_session(self._context) as session:
+            ended = session.execute(sa.update(models.Migration).where(
+                models.Migration.uuid == self.uuid,
+                models.Migration.deleted == 0,
+                models.Migration.status.in_(list(statuses)),
+                models.Migration.updated_at < clock.utc_now(-timeout)).values(
+                    status=status, updated_at=clock.utc_now())).rowcount
+        if ended:
+            self.status = status
+            self.updated_at = base.utcnow()
+            self.obj_reset_changes(['status', 'updated_at'])
+        return bool(ended)
 
     @base.remotable
     def record_flow(self, flow, steps):
@@ -161,15 +189,14 @@ class Migration(base.NovaLiteObject):
 
     def _write_flow(self, flow, steps, statuses):
         value = jsonutils.dumps({'flow': flow, 'steps': steps})
-        now = base.utcnow()
         query = sa.update(models.Migration).where(
             models.Migration.uuid == self.uuid,
             models.Migration.deleted == 0)
         if statuses is not None:
             query = query.where(models.Migration.status.in_(list(statuses)))
         with db.cell_session(self._context) as session:
-            result = session.execute(query.values(flow=value,
-                                                  updated_at=now))
+            result = session.execute(query.values(
+                flow=value, updated_at=clock.utc_now()))
             if not result.rowcount:
                 actual = session.execute(
                     sa.select(models.Migration.status).where(
@@ -180,7 +207,7 @@ class Migration(base.NovaLiteObject):
                 raise MigrationStatusChanged(migration_id=self.uuid,
                                              status=actual)
         self.flow = value
-        self.updated_at = now
+        self.updated_at = base.utcnow()
         self.obj_reset_changes(['flow', 'updated_at'])
 
     @classmethod

@@ -118,24 +118,16 @@ _CONDUCTORS = ('accepted', 'queued')
 def _end_for_its_conductor(context, migration):
     """The fence of a takeover from a conductor: a live migration its
     conductor has not kept alive for [compute] interrupted_task_timeout
-    (``conductor/move_leases.py``) is ended here -- ``error``, if it is
-    still as it was read -- and returned as it is now: its recorded steps
-    are all it will ever record, since its conductor writes nothing more
-    once it is over. None: its conductor still works on it (it renewed
-    it), or it moved on meanwhile."""
-    cutoff = (timeutils.utcnow().replace(tzinfo=None) -
-              datetime.timedelta(
-                  seconds=CONF.compute.interrupted_task_timeout))
-    if migration.updated_at is not None and \
-            migration.updated_at.replace(tzinfo=None) >= cutoff:
-        return None
-    status = migration.status
-    migration.status = 'error'
-    try:
-        migration.save(expected_status=[status])
-    except exception.MigrationStatusChanged as e:
-        LOG.info('The live migration %s of %s moved on meanwhile: %s',
-                 migration.uuid, migration.instance_uuid, e)
+    (``conductor/move_leases.py``), by the database's clock, is ended
+    here -- ``error``, if it is still as it was read -- and returned as
+    it is now: its recorded steps are all it will ever record, since its
+    conductor writes nothing more once it is over. None: its conductor
+    still works on it (it renewed it), or it moved on meanwhile."""
+    if not migration.end_if_stale([migration.status],
+                                  CONF.compute.interrupted_task_timeout):
+        LOG.info('The live migration %s of %s is kept alive, or moved on; '
+                 'left to its conductor', migration.uuid,
+                 migration.instance_uuid)
         return None
     return objects.Migration.get_by_uuid(context, migration.uuid)
 

@@ -437,11 +437,8 @@ class InterruptedMoves:
 
     def _undo_evacuation(self, cctxt, instance, migration, status):
         """Send the server back to its source; whether this did."""
-        migration.status = 'error'
-        try:
-            migration.save(expected_status=[status])
-        except exception.MigrationStatusChanged:
-            return False
+        if not migration.end_if_stale([status], self.timeout):
+            return False  # renewed (by the database's clock), or moved on
         LOG.warning('The evacuation %s of %s from %s made no progress for '
                     '%ss (its conductor died); undoing it', migration.uuid,
                     instance.uuid, migration.source_compute, self.timeout)

@@ -13,6 +13,7 @@ import datetime
 import threading
 
 import fixtures
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -527,6 +528,17 @@ class TestStaleLiveMigration(live_fixtures.LiveMigrationTestCase):
         # migration (conductor/move_leases.py).
         self.age(STALE, migration_too=False)
         self.look()
+        self.assertLeftToTheConductor()
+
+    def test_a_clock_ahead_here_does_not_take_it_from_its_conductor(self):
+        # The lease is judged by the database's clock: an hour ahead,
+        # this machine would take the renewed migration for stale.
+        self.age(STALE, migration_too=False)
+        timeutils.set_time_override(
+            timeutils.utcnow() + datetime.timedelta(hours=1))
+        self.addCleanup(timeutils.clear_time_override)
+        self.look()
+        timeutils.clear_time_override()
         self.assertLeftToTheConductor()
 
     def test_the_steps_recorded_until_the_fence_are_undone(self):

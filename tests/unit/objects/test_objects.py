@@ -54,7 +54,7 @@ OBJECT_HASHES = {
     'ProjectQuotas': '1.0-2348cd9c40a735896b19ce82c2b76760',
     'QuotaClass': '1.0-1d8d55efb0d92254d6fa7ca6c5346f49',
     'LiveMigrateData': '1.0-09af264c3779d8f7e6f5e5744a9366f5',
-    'Migration': '1.2-28938abf904f5fc2bc099238c6a5929f',
+    'Migration': '1.3-7d2e521d154ab04e78a90bd084fb3dce',
     'MigrationList': '1.0-d0089005b3b6cd5b5ac524920f15032a',
     'NetworkRequest': '1.0-724e969a2f094fc2427e729ca87d5d72',
     'NetworkRequestList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
