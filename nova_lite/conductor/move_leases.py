@@ -73,10 +73,13 @@ class MovesInProgress:
     def live_migration(self, cctxt, migration):
         """Keep ``migration``'s live migration alive while the block
         runs: the migration, and the migrating server (its source
-        compute looks at the server's ``updated_at``)."""
+        compute looks at the server's ``updated_at``). One an admin
+        cancelled is kept alive too: this conductor undoes it at its next
+        step, and its source must not undo it as well meanwhile (the
+        server's source allocation, given back twice, would be lost)."""
         def renew(c):
             moving = objects.Migration.renew(c, [migration.uuid],
-                                             LIVE_MIGRATING)
+                                             LIVE_MIGRATING + ('cancelled',))
             if moving:
                 objects.Instance.renew(c, [migration.instance_uuid],
                                        states.MIGRATING)

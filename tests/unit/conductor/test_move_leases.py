@@ -347,6 +347,30 @@ class TestMovesInProgress(MoveLeaseTestCase):
             self.assertEqual(0, self.moves.renew())
             self.assertEqual(before, self.updated_at())
 
+    def test_a_cancelled_live_migration_is_kept_alive_until_undone(self):
+        # Its conductor undoes it at its next step; meanwhile its source
+        # compute must not take it for one whose conductor died.
+        with self.cell() as cctxt:
+            instance = self.server(states.ACTIVE, states.MIGRATING,
+                                   host='src')
+            migration = objects.Migration(
+                cctxt, instance_uuid=instance.uuid,
+                migration_type='live-migration', status='accepted',
+                source_compute='src', source_node='src')
+            migration.create()
+            with self.moves.live_migration(cctxt, migration):
+                migration.status = 'cancelled'
+                migration.save()
+                self.age(models.Instance, instance.uuid)
+                self.assertEqual(1, self.moves.renew())
+                migration.status = 'error'  # a takeover ended it
+                migration.save()
+                self.assertEqual(0, self.moves.renew())
+        self.assertGreater(
+            self.stored(instance).updated_at.replace(tzinfo=None),
+            timeutils.utcnow().replace(tzinfo=None) -
+            datetime.timedelta(seconds=TIMEOUT))
+
     def test_an_unshelve_is_kept_alive_while_the_server_unshelves(self):
         with self.cell() as cctxt:
             shelved = self.server(states.SHELVED_OFFLOADED,
