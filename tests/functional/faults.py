@@ -530,6 +530,20 @@ def cluster_node_stopped_under_load(number, count=12, down_seconds=5):
 
 # -- a broker and a database of the plane's own ---------------------------------
 
+def wait_for_mysql(port, what, timeout=60):
+    """Until root can connect to the MySQL protocol on ``port``."""
+    import pymysql
+
+    def answers():
+        try:
+            pymysql.connect(host='127.0.0.1', port=port, user='root',
+                            password='', connect_timeout=2).close()
+            return True
+        except pymysql.err.OperationalError:
+            return False
+    fixtures.wait_for(answers, timeout, interval=0.3, what=what)
+
+
 class NodeCluster:
     """What a cluster of the plane's own (``rabbit_cluster``,
     ``galera_cluster``) does with its ``nodes``, numbered from 1: it
@@ -716,16 +730,7 @@ class PrivateServices:
             stdout=log, stderr=subprocess.STDOUT)
         log.close()
 
-        def answers():
-            import pymysql
-            try:
-                pymysql.connect(host='127.0.0.1', port=self.mysql_port,
-                                user='root', password='').close()
-                return True
-            except pymysql.err.OperationalError:
-                return False
-        fixtures.wait_for(answers, 60, interval=0.3,
-                          what='private MariaDB answering')
+        wait_for_mysql(self.mysql_port, 'private MariaDB answering')
 
     def _stop_mariadb(self):
         if self.mysqld is not None and self.mysqld.poll() is None:

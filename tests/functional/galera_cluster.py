@@ -271,17 +271,8 @@ listen galera
                                       stdout=log, stderr=subprocess.STDOUT)
         log.close()
 
-        def answers():
-            import pymysql
-            try:
-                pymysql.connect(host='127.0.0.1', port=self.proxy_port,
-                                user='root', password='',
-                                connect_timeout=2).close()
-                return True
-            except pymysql.err.OperationalError:
-                return False
-        fixtures.wait_for(answers, 30, interval=0.3,
-                          what='Galera through HAProxy answering')
+        faults.wait_for_mysql(self.proxy_port,
+                              'Galera through HAProxy answering', 30)
 
     def stop(self):
         """Stop the broker, the proxy and every node; remove their
