@@ -252,20 +252,26 @@ class NoValidHost(NovaLiteException):
     summary = 'No valid host was found.'
 
 
-class PlacementUnreachable(NoValidHost):
+class NoValidHostForNow(NoValidHost):
+    """No host now because something the scheduler needs is away for the
+    moment (a blink), not for want of room: the conductor asks again
+    (``scheduler.rpcapi.select_destinations_patiently``)."""
+
+
+class PlacementUnreachable(NoValidHostForNow):
     """The scheduler could not ask placement for hosts, or write a
     claim: nothing is known about the hosts, and a retry may well work
     once placement is back."""
 
 
-class ComputesUnheardFrom(NoValidHost):
+class ComputesUnheardFrom(NoValidHostForNow):
     """Every host was refused only because its compute service has not
     reported in time, though none is disabled: what a broker or database
     blink looks like (every heartbeat late at once) -- a retry may well
     work once they report again."""
 
 
-class HostsUnread(NoValidHost):
+class HostsUnread(NoValidHostForNow):
     """No host that was read would do, and some could not be read: a
     cell's database, or the API database's host aggregates, did not
     answer (a database blink) -- a retry may well work once it answers."""

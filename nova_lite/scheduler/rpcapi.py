@@ -95,8 +95,7 @@ def select_destinations_patiently(scheduler_api, context, spec_obj,
     return outage.ride_out(
         lambda: scheduler_api.select_destinations(
             context, spec_obj, instance_uuids, **kwargs),
-        (exception.PlacementUnreachable, exception.ComputesUnheardFrom,
-         exception.HostsUnread, messaging.MessagingTimeout) +
+        (exception.NoValidHostForNow, messaging.MessagingTimeout) +
         outage.BROKER_AWAY,
         'Scheduling of %s' % ', '.join(instance_uuids or
                                       [spec_obj.instance_uuid]))
