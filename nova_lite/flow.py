@@ -76,6 +76,18 @@ class Flow:
             self.record(self.steps + [[name, arg]])
         self.steps.append([name, arg])
 
+    def settle(self, arg):
+        """The step just taken turned out to be on ``arg`` (what it learns
+        as it is taken: the host a scheduler chose); recorded, so its
+        undo acts on that only. A step recorded before it learnt
+        (crashed in between) keeps its first arg."""
+        if not self.steps:
+            raise KeyError('%s flow has no step to settle' % self.name)
+        steps = self.steps[:-1] + [[self.steps[-1][0], arg]]
+        if self.record is not None:
+            self.record(steps)
+        self.steps[-1][1] = arg
+
     def inherit(self, steps):
         """Take over the undo of ``steps`` (``[[name, arg], ...]``) that
         another daemon has taken already (what the conductor claimed

@@ -93,6 +93,35 @@ class TestRecord(FlowTestCase):
         self.assertRaises(Lost, body)
         self.assertEqual([('claim', 0)], self.undone)
 
+    def test_a_settled_step_is_recorded_and_undone_with_its_new_arg(self):
+        def body():
+            with flow.Flow('test', 'server-1', self.undos,
+                           record=self.record) as f:
+                f.step('claim')
+                f.settle('node-2')
+                raise ValueError('boom')
+        self.assertRaises(ValueError, body)
+        self.assertEqual([[['claim', None]], [['claim', 'node-2']]],
+                         self.records)
+        self.assertEqual([('claim', 'node-2')], self.undone)
+
+    def test_a_settle_whose_record_fails_keeps_the_first_arg(self):
+        def refuse_settle(steps):
+            if steps[-1][1] is not None:
+                raise Lost('taken over')
+
+        def body():
+            with flow.Flow('test', 'server-1', self.undos,
+                           record=refuse_settle) as f:
+                f.step('claim')
+                f.settle('node-2')
+        self.assertRaises(Lost, body)
+        self.assertEqual([('claim', None)], self.undone)
+
+    def test_nothing_to_settle_before_a_step(self):
+        f = flow.Flow('test', 'server-1', self.undos)
+        self.assertRaises(KeyError, f.settle, 'node-2')
+
     def test_an_unknown_step_is_refused(self):
         f = flow.Flow('test', 'server-1', self.undos)
         self.assertRaises(KeyError, f.step, 'no-such-step')

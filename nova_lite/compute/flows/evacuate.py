@@ -51,8 +51,13 @@ from nova_lite import objects
 LOG = logging.getLogger(__name__)
 
 FLOW = 'evacuation at the destination'
-HANDED_OVER = [['migration', None], ['move_source_to_migration', None],
-               ['claim_destination', None]]
+
+
+def handed_over(selection):
+    """The conductor's steps, whose undo is this compute's from the cast
+    on; the destination's claim is on the chosen node."""
+    return [['migration', None], ['move_source_to_migration', None],
+            ['claim_destination', selection.compute_node_uuid]]
 
 
 def evacuate(compute, context, instance, image, migration, selection,
@@ -103,7 +108,7 @@ def _evacuate(compute, context, instance, image, migration, selection,
             record=common.recorded_on(migration, FLOW))
         try:
             with compute.rt.claiming(instance.uuid), flow:
-                flow.inherit(HANDED_OVER)
+                flow.inherit(handed_over(selection))
                 ports = compute.ports.ports_of(instance.uuid)
                 if len(provider_of_port) != len(groups):
                     raise exception.PortUpdateFailed(
@@ -198,8 +203,8 @@ def evacuation_undos(context, instance, migration, reportclient,
     return flows.undo_table(
         migration=end_migration,
         move_source_to_migration=return_source_side,
-        claim_destination=lambda _: lifecycle.give_back(reportclient,
-                                                        instance.uuid),
+        claim_destination=lambda node: lifecycle.give_back(
+            reportclient, instance.uuid, if_on=node),
         claim_here=drop_claim,
         bind_here=unbind,
         take_over=back_on_source,

@@ -243,8 +243,8 @@ def live_migration_undos(compute, context, instance, migration,
         migrating=clear_task,
         migration=end_migration,
         move_source_to_migration=return_source_side,
-        claim_destination=lambda _: lifecycle.give_back(
-            compute.rt.reportclient, instance.uuid),
+        claim_destination=lambda node: lifecycle.give_back(
+            compute.rt.reportclient, instance.uuid, if_on=node),
         check_destination=drop_destination,
         bind_destination=unbind,
         preparing=None,

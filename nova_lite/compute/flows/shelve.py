@@ -180,7 +180,8 @@ def _unshelve(compute, context, instance, image, request_spec, selection):
             with compute.rt.claiming(instance.uuid), flows.Flow(
                     UNSHELVE_FLOW, instance.uuid,
                     unshelve_undos(compute, context, instance)) as flow:
-                flow.inherit([['claim_destination', None]])
+                flow.inherit([['claim_destination',
+                              selection.compute_node_uuid]])
                 ports = compute.ports.ports_of(instance.uuid)
                 common.claim_and_bind_here(
                     compute, context, instance, flow, node,
@@ -219,8 +220,8 @@ def unshelve_undos(compute, context, instance):
         common.save_expecting(instance, states.SPAWNING)
 
     return flows.undo_table(
-        claim_destination=lambda _: lifecycle.give_back(
-            compute.rt.reportclient, instance.uuid),
+        claim_destination=lambda node: lifecycle.give_back(
+            compute.rt.reportclient, instance.uuid, if_on=node),
         claim_here=lambda node: compute.rt.drop_instance(context, instance,
                                                          node),
         bind_here=unbind,

@@ -106,6 +106,7 @@ class EvacuateTask:
             [[selection]] = scheduler_rpc.select_destinations_patiently(
                 self.scheduler_rpcapi, self.context, spec,
                 [self.instance.uuid], return_alternates=False)
+            flow.settle(selection.compute_node_uuid)
             move_common.fill_provider_mapping(spec, selection)
             self.migration.dest_compute = selection.service_host
             self.migration.dest_node = selection.nodename
@@ -165,6 +166,6 @@ def evacuation_undos(cctxt, reportclient, instance_uuid, migration):
                                      instance_uuid)
     return flows.undo_table(
         move_source_to_migration=return_source_side,
-        claim_destination=lambda _: lifecycle.give_back(reportclient,
-                                                        instance_uuid),
+        claim_destination=lambda node: lifecycle.give_back(
+            reportclient, instance_uuid, if_on=node),
         cast_evacuate=None)

@@ -190,6 +190,7 @@ class LiveMigrationTask:
                     raise exception.MigrationPreCheckError(
                         reason='no host is left: %s' % '; '.join(refused))
                 raise error
+            self.flow.settle(selection.compute_node_uuid)
             try:
                 migrate_data = self._prepare(spec, selection, ports)
                 return spec, selection, migrate_data
@@ -297,7 +298,7 @@ def live_migration_undos(reportclient, port_client, instance_uuid,
     return flows.undo_table(
         move_source_to_migration=lambda _: lifecycle.return_source_side(
             reportclient, migration.uuid, instance_uuid),
-        claim_destination=lambda _: lifecycle.give_back(reportclient,
-                                                        instance_uuid),
+        claim_destination=lambda node: lifecycle.give_back(
+            reportclient, instance_uuid, if_on=node),
         bind_destination=unbind,
         cast_live_migration=None)

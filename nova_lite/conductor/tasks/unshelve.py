@@ -60,6 +60,7 @@ class UnshelveTask:
             [[selection]] = scheduler_rpc.select_destinations_patiently(
                 self.scheduler_rpcapi, self.context, spec,
                 [self.instance.uuid], return_alternates=False)
+            flow.settle(selection.compute_node_uuid)
             move_common.fill_provider_mapping(spec, selection)
             if spec.requested_resources and not \
                     self.compute_rpcapi.can_send_version(
@@ -108,6 +109,6 @@ class UnshelveTask:
 def unshelve_undos(reportclient, instance_uuid):
     """What undoes each step of an unshelve (the module's docstring)."""
     return flows.undo_table(
-        claim_destination=lambda _: lifecycle.give_back(reportclient,
-                                                        instance_uuid),
+        claim_destination=lambda node: lifecycle.give_back(
+            reportclient, instance_uuid, if_on=node),
         cast_unshelve=None)

@@ -12,6 +12,7 @@ placement, stand-in scheduler, computes and port service.
 """
 
 from nova_lite.conductor.tasks import live_migrate
+from nova_lite import flow as flows
 from tests.unit.conductor import test_live_migrate_task
 from tests.unit import flow_steps
 
@@ -65,3 +66,31 @@ class TestEachLiveMigrationStepIsRecorded(
 flow_steps.add_step_tests(TestEachLiveMigrationStepIsRecorded, STEPS,
                           'check_crash_at',
                           'test_a_crash_at_%s_leaves_the_steps_before_it')
+
+
+class TestUndoneTwice(test_live_migrate_task.LiveMigrateTestCase):
+    """A conductor that stalled past the timeout and its source compute's
+    takeover may both undo the same recorded steps. The second undo of
+    ``claim_destination`` finds the server's consumer holding the source
+    again (the first gave it back) and leaves it: the claim it undoes is
+    the destination's, recorded with the node the scheduler chose."""
+
+    def test_the_source_allocation_survives_a_second_undo(self):
+        injected = flow_steps.fail_once_at(
+            self, 'live migration', ['cast_live_migration'], Crash)
+        self.assertRaises(Crash, self.migrate)
+        self.assertEqual(['cast_live_migration'], injected)
+        [self.migration] = self.migrations()
+        recorded = self.stored_migration().recorded_steps(live_migrate.FLOW)
+        self.assertIn(['claim_destination', self.nodes['dst']],
+                      recorded)
+        undos = live_migrate.live_migration_undos(
+            self.reportclient, self.ports, self.instance.uuid,
+            self.migration)
+        for _ in range(2):
+            self.assertTrue(flows.run_undos(live_migrate.FLOW,
+                                            self.instance.uuid, undos,
+                                            recorded))
+        self.assertEqual((self.allocation_on('src', self.port_ids()), {}),
+                         (self.resources(self.instance.uuid),
+                          self.held(self.migration.uuid)))
