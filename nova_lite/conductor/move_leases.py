@@ -9,9 +9,9 @@ a live migration by its source compute
 (``compute.flows.interrupted.recover_live_migrations``, ``[compute]
 interrupted_task_timeout``). No progress means the record's
 ``updated_at`` -- the move's migration, the moving server -- has not
-moved for that long. A migration's is written and judged by the
-database's clock (``Migration.end_if_stale``); a server's is judged by
-the clock of the daemon that takes over.
+moved for that long. Both are written and judged by the database's
+clock (``Migration.end_if_stale``, ``Instance.end_task_if_stale``), so
+the machines involved need not agree on the time.
 
 A live conductor may still go that long without a step: it waits for a
 scheduler that restarts, or for placement (``nova_lite.outage``, up to

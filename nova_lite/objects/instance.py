@@ -2,6 +2,13 @@
 
 Every method a compute uses is ``@remotable``: on a compute it runs in the
 conductor, which holds the cell database credentials.
+
+An instance's ``updated_at`` is the lease of its task: a takeover waits
+for a task that made no progress for its timeout. Every write here sets
+it by the database's clock (``db.clock``) and staleness is judged by that
+clock too (``InstanceList`` filter ``stale_for``,
+``Instance.end_task_if_stale``), so the machines that renew a task and
+take it over need not agree on the time.
 """
 
 import copy
@@ -12,6 +19,7 @@ from oslo_versionedobjects import fields
 import sqlalchemy as sa
 
 from nova_lite.db import api as db
+from nova_lite.db import clock
 from nova_lite.db import main_models as models
 from nova_lite import exception
 from nova_lite.objects import base
@@ -41,7 +49,8 @@ INSTANCE_OPTIONAL_ATTRS = ('fault',)
 class Instance(base.NovaLiteObject):
     # Version 1.0: Initial version
     # Version 1.1: Added key_data, trusted_certs, block_device_mapping
-    VERSION = '1.1'
+    # Version 1.2: Added end_task_if_stale()
+    VERSION = '1.2'
 
     fields = dict(base.NovaLitePersistentObject.fields, **{
         'id': fields.IntegerField(),
@@ -182,9 +191,8 @@ class Instance(base.NovaLiteObject):
         names = [n for n in self.fields
                  if self.obj_attr_is_set(n) and n not in ('id', 'fault')]
         values = self._db_values(names)
-        now = base.utcnow()
-        values.setdefault('created_at', now)
-        values['updated_at'] = now
+        values.setdefault('created_at', base.utcnow())
+        values['updated_at'] = clock.utc_now()
         values['deleted'] = 0
         for name in ('memory_mb', 'vcpus', 'root_gb', 'ephemeral_gb'):
             values[name] = getattr(self.flavor, name)
@@ -193,10 +201,11 @@ class Instance(base.NovaLiteObject):
                 row = models.Instance(**values)
                 session.add(row)
                 session.flush()
+                # Read in the session: updated_at is the database's.
+                self._from_db(self._context, self, row)
         except db.DBDuplicateEntry:
             raise exception.Conflict(
                 reason='instance %s already exists in this cell' % self.uuid)
-        self._from_db(self._context, self, row)
 
     @base.remotable
     def save(self, expected_vm_state=None, expected_task_state=None):
@@ -210,7 +219,7 @@ class Instance(base.NovaLiteObject):
         if not changed:
             return
         values = self._db_values(changed)
-        values['updated_at'] = base.utcnow()
+        values['updated_at'] = clock.utc_now()
         query = sa.update(models.Instance).where(
             models.Instance.uuid == self.uuid,
             models.Instance.deleted == 0)
@@ -240,7 +249,8 @@ class Instance(base.NovaLiteObject):
                             expected=expected_task_state or
                             expected_vm_state,
                             actual=row.task_state)
-        self.updated_at = values['updated_at']
+        # Near enough for a reader here; the row has the database's.
+        self.updated_at = base.utcnow()
         self.obj_reset_changes(recursive=True)
 
     @classmethod
@@ -250,6 +260,26 @@ class Instance(base.NovaLiteObject):
         ``task_state``; how many were."""
         return base.mark_alive(context, models.Instance, uuids,
                                models.Instance.task_state == task_state)
+
+    @base.remotable
+    def end_task_if_stale(self, task_state, timeout):
+        """Clear the task ``task_state`` if it made no progress for
+        ``timeout`` seconds by the database's clock: a takeover's end of
+        a task whose worker is gone, in one UPDATE, so a renewal (or any
+        write) in between keeps the task its worker's. Whether it
+        ended it."""
+        with db.cell_session(self._context) as session:
+            ended = session.execute(sa.update(models.Instance).where(
+                models.Instance.uuid == self.uuid,
+                models.Instance.deleted == 0,
+                models.Instance.task_state == task_state,
+                models.Instance.updated_at < clock.utc_now(-timeout)).values(
+                    task_state=None, updated_at=clock.utc_now())).rowcount
+        if ended:
+            self.task_state = None
+            self.updated_at = base.utcnow()
+            self.obj_reset_changes(['task_state', 'updated_at'])
+        return bool(ended)
 
     @base.remotable
     def destroy(self, hard_delete=False):
@@ -270,7 +300,7 @@ class Instance(base.NovaLiteObject):
                     .where(models.Instance.uuid == self.uuid,
                            models.Instance.deleted == 0)
                     .values(deleted=models.Instance.id, deleted_at=now,
-                            updated_at=now, terminated_at=now,
+                            updated_at=clock.utc_now(), terminated_at=now,
                             vm_state='deleted', task_state=None))
         if not result.rowcount:
             raise exception.InstanceNotFound(instance_id=self.uuid)
@@ -326,7 +356,7 @@ class Instance(base.NovaLiteObject):
             if new_tags != tags:
                 session.execute(sa.update(table).where(live).values(
                     tags=jsonutils.dumps(new_tags),
-                    updated_at=base.utcnow()))
+                    updated_at=clock.utc_now()))
         return new_tags
 
 
@@ -343,7 +373,8 @@ def _in_or_null(column, values):
 @base.NovaLiteObjectRegistry.register
 class InstanceList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: get_by_filters takes stale_for
+    VERSION = '1.1'
 
     fields = {'objects': fields.ListOfObjectsField('Instance')}
 
@@ -354,7 +385,9 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
         """Instances matching ``filters``.
 
         Filters: project_id, user_id, host, node, uuid (a list), vm_state
-        (a list), deleted (bool; default only live rows).
+        (a list), deleted (bool; default only live rows), stale_for
+        (seconds: only those not written for that long by the database's
+        clock -- tasks a takeover may end).
         """
         expected_attrs = expected_attrs or []
         query = sa.select(models.Instance)
@@ -371,6 +404,9 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
         if filters.get('vm_state') is not None:
             query = query.where(models.Instance.vm_state.in_(
                 list(filters['vm_state'])))
+        if filters.get('stale_for') is not None:
+            query = query.where(models.Instance.updated_at <
+                                clock.utc_now(-filters['stale_for']))
         column = getattr(models.Instance, sort_key)
         query = query.order_by(column.desc() if sort_dir == 'desc'
                                else column.asc(),

@@ -268,7 +268,8 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     def get_by_filters(cls, context, filters):
         """For os-migrations: ``instance_uuid``, ``migration_type``,
         ``status`` and ``host`` (source or destination); ``uuids``, a list
-        of migration uuids."""
+        of migration uuids; ``stale_for`` (seconds), only those not
+        written for that long by the database's clock."""
         M = models.Migration
         where = []
         if filters.get('uuids') is not None:
@@ -279,6 +280,8 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
         if filters.get('host'):
             where.append(sa.or_(M.source_compute == filters['host'],
                                 M.dest_compute == filters['host']))
+        if filters.get('stale_for') is not None:
+            where.append(M.updated_at < clock.utc_now(-filters['stale_for']))
         return cls._query(context, *where)
 
     @classmethod

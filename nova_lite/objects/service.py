@@ -17,7 +17,7 @@ from nova_lite.objects import base
 # Version 1: conductor 1.0, scheduler 1.0, compute 1.0
 # Version 2: scheduler 1.1 (select_destinations returns alternates)
 # Version 3: scheduler 1.2 (RequestSpec 1.1 with the server group)
-SERVICE_VERSION = 8
+SERVICE_VERSION = 9
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: no version recorded
@@ -43,6 +43,9 @@ SERVICE_VERSION_HISTORY = (
     {'conductor': '1.4', 'scheduler': '1.4', 'compute': '1.4'},
     # Version 8: Migration 1.3 (end_if_stale, a compute's fence on a live
     # migration its conductor left: conductors first, as always)
+    {'conductor': '1.4', 'scheduler': '1.4', 'compute': '1.4'},
+    # Version 9: Instance 1.2 (end_task_if_stale), InstanceList 1.1
+    # (stale_for: a compute judges its tasks by the database's clock)
     {'conductor': '1.4', 'scheduler': '1.4', 'compute': '1.4'},
 )
 

@@ -18,10 +18,7 @@ an unshelve), the server's state shows which steps were taken, and every
 one of them is undone.
 """
 
-import datetime
-
 from oslo_log import log as logging
-from oslo_utils import timeutils
 
 from nova_lite.compute.flows import build
 from nova_lite.compute.flows import common
@@ -184,10 +181,15 @@ def resolve_interrupted_tasks(compute, context, restarted=False):
     taking the message off its queue). A live migration from here is
     left to recover_live_migrations."""
     timeout = CONF.compute.interrupted_task_timeout
-    cutoff = (timeutils.utcnow().replace(tzinfo=None) -
-              datetime.timedelta(seconds=timeout)) if timeout else None
     try:
         instances = objects.InstanceList.get_by_host(context, compute.host)
+        # Judged by the database's clock, which writes every task's
+        # updated_at (objects/instance.py).
+        stale_ones = {instance.uuid for instance in
+                      objects.InstanceList.get_by_filters(
+                          context, {'host': compute.host,
+                                    'stale_for': timeout})} \
+            if timeout else set()
     except Exception:
         LOG.exception('Cannot read the instances of %s', compute.host)
         return
@@ -199,8 +201,7 @@ def resolve_interrupted_tasks(compute, context, restarted=False):
             continue
         interrupted = (restarted and
                        instance.task_state in _STARTED_HERE)
-        stale = (cutoff is not None and instance.updated_at is not None
-                 and instance.updated_at.replace(tzinfo=None) < cutoff)
+        stale = instance.uuid in stale_ones
         if not (interrupted or stale):
             continue
         if instance.task_state == states.MIGRATING:

@@ -57,10 +57,7 @@ as nobody's (its servers' would look so), and a build request whose undo
 has to search every cell is left for a later run.
 """
 
-import datetime
-
 from oslo_log import log as logging
-from oslo_utils import timeutils
 
 from nova_lite import allocation_owners
 from nova_lite import cells
@@ -80,11 +77,6 @@ from nova_lite import servicegroup
 
 LOG = logging.getLogger(__name__)
 
-
-
-def stale_before(timeout):
-    return (timeutils.utcnow().replace(tzinfo=None) -
-            datetime.timedelta(seconds=timeout))
 
 
 def _failing_alone(look, what):
@@ -112,7 +104,6 @@ class InterruptedBuilds:
                  reportclient, ports=None, leases=None):
         self.context = context
         self.leases = leases or build_leases.BuildLeases()
-        self.stale_before = stale_before(timeout)
         self.timeout = timeout
         self.scheduler_rpcapi = scheduler_rpcapi
         self.compute_rpcapi = compute_rpcapi
@@ -254,13 +245,11 @@ class InterruptedBuilds:
         """Schedule again (or fail) the builds of ``cell`` that no one
         will finish; how many."""
         building = objects.InstanceList.get_by_filters(
-            cctxt, {'vm_state': [states.BUILDING]})
+            cctxt, {'vm_state': [states.BUILDING],
+                    'stale_for': self.timeout})
         hosts_up = {}
         stuck = 0
         for instance in building:
-            if instance.updated_at is None or instance.updated_at.replace(
-                    tzinfo=None) >= self.stale_before:
-                continue
             if instance.host is None:
                 if instance.task_state != states.SCHEDULING:
                     continue
@@ -374,7 +363,6 @@ class InterruptedMoves:
     def __init__(self, context, timeout, reportclient, ports=None):
         self.context = context
         self.timeout = timeout
-        self.stale_before = stale_before(timeout)
         self.reportclient = reportclient
         self.ports = ports or network_api.PortClient()
 
@@ -390,9 +378,11 @@ class InterruptedMoves:
         self._live_migrations_arrived(cctxt)
         return self._evacuations(cctxt) + self._unshelves(cctxt)
 
-    def _stale(self, record):
-        return (record.updated_at is not None and
-                record.updated_at.replace(tzinfo=None) < self.stale_before)
+    def _stale(self, cctxt, instance):
+        """Whether ``instance`` was not written for the timeout, by the
+        database's clock."""
+        return bool(objects.InstanceList.get_by_filters(
+            cctxt, {'uuid': [instance.uuid], 'stale_for': self.timeout}))
 
     def _stale_moves(self, cctxt, migration_type, statuses):
         """(migration, its server, status) for each move of
@@ -401,9 +391,7 @@ class InterruptedMoves:
         for status in statuses:
             for migration in objects.MigrationList.get_by_filters(
                     cctxt, {'migration_type': migration_type,
-                            'status': status}):
-                if not self._stale(migration):
-                    continue
+                            'status': status, 'stale_for': self.timeout}):
                 try:
                     instance = objects.Instance.get_by_uuid(
                         cctxt, migration.instance_uuid)
@@ -429,7 +417,7 @@ class InterruptedMoves:
                 continue
             if instance.host != migration.source_compute or \
                     instance.task_state != states.REBUILDING or \
-                    not self._stale(instance):
+                    not self._stale(cctxt, instance):
                 continue  # the destination has it, or it moves on
             undone += self._undo_evacuation(cctxt, instance, migration,
                                             status)
@@ -489,16 +477,14 @@ class InterruptedMoves:
     def _unshelves(self, cctxt):
         undone = 0
         for instance in objects.InstanceList.get_by_filters(
-                cctxt, {'vm_state': [states.SHELVED_OFFLOADED]}):
+                cctxt, {'vm_state': [states.SHELVED_OFFLOADED],
+                        'stale_for': self.timeout}):
             if instance.task_state != states.UNSHELVING or \
-                    instance.host is not None or not self._stale(instance):
+                    instance.host is not None:
                 continue
-            instance.task_state = None
-            try:
-                instance.save(expected_task_state=[states.UNSHELVING])
-            except (exception.InstanceNotFound,
-                    exception.UnexpectedTaskStateError):
-                continue
+            if not instance.end_task_if_stale(states.UNSHELVING,
+                                              self.timeout):
+                continue  # renewed meanwhile, moved on, or deleted
             LOG.warning('The unshelve of %s made no progress for %ss (its '
                         'conductor died); it stays offloaded',
                         instance.uuid, self.timeout)

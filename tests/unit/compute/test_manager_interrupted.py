@@ -286,6 +286,18 @@ class TestFreshTasksAtStart(InterruptedTestCase):
 class TestStaleTasks(InterruptedTestCase):
     """Tasks whose message was lost, found by the periodic look."""
 
+    def test_a_clock_ahead_here_leaves_a_fresh_task(self):
+        # Judged by the database's clock: an hour ahead, this machine
+        # would take a task just written for an hour old.
+        instance = self.server(task_state=states.POWERING_OFF,
+                               seconds_ago=10)
+        timeutils.set_time_override(
+            timeutils.utcnow() + datetime.timedelta(hours=1))
+        self.addCleanup(timeutils.clear_time_override)
+        self.look()
+        self.assertEqual(states.POWERING_OFF,
+                         self.stored(instance).task_state)
+
     def test_powering_off_is_finished_stopped(self):
         instance = self.server(task_state=states.POWERING_OFF,
                                seconds_ago=STALE)

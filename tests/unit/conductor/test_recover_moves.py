@@ -3,6 +3,9 @@
 (``recover.OrphanAllocations``). Same fixtures as test_recover: real
 SQLite databases and placement, the port service in memory."""
 
+import datetime
+
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -195,6 +198,16 @@ class TestInterruptedUnshelve(MovesTestCase):
 
     def test_a_recent_one_is_left_alone(self):
         instance = self.unshelving(seconds_ago=10)
+        self.assertEqual(0, self.undo())
+        self.assertEqual(states.UNSHELVING,
+                         self.stored(instance.uuid).task_state)
+
+    def test_a_clock_ahead_here_leaves_a_recent_one_alone(self):
+        # Judged by the database's clock, not this conductor's.
+        instance = self.unshelving(seconds_ago=10)
+        timeutils.set_time_override(
+            timeutils.utcnow() + datetime.timedelta(hours=1))
+        self.addCleanup(timeutils.clear_time_override)
         self.assertEqual(0, self.undo())
         self.assertEqual(states.UNSHELVING,
                          self.stored(instance.uuid).task_state)
