@@ -12,9 +12,13 @@ PyMySQL, like every MySQL client library, connects to one address, so the
 plane reaches the cluster as deployments of Nova do: through HAProxy, one
 writer at a time (node 1, the others as backups). When the writer stops,
 HAProxy's checks mark it down, its connections are cut, and the next
-connection goes to a node still in the cluster. HAProxy comes from the
-machine if it has one, else from Debian's package, unpacked into
-``.peers/haproxy`` (git-ignored) the first time.
+connection goes to a node still in the cluster. HAProxy checks each node
+the way Galera deployments do (clustercheck): over HTTP, against an agent
+beside the node that answers 200 only while the node is Synced, so a node
+that is still joining (which accepts connections and answers 1047 to
+every statement) gets no traffic until it can serve it. HAProxy comes
+from the machine if it has one, else from Debian's package, unpacked
+into ``.peers/haproxy`` (git-ignored) the first time.
 
 ``GaleraCluster`` is what ``fixtures.ControlPlane(services=...)`` takes: a
 RabbitMQ node of its own for the broker (``faults.RabbitNode``), the
@@ -22,10 +26,12 @@ proxy's port as ``mysql_port_or_none``.
 """
 
 import glob
+from http import server as http_server
 import os
 import shutil
 import subprocess
 import tempfile
+import threading
 
 from tests.functional import faults
 from tests.functional import fixtures
@@ -164,6 +170,51 @@ class GaleraNode:
         self.process = None
 
 
+class ClusterCheck:
+    """The clustercheck agent of one node: HTTP 200 while the node is
+    Synced, 503 otherwise (stopped, joining, donor, out of the primary
+    component). HAProxy's ``option httpchk`` asks it for the node's
+    health, on a port of its own."""
+
+    def __init__(self, node):
+        self.node = node
+        self.port = _free_port()
+        self._server = None
+
+    def start(self):
+        node = self.node
+
+        class Handler(http_server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                synced = node.status('wsrep_local_state_comment') == 'Synced'
+                body = b'synced\n' if synced else b'not synced\n'
+                try:
+                    self.send_response(200 if synced else 503)
+                    self.send_header('Content-Type', 'text/plain')
+                    self.send_header('Content-Length', str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except ConnectionError:
+                    pass  # HAProxy read the status line and hung up
+
+            do_OPTIONS = do_GET
+
+            def log_message(self, *args):
+                pass
+
+        self._server = http_server.ThreadingHTTPServer(
+            ('127.0.0.1', self.port), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True,
+                         name='clustercheck-%s' % node.name).start()
+
+    def stop(self):
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+
 class GaleraCluster(faults.NodeCluster):
     """``size`` (three) Galera nodes, numbered from 1, and HAProxy in front
     of them; a RabbitMQ node of its own for the plane's broker."""
@@ -174,6 +225,7 @@ class GaleraCluster(faults.NodeCluster):
         self.nodes = [GaleraNode(os.path.join(self.workdir, 'node%d' % n),
                                  n, 'node%d' % n)
                       for n in range(1, size + 1)]
+        self.checks = [ClusterCheck(node) for node in self.nodes]
         self.proxy_port = _free_port()
         self.proxy_stats_port = _free_port()
         self.proxy = None
@@ -236,6 +288,8 @@ class GaleraCluster(faults.NodeCluster):
                 node.start(self.cluster_address)
                 self._wait_synced(node)
             self.wait_for_cluster()
+            for check in self.checks:
+                check.start()
             self._start_proxy()
             self.rabbit_node.start()
         except BaseException:
@@ -245,10 +299,10 @@ class GaleraCluster(faults.NodeCluster):
     def _start_proxy(self):
         conf = os.path.join(self.workdir, 'haproxy.cfg')
         servers = '\n'.join(
-            '    server %s 127.0.0.1:%d check inter 500 fall 2 rise 2%s' % (
-                node.name, node.port, '' if node.number == 1 else
-                ' backup')
-            for node in self.nodes)
+            '    server %s 127.0.0.1:%d check port %d inter 500 fall 2 '
+            'rise 2%s' % (node.name, node.port, check.port,
+                          '' if node.number == 1 else ' backup')
+            for node, check in zip(self.nodes, self.checks))
         with open(conf, 'w') as f:
             f.write('''global
     maxconn 2000
@@ -262,6 +316,7 @@ defaults
 listen galera
     bind 127.0.0.1:%d
     option tcpka
+    option httpchk
     default-server on-marked-down shutdown-sessions
 %s
 ''' % (self.proxy_port, servers))
@@ -282,6 +337,8 @@ listen galera
             if self.proxy is not None and self.proxy.poll() is None:
                 self.proxy.terminate()
                 self.proxy.wait(30)
+            for check in self.checks:
+                check.stop()
             for node in reversed(self.nodes):
                 node.stop()
         finally:
