@@ -7,11 +7,13 @@ override any default).
 
 import threading
 
+from oslo_config import cfg
 from oslo_policy import policy as oslo_policy
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import policies
+from nova_lite import version
 
 CONF = nova_conf.CONF
 
@@ -39,7 +41,15 @@ def reset():
 
 
 def get_enforcer():
-    """For oslopolicy-* tools (the ``oslo.policy.enforcer`` entry point)."""
+    """For oslopolicy-* tools (the ``oslo.policy.enforcer`` entry point):
+    the enforcer with the deployment's configuration, read from its
+    default files (``/etc/nova-lite/nova-lite.conf``...) when the tool
+    has not read one, so ``[oslo_policy]`` settings apply."""
+    try:
+        CONF.config_file
+    except cfg.NoSuchOptError:
+        # Nothing parsed yet: the tool's own arguments are not ours.
+        CONF([], project='nova-lite', version=version.VERSION)
     return init()
 
 

@@ -76,14 +76,15 @@ ensure_venv() {
   fi
   # Reinstall only when what pins the environment changed, or the checkout moved.
   local key stamp
-  key=$(cat requirements.txt test-requirements.txt setup.cfg pyproject.toml \
+  key=$(cat constraints.txt requirements.txt test-requirements.txt setup.cfg pyproject.toml \
         <(printf '%s\n' "$REPO_ROOT") | sha256sum | cut -c1-16)
   stamp="$VENV/.nova-lite-deps-$key"
   if [ ! -e "$stamp" ]; then
     log "installing requirements into $VENV"
     local pip_log="$VENV/pip-install.log"
     if ! PIP_NO_INPUT=1 "$VENV/bin/python" -m pip install --disable-pip-version-check \
-        -r requirements.txt -r test-requirements.txt -e . </dev/null >"$pip_log" 2>&1; then
+        -c constraints.txt -r requirements.txt -r test-requirements.txt -e . \
+        </dev/null >"$pip_log" 2>&1; then
       tail -n 40 "$pip_log" >&2
       die "pip install failed; the whole log is in $pip_log"
     fi
