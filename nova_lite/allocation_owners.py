@@ -74,4 +74,3 @@ def look(context, reportclient):
              objects.BuildRequestList.get_all(context)} & set(consumers)
     return Owners(dict(allocations), held, buried & set(consumers),
                   dict(nodes.down_by_name(), **found.down_by_name()))
-

@@ -18,9 +18,9 @@ allocations of any other consumer, and ports bound to servers that do not
 exist, are violations too. No provider may have more of a resource in use
 than its inventory allows (total - reserved, times the allocation ratio).
 Each server exists once: in one cell (or as one BuildRequest while it is
-scheduled, not both), and its instance mapping points at that cell. Servers in the middle of a task (task_state
-set) and servers still being scheduled (BuildRequests) are skipped: their
-operation owns their resources for now.
+scheduled, not both), and its instance mapping points at that cell. Servers in
+the middle of a task (task_state set) and servers still being scheduled
+(BuildRequests) are skipped: their operation owns their resources for now.
 
 The cells are read at once (``cells.scatter``). A cell whose database does
 not answer is reported in ``down``: its servers are not checked, nor are

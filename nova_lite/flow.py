@@ -171,4 +171,3 @@ def no_undo(arg):
 def undo_table(**undos):
     """``{step: undo}``; ``None`` stands for ``no_undo``."""
     return {step: undo or no_undo for step, undo in undos.items()}
-

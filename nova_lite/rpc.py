@@ -172,7 +172,8 @@ class RPCDispatcher(rpc_dispatcher.RPCDispatcher):
             LOG.warning(
                 'Refused RPC %(kind)s %(method)s (version %(version)s, '
                 'namespace %(namespace)s): %(reason)s',
-                {'kind': _kind(incoming), 'method': _shorten(message.get('method')),
+                {'kind': _kind(incoming),
+                 'method': _shorten(message.get('method')),
                  'version': _shorten(message.get('version', '1.0')),
                  'namespace': _shorten(message.get('namespace')),
                  'reason': _shorten(getattr(refused.error, 'message', None)

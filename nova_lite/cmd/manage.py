@@ -38,7 +38,7 @@ def _admin():
     return context.get_admin_context()
 
 
-# -- db / api_db ---------------------------------------------------------------
+# -- db / api_db --------------------------------------------------------------
 
 def db_sync():
     """Upgrade [database] connection, then every other mapped cell's
@@ -90,7 +90,7 @@ def api_db_version():
     print(migration.db_version(CONF.api_database.connection))
 
 
-# -- cell_v2 -------------------------------------------------------------------
+# -- cell_v2 ------------------------------------------------------------------
 
 def _cell0_url(url):
     from sqlalchemy.engine import make_url
@@ -179,7 +179,7 @@ def simple_cell_setup():
     discovered = discovery.discover_hosts(context)
     if discovered.mapped:
         print('Mapped hosts: %s' % ', '.join(m.host
-                                              for m in discovered.mapped))
+                                             for m in discovered.mapped))
     _report_down(discovered.down, 'its hosts were not discovered')
     return 1 if discovered.down else 0
 
@@ -238,7 +238,7 @@ def _key_values(items):
     return values
 
 
-# -- image ----------------------------------------------------------------------
+# -- image --------------------------------------------------------------------
 
 def image_create():
     from nova_lite import objects
@@ -275,7 +275,7 @@ def image_delete():
     return 0
 
 
-# -- flavor ---------------------------------------------------------------------
+# -- flavor -------------------------------------------------------------------
 
 def flavor_create():
     from oslo_utils import uuidutils
@@ -302,7 +302,7 @@ def flavor_list():
                   for f in objects.FlavorList.get_all(_admin())])
 
 
-# -- placement ------------------------------------------------------------------
+# -- placement ----------------------------------------------------------------
 
 def _cell_instances(context, placed=True):
     """([(cell context, instance)] for every live instance with a host
@@ -355,7 +355,7 @@ def placement_heal_allocations():
             print('Wrote allocations of %s on %s' % (instance.uuid,
                                                      instance.node))
     print('%d instance(s) checked, %d allocation(s) written.' % (checked,
-                                                                healed))
+                                                                 healed))
     _report_down(down, 'its instances were not checked')
     return 1 if down else 0
 
@@ -417,7 +417,7 @@ def audit():
     return 1 if checker.down else 0
 
 
-# -- command line ------------------------------------------------------------------
+# -- command line -------------------------------------------------------------
 
 def scheduler_simulate():
     """Run the scheduling pipeline on a JSON case; print the answer."""

@@ -308,7 +308,7 @@ class API:
             service=lambda i: 'nova-lite-compute on %s' % i.host)
 
     def start_task(self, context, instance, action, vm_states, task_state,
-                    check, send, service, needs_host=False, method=None):
+                   check, send, service, needs_host=False, method=None):
         """The shape of every server action the API hands on. The server
         must be in one of ``vm_states`` in a real cell (with a host if
         ``needs_host``) and in no task; ``check(cctxt, instance)`` refuses

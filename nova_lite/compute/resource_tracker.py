@@ -31,6 +31,7 @@ from nova_lite.scheduler import utils as scheduler_utils
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
+
 def is_boot_from_volume(instance):
     return instance.system_metadata.get('boot_from_volume') == 'True'
 
@@ -209,7 +210,7 @@ class ResourceTracker:
                                                 port_allocations),
             instance.project_id, instance.user_id)
 
-    # -- audit -----------------------------------------------------------------
+    # -- audit ----------------------------------------------------------------
 
     def update_available_resource(self, context, nodename):
         """Audit: recompute usage from the instances on this host, report
@@ -356,7 +357,7 @@ class ResourceTracker:
                  node.hypervisor_hostname)
         self.reportclient.delete_allocations(consumer)
 
-    # -- claims ----------------------------------------------------------------
+    # -- claims ---------------------------------------------------------------
 
     def _check(self, node, usage, limits):
         vcpus, memory_mb, disk_gb, pci = usage
@@ -400,6 +401,7 @@ class ResourceTracker:
             self._claiming.add(instance.uuid)
             self._apply(node, resources)
             node.save()
+
         def write():
             if node.uuid not in self._reported and \
                     not self._report_inventory(node, resources):

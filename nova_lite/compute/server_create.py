@@ -167,7 +167,7 @@ def create(api, context, flavor, image_href, name, min_count=1,
     instances, specs = [], []
     for index in range(max_count):
         display_name = name if max_count == 1 else '%s-%d' % (name,
-                                                               index + 1)
+                                                              index + 1)
         instance = _new_instance(
             context, flavor, image, display_name, description,
             metadata, key_name, availability_zone, user_data,
@@ -301,7 +301,7 @@ def _record_in_api_db(context, instances, specs, group=None):
                 queued_for_delete=False).create()
     except Exception:
         with server_common.logged_cleanup('API database records of a failed '
-                                    'create'):
+                                          'create'):
             _forget_in_api_db(context, instances, group)
         raise
     return build_requests
@@ -333,4 +333,3 @@ def _forget_in_api_db(context, instances, group=None):
             pass
         objects.InstanceMapping(context,
                                 instance_uuid=instance.uuid).destroy()
-

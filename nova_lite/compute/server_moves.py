@@ -162,4 +162,3 @@ def _check_evacuation(api, context, instance, host):
         raise exception.ComputeTooOld(
             host=host or 'the destination', action='evacuate',
             version=need, pinned=api.compute_rpcapi.version_cap)
-

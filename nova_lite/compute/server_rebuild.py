@@ -216,4 +216,3 @@ def _instance_to_build_again(context, instance, image, changes,
     fresh.deleted_at = None
     fresh.updated_at = None
     return fresh
-

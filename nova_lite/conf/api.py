@@ -1,4 +1,5 @@
-"""[api]: the Compute REST API daemon and the auth mode of all REST services."""
+"""[api]: the Compute REST API daemon and the auth mode of all REST
+services."""
 
 from oslo_config import cfg
 

@@ -32,7 +32,7 @@ network_opts = [
     cfg.IntOpt('default_mtu', default=1500, min=68,
                help='Read by nova-lite-network: MTU of a network created '
                     'without one.'),
-    # -- each compute, as its host's agent -------------------------------------
+    # -- each compute, as its host's agent ------------------------------------
     cfg.ListOpt('bridge_mappings', default=['physnet0:br-ex'],
                 help='Read by nova-lite-compute: the physical networks '
                      'this host is wired to, each "physnet:bridge". Ports '

@@ -320,4 +320,3 @@ def wait_for_database(url, group):
                 raise
             LOG.warning('%s; retrying in %ss', e, group.retry_interval)
             time.sleep(group.retry_interval)
-

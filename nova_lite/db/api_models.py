@@ -224,7 +224,7 @@ class Image(_Timestamps, Base):
     properties = sa.Column(sa.Text, nullable=True)
 
 
-# -- placement ------------------------------------------------------------------
+# -- placement ----------------------------------------------------------------
 # The Placement service's tables. Resource classes and traits are referred
 # to by integer id; standard resource classes have fixed ids below 10000 and
 # no row (nova_lite.placement.resource_classes), custom ones a row here.
@@ -351,7 +351,7 @@ class ResourceProviderAggregate(_Timestamps, Base):
                              primary_key=True)
 
 
-# -- network ---------------------------------------------------------------------
+# -- network ------------------------------------------------------------------
 # The port service's tables (nova-lite-network). Ids are the uuids clients
 # see, as in the Networking API. JSON documents (binding profiles, agent
 # configurations, tags) are stored as text.

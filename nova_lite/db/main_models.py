@@ -39,9 +39,10 @@ class Service(_SoftDelete, Base):
 
 class ComputeNode(_SoftDelete, Base):
     __tablename__ = 'compute_nodes'
-    __table_args__ = (sa.UniqueConstraint('host', 'hypervisor_hostname',
-                                          'deleted',
-                                          name='uniq_compute_nodes_host_node'),)
+    __table_args__ = (
+        sa.UniqueConstraint('host', 'hypervisor_hostname', 'deleted',
+                            name='uniq_compute_nodes_host_node'),
+    )
     id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
     uuid = sa.Column(sa.String(36), nullable=False, unique=True)
     host = sa.Column(sa.String(255), nullable=False)

@@ -92,7 +92,8 @@ def agent_state(host, nodename):
     bridge_mappings = parse_bridge_mappings(CONF.network.bridge_mappings)
     bandwidths = parse_bandwidths(CONF.network.bandwidths)
     return {'agent': {
-        'host': host, 'agent_type': AGENT_TYPE, 'binary': servicegroup.COMPUTE_BINARY,
+        'host': host, 'agent_type': AGENT_TYPE,
+        'binary': servicegroup.COMPUTE_BINARY,
         'configurations': {
             'bridge_mappings': bridge_mappings,
             'resource_provider_bandwidths': bandwidths,

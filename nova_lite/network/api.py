@@ -273,9 +273,10 @@ def release_ports(client, instance, ports=None):
             if port['id'] in created:
                 client.delete_port(port['id'])
                 continue
-            client.update_port(port['id'], device_id='', device_owner='',
-                               **{'binding:host_id': None,
-                                  'binding:profile': profile_naming(port, None)})
+            client.update_port(
+                port['id'], device_id='', device_owner='',
+                **{'binding:host_id': None,
+                   'binding:profile': profile_naming(port, None)})
     except (exception.NetworkUnavailable, exception.PortUpdateFailed,
             exception.PortNotFound) as e:
         LOG.warning('Ports of %s not released: %s', instance.uuid, e)

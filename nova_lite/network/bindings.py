@@ -61,7 +61,7 @@ def is_bound(binding):
     return bool(binding['host']) and binding['vif_type'] != VIF_FAILED
 
 
-# -- the decision ------------------------------------------------------------------
+# -- the decision -------------------------------------------------------------
 
 def _allocated_providers(allocation):
     if isinstance(allocation, str):
@@ -137,7 +137,7 @@ def decide(connection, port_id, host, physical_network, vnic_type, profile,
     return VIF_OVS, dict(OVS_VIF_DETAILS)
 
 
-# -- rows -----------------------------------------------------------------------
+# -- rows ---------------------------------------------------------------------
 
 def active_of(connection, port_ids):
     """{port_id: its ACTIVE binding}."""

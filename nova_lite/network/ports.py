@@ -206,7 +206,7 @@ def delete(connection, port_id):
     connection.execute(P.delete().where(P.c.id == port_id))
 
 
-# -- resource requests of bound ports ---------------------------------------------
+# -- resource requests of bound ports -----------------------------------------
 
 def bound_requests(connection, port_ids):
     """{port_id: (hosts, resource_request)} of the ports among

@@ -53,7 +53,7 @@ def resource_request(physical_network, vnic_type, bandwidths):
                          vnic_type_trait(vnic_type)]}
 
 
-# -- policies ------------------------------------------------------------------
+# -- policies -----------------------------------------------------------------
 
 def _policy(row, rules):
     policy = dict(row._mapping)
@@ -149,7 +149,7 @@ def _touch_policy(connection, policy_id):
         revision_number=P.c.revision_number + 1, updated_at=db.now()))
 
 
-# -- minimum bandwidth rules -----------------------------------------------------
+# -- minimum bandwidth rules --------------------------------------------------
 
 def get_rule(connection, policy_id, rule_id):
     get_policy(connection, policy_id)

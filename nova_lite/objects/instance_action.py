@@ -360,7 +360,7 @@ def forget_action(context, instance_uuid, request_id):
             sa.select(models.InstanceAction.id)
             .where(models.InstanceAction.instance_uuid == instance_uuid,
                    models.InstanceAction.request_id == request_id))
-            .scalars())
+                   .scalars())
         if not ids:
             return
         session.execute(sa.delete(models.InstanceActionEvent).where(

@@ -25,7 +25,7 @@ from nova_lite.placement import resource_classes
 A = db.ALLOCATIONS
 C = db.CONSUMERS
 P = db.PROVIDERS
-I = db.INVENTORIES
+INV = db.INVENTORIES
 
 # The consumer generation is not checked (requests older than 1.28).
 SKIP_GENERATION_CHECK = object()
@@ -137,10 +137,12 @@ def _providers_with_inventories(by_uuid, by_id, mysql):
     if by_id:
         named.append(P.c.id.in_(sa.bindparam('ids', expanding=True)))
     query = (sa.select(P.c.id.label('provider_id'), P.c.uuid,
-                       P.c.generation, I.c.id, I.c.resource_class_id,
-                       I.c.total, I.c.reserved, I.c.min_unit, I.c.max_unit,
-                       I.c.step_size, I.c.allocation_ratio, I.c.used)
-             .select_from(P.outerjoin(I, I.c.resource_provider_id == P.c.id))
+                       P.c.generation, INV.c.id, INV.c.resource_class_id,
+                       INV.c.total, INV.c.reserved, INV.c.min_unit,
+                       INV.c.max_unit, INV.c.step_size,
+                       INV.c.allocation_ratio, INV.c.used)
+             .select_from(P.outerjoin(
+                 INV, INV.c.resource_provider_id == P.c.id))
              .where(sa.or_(*named)).order_by(P.c.id))
     return query.with_for_update() if mysql else query
 
@@ -177,7 +179,7 @@ def _usage_and_generations_update(count):
         'UPDATE %(p)s, %(i)s SET %(p)s.generation = %(p)s.generation + 1, '
         '%(p)s.updated_at = :stamp, %(i)s.used = %(i)s.used + CASE %(i)s.id '
         '%(cases)s END WHERE %(p)s.id = %(i)s.resource_provider_id AND '
-        '%(i)s.id IN (%(ids)s)' % {'p': P.name, 'i': I.name,
+        '%(i)s.id IN (%(ids)s)' % {'p': P.name, 'i': INV.name,
                                    'cases': cases, 'ids': ids})
 
 
@@ -252,8 +254,8 @@ def _apply_changes(connection, inventory_ids, deltas, generations, stamp):
             del to_bump[provider_id]
     elif changes:
         connection.execute(
-            I.update().where(I.c.id.in_(sorted(changes)))
-            .values(used=I.c.used + sa.case(changes, value=I.c.id)))
+            INV.update().where(INV.c.id.in_(sorted(changes)))
+            .values(used=INV.c.used + sa.case(changes, value=INV.c.id)))
     providers.bump_generations(connection, to_bump)
 
 
@@ -382,13 +384,13 @@ def _held_with_providers(mysql):
     rows in that order (the order every writer takes them in)."""
     query = (sa.select(A.c.resource_provider_id, A.c.resource_class_id,
                        A.c.used, P.c.generation,
-                       I.c.id.label('inventory_id'))
+                       INV.c.id.label('inventory_id'))
              .select_from(
                  C.join(A, A.c.consumer_id == C.c.uuid)
                  .join(P, P.c.id == A.c.resource_provider_id)
-                 .outerjoin(I, sa.and_(
-                     I.c.resource_provider_id == A.c.resource_provider_id,
-                     I.c.resource_class_id == A.c.resource_class_id)))
+                 .outerjoin(INV, sa.and_(
+                     INV.c.resource_provider_id == A.c.resource_provider_id,
+                     INV.c.resource_class_id == A.c.resource_class_id)))
              .where(C.c.uuid.in_(sa.bindparam('uuids', expanding=True))))
     return query.with_for_update() if mysql else query
 

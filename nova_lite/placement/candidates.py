@@ -26,7 +26,7 @@ from nova_lite.placement import db
 from nova_lite.placement import traits as traits_db
 
 P = db.PROVIDERS
-I = db.INVENTORIES
+INV = db.INVENTORIES
 PT = db.PROVIDER_TRAITS
 PA = db.PROVIDER_AGGREGATES
 
@@ -104,11 +104,11 @@ def _id_pairs(connection, query):
 
 def _providers_with_capacity(connection, group, class_id, amount):
     """{provider id: root id} able to take ``amount`` of the class."""
-    query = (sa.select(I.c.resource_provider_id, P.c.root_provider_id)
-             .select_from(I.join(P, P.c.id == I.c.resource_provider_id))
-             .where(I.c.resource_class_id == class_id,
+    query = (sa.select(INV.c.resource_provider_id, P.c.root_provider_id)
+             .select_from(INV.join(P, P.c.id == INV.c.resource_provider_id))
+             .where(INV.c.resource_class_id == class_id,
                     *capacity.fits_sql(amount)))
-    for clause in _group_filters(connection, group, I.c.resource_provider_id,
+    for clause in _group_filters(connection, group, INV.c.resource_provider_id,
                                  group.use_same_provider):
         query = query.where(clause)
     return _id_pairs(connection, query)
@@ -178,10 +178,10 @@ def _capacities(connection, provider_ids):
     """{provider id: {class id: (capacity, used, max_unit)}}."""
     result = collections.defaultdict(dict)
     for chunk in db.chunks(sorted(provider_ids), 5000):
-        query = (sa.select(I.c.resource_provider_id, I.c.resource_class_id,
-                           I.c.total, I.c.reserved, I.c.allocation_ratio,
-                           I.c.max_unit, I.c.used)
-                 .where(db.in_ids(I.c.resource_provider_id, chunk)))
+        query = (sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
+                           INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
+                           INV.c.max_unit, INV.c.used)
+                 .where(db.in_ids(INV.c.resource_provider_id, chunk)))
         for pid, cid, total, reserved, ratio, max_unit, used in \
                 db.packed_rows(connection, query, cache=False):
             result[int(pid)][int(cid)] = (
@@ -209,34 +209,34 @@ def _find_single_providers(connection, request, group):
     the providers with room for every class (and the group's traits,
     aggregates and tree, and the root traits)."""
     amounts = group.resources
-    wanted = lambda: sa.case(amounts, value=I.c.resource_class_id)  # noqa
+    wanted = lambda: sa.case(amounts, value=INV.c.resource_class_id)  # noqa
     per_provider = (
-        sa.select(I.c.resource_provider_id.label('id'),
+        sa.select(INV.c.resource_provider_id.label('id'),
                   db.group_concat(db.as_text(
-                      I.c.resource_class_id,
-                      sa.cast(capacity.capacity_sql(I), sa.Integer),
-                      I.c.used, I.c.max_unit, sep='/'),
+                      INV.c.resource_class_id,
+                      sa.cast(capacity.capacity_sql(INV), sa.Integer),
+                      INV.c.used, INV.c.max_unit, sep='/'),
                       db.separator(';')).label('inventory'))
-        .where(I.c.resource_class_id.in_(sorted(amounts)),
-               capacity.capacity_sql(I) - I.c.used >= wanted(),
-               I.c.min_unit <= wanted(), I.c.max_unit >= wanted(),
-               wanted() % I.c.step_size == 0))
+        .where(INV.c.resource_class_id.in_(sorted(amounts)),
+               capacity.capacity_sql(INV) - INV.c.used >= wanted(),
+               INV.c.min_unit <= wanted(), INV.c.max_unit >= wanted(),
+               wanted() % INV.c.step_size == 0))
     root_group = RequestGroup(required=request.root_required,
                               forbidden=request.root_forbidden)
     for clause in (_group_filters(connection, group,
-                                  I.c.resource_provider_id, True) +
+                                  INV.c.resource_provider_id, True) +
                    _group_filters(connection, root_group,
-                                  I.c.resource_provider_id, True)):
+                                  INV.c.resource_provider_id, True)):
         per_provider = per_provider.where(clause)
-    per_provider = (per_provider.group_by(I.c.resource_provider_id)
+    per_provider = (per_provider.group_by(INV.c.resource_provider_id)
                     .having(sa.func.count() == len(amounts))
-                    .order_by(I.c.resource_provider_id))
+                    .order_by(INV.c.resource_provider_id))
     if request.limit:
         per_provider = per_provider.limit(request.limit)
     per_provider = per_provider.subquery()
     # The providers' other classes (for the summaries) and traits, as
     # correlated subqueries: the whole answer in one round trip.
-    other = I.alias('other')
+    other = INV.alias('other')
     others = (sa.select(db.group_concat(db.as_text(
         other.c.resource_class_id,
         sa.cast(capacity.capacity_sql(other), sa.Integer),

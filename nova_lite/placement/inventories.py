@@ -15,7 +15,7 @@ from nova_lite.placement import exception
 from nova_lite.placement import providers
 from nova_lite.placement import resource_classes
 
-I = db.INVENTORIES
+INV = db.INVENTORIES
 FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
           'allocation_ratio')
 DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': capacity.INT_MAX,
@@ -37,8 +37,8 @@ def _as_dict(row):
 
 
 def _rows(connection, provider_id):
-    return connection.execute(sa.select(I).where(
-        I.c.resource_provider_id == provider_id)).all()
+    return connection.execute(sa.select(INV).where(
+        INV.c.resource_provider_id == provider_id)).all()
 
 
 def get_all(connection, provider_id):
@@ -49,9 +49,9 @@ def get_all(connection, provider_id):
 
 def get_one(connection, provider, class_name):
     class_id = _class_id_or_404(connection, provider, class_name)
-    row = connection.execute(sa.select(I).where(
-        I.c.resource_provider_id == provider.id,
-        I.c.resource_class_id == class_id)).first()
+    row = connection.execute(sa.select(INV).where(
+        INV.c.resource_provider_id == provider.id,
+        INV.c.resource_class_id == class_id)).first()
     if row is None:
         raise _no_inventory(provider, class_name)
     return _as_dict(row)
@@ -126,22 +126,22 @@ def _check_in_use(connection, provider, wanted, removed, used):
 def _write(connection, provider, wanted, removed, existing):
     stamp = db.now()
     if removed:
-        connection.execute(I.delete().where(
-            I.c.resource_provider_id == provider.id,
-            I.c.resource_class_id.in_(sorted(removed))))
+        connection.execute(INV.delete().where(
+            INV.c.resource_provider_id == provider.id,
+            INV.c.resource_class_id.in_(sorted(removed))))
     inserts = []
     for class_id, values in sorted(wanted.items()):
         if class_id in existing:
             if _as_dict(existing[class_id]) != values:
-                connection.execute(I.update().where(
-                    I.c.id == existing[class_id].id).values(
+                connection.execute(INV.update().where(
+                    INV.c.id == existing[class_id].id).values(
                         updated_at=stamp, **values))
         else:
             inserts.append(dict(values, resource_provider_id=provider.id,
                                 resource_class_id=class_id,
                                 created_at=stamp))
     if inserts:
-        connection.execute(I.insert(), inserts)
+        connection.execute(INV.insert(), inserts)
 
 
 def replace_all(connection, provider_uuid, generation, inventories,

@@ -232,8 +232,8 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
         if _every_compute_unheard_from(result):
             return exception.ComputesUnheardFrom(
                 reason=result.explain() + ' (every compute service the '
-                       'request can use is late to report; none is '
-                       'disabled)')
+                'request can use is late to report; none is '
+                'disabled)')
         return exception.NoValidHost(reason=result.explain())
 
     for index in range(num):

@@ -32,7 +32,6 @@ CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 
-
 class Aggregate:
     """A host aggregate as the scheduler sees it: a name, metadata (such as
     ``availability_zone`` or ``ssd=true``) and its hosts."""

@@ -63,7 +63,7 @@ class SchedulerAPI:
         # object primitive is deserialized into the receiver's class like
         # the object itself would have been.
         for older, spec_version in (('1.3', '1.2'), ('1.2', '1.1'),
-                                     ('1.1', '1.0')):
+                                    ('1.1', '1.0')):
             if self.client.can_send_version(version):
                 break
             manifest = dict(objects_base.obj_tree_get_versions(
@@ -98,4 +98,4 @@ def select_destinations_patiently(scheduler_api, context, spec_obj,
         (exception.NoValidHostForNow, messaging.MessagingTimeout) +
         outage.BROKER_AWAY,
         'Scheduling of %s' % ', '.join(instance_uuids or
-                                      [spec_obj.instance_uuid]))
+                                       [spec_obj.instance_uuid]))

@@ -339,7 +339,7 @@ def run_scenario(plane, name, scenario, settle_timeout=120):
     return row
 
 
-# -- scenarios ------------------------------------------------------------------
+# -- scenarios ----------------------------------------------------------------
 
 def mixed_burst(plane, row, count):
     """What runs while a fault hits: ``count`` boots -- every third with a
@@ -528,7 +528,7 @@ def cluster_node_stopped_under_load(number, count=12, down_seconds=5):
     return scenario
 
 
-# -- a broker and a database of the plane's own ---------------------------------
+# -- a broker and a database of the plane's own -------------------------------
 
 def wait_for_mysql(port, what, timeout=60):
     """Until root can connect to the MySQL protocol on ``port``."""

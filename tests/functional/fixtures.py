@@ -524,7 +524,7 @@ class ControlPlane:
         admin = self.client()
         wait_for(lambda: self.assert_daemons_running() or len([
             h for h in admin.get(
-            '/os-hypervisors/detail').json()['hypervisors']
+                '/os-hypervisors/detail').json()['hypervisors']
             if h['state'] == 'up']) >= count,
             timeout, what='%d hypervisors up' % count)
         # The scheduler maps hosts on its own period; give it one turn.

@@ -82,9 +82,9 @@ class TestComputeKilledDuringMoves(FaultTestCase):
     computes = 2
     compute_conf = {
         1: faults.COMPUTE_RECOVERY_CONF + '\n[compute]\n'
-           'fake_live_migration_seconds = 8\n',
+        'fake_live_migration_seconds = 8\n',
         2: faults.COMPUTE_RECOVERY_CONF + '\n[compute]\n'
-           'fake_live_migration_seconds = 8\n'}
+        'fake_live_migration_seconds = 8\n'}
 
     def test_source_compute_killed_mid_live_migration(self):
         self.run_scenario('source compute killed mid-live-migration',

@@ -108,7 +108,7 @@ def _render(value, test, caller):
     return value
 
 
-# -- compute -----------------------------------------------------------------------
+# -- compute ------------------------------------------------------------------
 
 S = '/v2.1/servers/{server_id}'
 ACTION = S + '/action'
@@ -297,7 +297,7 @@ COMPUTE = [
         ADMIN_ONLY, fresh=lambda t: {'aggregate_id': t.new_aggregate()}),
     row('compute', 'POST', '/v2.1/os-aggregates/{aggregate_id}/action',
         ADMIN_ONLY, variant='add_host', body={'add_host': {'host':
-                                                            'compute1'}}),
+                                                           'compute1'}}),
     row('compute', 'POST', '/v2.1/os-aggregates/{aggregate_id}/action',
         ADMIN_ONLY, variant='remove_host',
         body={'remove_host': {'host': 'compute1'}}),
@@ -378,7 +378,7 @@ COMPUTE = [
 ]
 
 
-# -- placement: every operation is an administrator's -----------------------------
+# -- placement: every operation is an administrator's -------------------------
 
 RP = '/resource_providers/{uuid}'
 
@@ -494,7 +494,7 @@ PLACEMENT = [
 ]
 
 
-# -- network -------------------------------------------------------------------------
+# -- network ------------------------------------------------------------------
 
 N = '/v2.0/networks/{network_id}'
 P = '/v2.0/ports/{port_id}'
@@ -714,7 +714,7 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
             self._testMethodName == 'test_policy_matrix')
         super().setUp()
 
-    # -- the owner's resources ----------------------------------------------------
+    # -- the owner's resources ------------------------------------------------
 
     @classmethod
     def _create_owner_resources(cls):
@@ -964,7 +964,7 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
                       'binary': 'neutron-openvswitch-agent'}}
         ).json()['agent']['id']
 
-    # -- the matrix ---------------------------------------------------------------
+    # -- the matrix -----------------------------------------------------------
 
     def _path(self, matrix_row, caller, extra):
         params = dict(self.ids, caller_tag='by-' + caller)
@@ -1129,7 +1129,7 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
                 self.assertNotIn(self.ids[owned], self._listed(
                     api, path, ADMIN, collection, key), path)
 
-    # -- attributes ------------------------------------------------------------
+    # -- attributes -----------------------------------------------------------
 
     def test_the_owner_does_not_see_admin_only_attributes(self):
         server = self.call('compute', 'GET', S.format(**self.ids),

@@ -77,7 +77,7 @@ class RebuildTestCase(base.ControlPlaneTestCase):
 
     def rows(self, database, server_id):
         return list(_query(database, 'SELECT vm_state FROM instances WHERE '
-                                'uuid = %s AND deleted = 0', server_id))
+                           'uuid = %s AND deleted = 0', server_id))
 
 
 class TestRebuildOnHost(RebuildTestCase):
@@ -214,7 +214,7 @@ class TestRebuildFromCell0(RebuildTestCase):
             self.owner.wait_for_status(created['server']['id'], 'ACTIVE')
         server_id = self._bury('buried')
         self.assertEqual(['error'], [r[0] for r in self.rows(self.cell0_db,
-                                                              server_id)])
+                                                             server_id)])
         networks = self._spec(server_id)['requested_networks']
         self.assertIn(self.network_id,
                       json.dumps(networks))

@@ -239,7 +239,7 @@ class TestHostileRPC(base.ControlPlaneTestCase):
                 content_type=content_type, content_encoding=content_encoding,
                 retry=True)
 
-    # -- malformed messages, topic by topic ------------------------------------
+    # -- malformed messages, topic by topic -----------------------------------
 
     def test_conductor_refuses_malformed_messages_and_keeps_serving(self):
         self._barrage('conductor', 'object_action',

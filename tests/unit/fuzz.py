@@ -657,7 +657,6 @@ class RouteFuzzer:
         return failures
 
 
-
 def microversions(module):
     """Every microversion from ``module.MIN_VERSION`` to
     ``module.MAX_VERSION``, and one past the last."""

@@ -82,7 +82,7 @@ class TestComputeHoldsNoDatabaseCredentials(testtools.TestCase):
         for group, opts in database_conf.list_opts().items():
             for opt in opts:
                 self.assertFalse(opt.required, '[%s] %s' % (group.name,
-                                                             opt.name))
+                                                            opt.name))
 
     def test_starts_from_a_config_without_database_sections(self):
         compute = self._start(COMPUTE_CONF)
@@ -126,6 +126,3 @@ class TestComputeHoldsNoDatabaseCredentials(testtools.TestCase):
         output = stderr.read()
         self.assertTrue(output.startswith('ERROR: '), output)
         self.assertNotIn('Traceback', output)
-
-
-

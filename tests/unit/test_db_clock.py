@@ -19,7 +19,7 @@ class TestRendering(testtools.TestCase):
 
     def test_mysql_reads_its_own_utc_clock(self):
         self.assertIn('UTC_TIMESTAMP(6)', _sql(clock.utc_now(),
-                                                mysql.dialect()))
+                                               mysql.dialect()))
 
     def test_mysql_shifts_by_whole_seconds(self):
         self.assertIn('TIMESTAMPADD(SECOND, -300, UTC_TIMESTAMP(6))',

@@ -23,7 +23,7 @@ MAX_PROFILE_LENGTH = 4095
 MAX_CONFIGURATIONS_LENGTH = 16000
 
 
-# -- policy ------------------------------------------------------------------------
+# -- policy -------------------------------------------------------------------
 
 def authorize(request, action, target=None):
     """Enforce ``network:<action>`` (403 if refused)."""
@@ -70,7 +70,7 @@ def is_admin(request):
     return bool(request.context.is_admin)
 
 
-# -- bodies -------------------------------------------------------------------------
+# -- bodies -------------------------------------------------------------------
 
 def body(request, key, schema):
     """``document[key]`` of a JSON body that fits ``schema`` (which
@@ -98,7 +98,7 @@ def check_json_size(name, value, limit):
                 name, limit))
 
 
-# -- lists --------------------------------------------------------------------------
+# -- lists --------------------------------------------------------------------
 
 def to_bool(name, value):
     if isinstance(value, bool):
@@ -206,7 +206,7 @@ def collection(request, name, items, limit, item_ids):
     return document
 
 
-# -- views --------------------------------------------------------------------------
+# -- views --------------------------------------------------------------------
 
 def timestamp(value):
     """The Networking API's timestamps: ISO 8601 in UTC, to the second."""

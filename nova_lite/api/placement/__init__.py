@@ -75,7 +75,7 @@ def make_app():
         handler.ROUTE_DECLARATIONS, microversions=mv.SPEC,
         error_formatter=placement_error_body)
     application = auth.pipeline(application,
-                                 public_paths=handler.PUBLIC_PATHS,
-                                 error_formatter=placement_error_body)
+                                public_paths=handler.PUBLIC_PATHS,
+                                error_formatter=placement_error_body)
     return wsgi.VersionHeaders(application, mv.SPEC,
                                error_formatter=placement_error_body)

@@ -203,4 +203,3 @@ def parse_member_of(values, allow_forbidden=False, name='member_of'):
                 reason='Conflicting member_of and forbidden member_of: %s' %
                 ', '.join(sorted(uuids)))
     return result
-

@@ -42,7 +42,7 @@ FLOW = 'build on the compute'
 
 
 def build_and_run(compute, context, instance, selection, request_spec,
-                   host_list, limits, image):
+                  host_list, limits, image):
     with compute.work.lock(instance.uuid), instance_actions.event(
             context, instance.uuid, 'compute_build_and_run_instance',
             host=compute.host, action=instance_actions.CREATE) as build:
@@ -230,4 +230,3 @@ def _abandon_build(compute, context, instance):
     compute.rt.drop_instance(context, instance, nodename)
     instance.host = None
     instance.node = None
-

@@ -28,4 +28,3 @@ def terminate(compute, context, instance):
             pass
         LOG.info('Instance %s deleted on %s', instance.uuid, compute.host)
     compute.work.forget_lock(instance.uuid)
-

@@ -274,4 +274,3 @@ def destroy_evacuated_instances(compute, context):
                 instance.deleted:
             migration.status = 'completed'
             migration.save()
-

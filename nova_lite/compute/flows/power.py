@@ -56,4 +56,3 @@ def _power_here(compute, context, instance, action, task_state, operation,
         if overtaken is not None:
             LOG.info('%s of %s overtaken: %s', task_state,
                      instance.uuid, overtaken)
-

@@ -78,4 +78,3 @@ def _rebuild_here(compute, context, instance, image, orig_image_ref,
                  overtaken)
         return
     LOG.info('Instance %s rebuilt on %s', instance.uuid, compute.host)
-

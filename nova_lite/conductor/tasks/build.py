@@ -228,7 +228,7 @@ class ScheduleAndBuildTask:
         conductor because this cast waited too long in the queue (every
         conductor was down): either way it is not ours to build."""
         kept = [(br, spec) for br, spec in zip(self.build_requests,
-                                                self.request_specs)
+                                               self.request_specs)
                 if self.leases.claim(self.context, br.instance_uuid)]
         skipped = ({br.instance_uuid for br in self.build_requests} -
                    {br.instance_uuid for br, _ in kept})
@@ -285,6 +285,7 @@ class ScheduleAndBuildTask:
         except Exception:
             LOG.exception('Could not move the action history of %s from '
                           'cell0; it stays there', instance_uuid)
+
 
 # Failures of a build step that are logged without a traceback.
 _EXPECTED = (exception.BuildTakenOver, exception.BuildRequestNotFound,

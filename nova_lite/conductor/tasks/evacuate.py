@@ -76,9 +76,9 @@ class EvacuateTask:
         self.port_client = port_client or network_api.PortClient()
 
     def execute(self):
-        move_common.run_in_cell(self, 'Evacuation', 'conductor_rebuild_instance',
-                                instance_actions.EVACUATE, self._evacuate,
-                                self._rollback)
+        move_common.run_in_cell(
+            self, 'Evacuation', 'conductor_rebuild_instance',
+            instance_actions.EVACUATE, self._evacuate, self._rollback)
 
     def _evacuate(self):
         self.migration = objects.Migration(

@@ -98,9 +98,10 @@ class LiveMigrationTask:
         self.tried = []
 
     def execute(self):
-        move_common.run_in_cell(self, 'Live migration', 'conductor_live_migrate',
-                                instance_actions.LIVE_MIGRATION, self._live_migrate,
-                                self.rollback)
+        move_common.run_in_cell(
+            self, 'Live migration', 'conductor_live_migrate',
+            instance_actions.LIVE_MIGRATION, self._live_migrate,
+            self.rollback)
 
     def _live_migrate(self):
         source = self.instance.host

@@ -78,7 +78,6 @@ from nova_lite import servicegroup
 LOG = logging.getLogger(__name__)
 
 
-
 def _failing_alone(look, what):
     """``look(cctxt, cell)`` (which counts what it did) for
     ``cells.scatter``, an unexpected failure of it in one cell logged and

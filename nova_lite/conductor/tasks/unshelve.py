@@ -45,9 +45,9 @@ class UnshelveTask:
         self.port_client = port_client or network_api.PortClient()
 
     def execute(self):
-        move_common.run_in_cell(self, 'Unshelve', 'conductor_unshelve_instance',
-                                instance_actions.UNSHELVE, self._unshelve,
-                                self._rollback)
+        move_common.run_in_cell(
+            self, 'Unshelve', 'conductor_unshelve_instance',
+            instance_actions.UNSHELVE, self._unshelve, self._rollback)
 
     def _unshelve(self):
         spec = move_common.request_spec_for_move(

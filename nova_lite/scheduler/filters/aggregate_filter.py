@@ -43,6 +43,6 @@ class AggregateInstanceExtraSpecsFilter(filters.BaseHostFilter):
         key, requirement, values = self._mismatch(host_state, spec)
         if not values:
             return 'no aggregate sets %s (flavor wants %s)' % (key,
-                                                              requirement)
+                                                               requirement)
         return '%s is %s, flavor wants %s' % (
             key, ' or '.join(sorted(values)), requirement)

@@ -159,4 +159,3 @@ class TestFuzzerFindsSchemas(base.APITestCase):
                             for s in facts.schemas))
         facts = fuzz.HandlerFacts(server_actions.action)
         self.assertGreaterEqual(len(facts.schemas), 8)
-

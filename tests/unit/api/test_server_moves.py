@@ -507,4 +507,3 @@ class TestCreateWithPorts(MovesTestCase):
         self.create([{'port': uuidutils.generate_uuid()}])
         self.assertEqual([], list(objects.BuildRequestList.get_all(
             self.admin_context)))
-

@@ -887,4 +887,3 @@ class TestEvacuateRPCEntryPoint(EvacuateTestCase):
         self.assertEqual(('done', self.allocation_on('dst', False)),
                          (self.stored_migration().status,
                           self.resources(self.instance.uuid)))
-

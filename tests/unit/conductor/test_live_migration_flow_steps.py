@@ -63,6 +63,7 @@ class TestEachLiveMigrationStepIsRecorded(
         self.assertEqual(order[:order.index(step)],
                          list(dict.fromkeys(names)))
 
+
 flow_steps.add_step_tests(TestEachLiveMigrationStepIsRecorded, STEPS,
                           'check_crash_at',
                           'test_a_crash_at_%s_leaves_the_steps_before_it')

@@ -258,7 +258,7 @@ class TestALiveMigrationTakenOverWhileItsConductorWaits(
 
 
 class TestALiveMigrationItsConductorKeepsAlive(Aging,
-                                              live.LiveMigrateTestCase):
+                                               live.LiveMigrateTestCase):
     """The server and the migration look untouched for longer than the
     timeout, but the conductor renewed them just before the source
     compute looked."""

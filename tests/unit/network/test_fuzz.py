@@ -6,6 +6,7 @@ from nova_lite.api.network import handler
 from tests.unit import fuzz
 from tests.unit.network import base
 
+
 def check_neutron_error(status, document):
     """{"NeutronError": {"type": ..., "message": ..., "detail": ...}}."""
     error = document['NeutronError']

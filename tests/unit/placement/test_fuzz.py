@@ -10,6 +10,7 @@ from nova_lite.api.placement import microversion as mv
 from tests.unit import fuzz
 from tests.unit.placement import base
 
+
 def check_errors(status, document):
     """Placement's {"errors": [{"status": ..., "detail": ...}]}."""
     [error] = document['errors']

@@ -596,4 +596,3 @@ class TestFilterRegistry(testtools.TestCase):
                    for name in filters.names()}
         self.assertNotIn(filters.BaseHostFilter.reason, reasons.values())
         self.assertEqual(len(reasons), len(set(reasons.values())))
-

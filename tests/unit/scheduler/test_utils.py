@@ -13,7 +13,6 @@ class TestMappingsFromAllocations(testtools.TestCase):
     """Which provider of an adopted claim serves each port's request
     group, found again from what the claim holds."""
 
-
     allocations = {
         'node': {'resources': {'VCPU': 1, 'MEMORY_MB': 512}},
         'rp-physnet1': {'resources': {EGRESS: 1000}},
@@ -35,8 +34,10 @@ class TestMappingsFromAllocations(testtools.TestCase):
                              [group('p1')], self.allocations, self.traits))
 
     def test_allocations_without_a_resources_key_are_read_as_amounts(self):
-        self.assertEqual({'p1': 'rp-a'}, scheduler_utils.mappings_from_allocations(
-            [group('p1', egress=10)], {'rp-a': {EGRESS: 10}}, {}))
+        self.assertEqual({'p1': 'rp-a'},
+                         scheduler_utils.mappings_from_allocations(
+                             [group('p1', egress=10)], {'rp-a': {EGRESS: 10}},
+                             {}))
 
     def test_two_groups_do_not_share_what_only_one_of_them_fits_in(self):
         self.assertEqual(

@@ -69,7 +69,7 @@ def get_visible(request, connection, policy_id):
     return policy
 
 
-# -- policies ------------------------------------------------------------------------
+# -- policies -----------------------------------------------------------------
 
 def create_policy(request):
     body = util.body(request, 'policy', schema.CREATE_POLICY)
@@ -126,7 +126,7 @@ def delete_policy(request, policy_id):
     return wsgi.empty_response(204)
 
 
-# -- minimum bandwidth rules ---------------------------------------------------------
+# -- minimum bandwidth rules --------------------------------------------------
 
 def _rule_id(rule_id, policy_id):
     util.require_id(rule_id, exception.QosRuleNotFound(

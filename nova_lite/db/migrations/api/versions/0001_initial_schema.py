@@ -1,7 +1,7 @@
 """initial schema
 
 Revision ID: 0001
-Revises: 
+Revises:
 """
 
 from alembic import op
@@ -131,4 +131,3 @@ def upgrade():
     )
     with op.batch_alter_table('instance_mappings', schema=None) as batch_op:
         batch_op.create_index('instance_mappings_project_id_idx', ['project_id'], unique=False)
-
