@@ -207,6 +207,8 @@ class WSGIService(_ServiceBase):
     def __init__(self, binary, app, bind_host, bind_port, threads,
                  register=True, keep_alive_timeout=10):
         super().__init__(binary)
+        from nova_lite.api import auth
+        auth.check_bind_address(binary, bind_host)
         from nova_lite.api import wsgi_server
         self.server = wsgi_server.Server(
             binary, app, bind_host, bind_port, threads,

@@ -76,9 +76,12 @@ except Exception as e:
 PY
 )
 
+# nova-lite-manage with this deployment's config (manage_args, set below).
+manage() { "$BIN/nova-lite-manage" "${manage_args[@]}" "$@"; }
+
 if [ "$reachable" = yes ]; then
   log "RabbitMQ and the database in $CONF are reachable: one process per daemon"
-  manage() { "$BIN/nova-lite-manage" --config-file "$CONF" "$@"; }
+  manage_args=(--config-file "$CONF")
   manage api_db sync && manage db sync && manage cell_v2 simple_cell_setup >/dev/null \
     || die "preparing the databases failed"
   transport=$("$BIN/python" -c "
@@ -103,8 +106,8 @@ else
     >"$STATE/embedded.conf"
   start all "$BIN/nova-lite-all" --config-file "$STATE/embedded.conf" \
     --computes "$COMPUTES"
-  manage() { "$BIN/nova-lite-manage" --config-file "$STATE/embedded.conf" \
-    --config-file "$STATE/embedded-db.conf" "$@"; }
+  manage_args=(--config-file "$STATE/embedded.conf"
+               --config-file "$STATE/embedded-db.conf")
   printf '[api_database]\nconnection = sqlite:///%s/nova_lite_api.sqlite\n[database]\nconnection = sqlite:///%s/nova_lite_cell1.sqlite\n' \
     "$STATE" "$STATE" >"$STATE/embedded-db.conf"
 fi
@@ -149,9 +152,12 @@ for s in servers:
 PY
 cat <<TXT
 
-nova_lite is running. Compute API: $API/v2.1  (token: admin:admin)
+nova_lite is running, authenticating nobody (noauth2), on 127.0.0.1 only.
+Compute API: $API/v2.1  (token: admin:admin)
   curl -H 'X-Auth-Token: admin:admin' $API/v2.1/servers/detail
   openstack CLI: see "Using the openstack CLI and openstacksdk" in README.md
+Operator commands, with this deployment's config:
+  $BIN/nova-lite-manage ${manage_args[*]} audit
 Logs: $STATE/logs. Press Ctrl-C to stop every daemon.
 TXT
 wait

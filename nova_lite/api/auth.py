@@ -1,23 +1,31 @@
 """Authentication middleware: who is calling, as a RequestContext.
 
-``[api] auth_strategy`` picks one of two modes, shared by all REST services:
+``[api] auth_strategy`` picks the mode, shared by all REST services:
 
-noauth2
-    No Keystone. The ``X-Auth-Token`` header is ``user[:project]``: the
-    project defaults to the user, and the user ``admin`` is an
-    administrator (role ``admin``). Any other string is simply a user name,
-    so openstacksdk's placeholder token ``notused`` is the non-admin user
-    ``notused`` in project ``notused``; use token ``admin`` (or
-    ``admin:<project>``) for admin work. A request without a token is 401.
-
-keystone
+keystone (the default)
     keystonemiddleware's auth_token validates the token (configured in
     ``[keystone_authtoken]``) and leaves X-User-Id / X-Project-Id / X-Roles
     headers, which this module turns into the context.
 
+noauth2 (the quick start and tests)
+    No authentication. The ``X-Auth-Token`` header is ``user[:project]``:
+    the project defaults to the user, and the user ``admin`` is an
+    administrator (role ``admin``). Any other string is simply a user name,
+    so openstacksdk's placeholder token ``notused`` is the non-admin user
+    ``notused`` in project ``notused``; use token ``admin`` (or
+    ``admin:<project>``) for admin work. A request without a token is 401.
+    Since anyone is whoever they say, it is served on loopback only: a
+    daemon refuses to listen on another address with it
+    (``check_bind_address``), and a request from a non-loopback client
+    (a WSGI server bound elsewhere) is refused with 401, unless ``[api]
+    insecure_noauth2`` is set.
+
 Version discovery documents (``public_paths``) are served without a token,
 as clients fetch them before they authenticate.
 """
+
+import ipaddress
+import socket
 
 from oslo_log import log as logging
 import webob.dec
@@ -77,8 +85,52 @@ class _ContextMiddleware:
         return response
 
 
+def is_loopback(host):
+    """Whether every address ``host`` (an address or a name) stands for
+    is a loopback one."""
+    if not host:
+        return False
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        found = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return bool(found) and all(
+        ipaddress.ip_address(info[4][0].split('%')[0]).is_loopback
+        for info in found)
+
+
+def check_bind_address(binary, bind_host):
+    """Refuse to serve noauth2 on a non-loopback address (unless ``[api]
+    insecure_noauth2``): anyone who reached it would be an
+    administrator."""
+    if CONF.api.auth_strategy == 'noauth2' and \
+            not CONF.api.insecure_noauth2 and not is_loopback(bind_host):
+        raise exception.ConfigurationError(
+            reason='%s: [api] auth_strategy = noauth2 authenticates '
+                   'nobody, so it is served on a loopback address only, '
+                   'and bind_host is %s. Use keystone, or bind to '
+                   '127.0.0.1 (or set [api] insecure_noauth2 = true for a '
+                   'test bed no one else can reach)' % (binary, bind_host))
+
+
 class NoAuth2(_ContextMiddleware):
     """``X-Auth-Token: user[:project]``; see the module docstring."""
+
+    def __call__(self, environ, start_response):
+        # No REMOTE_ADDR: called in-process, not over a socket.
+        remote = environ.get('REMOTE_ADDR')
+        if remote is not None and not CONF.api.insecure_noauth2 and \
+                not is_loopback(remote):
+            response = self._unauthorized(
+                'This service runs without authentication ([api] '
+                'auth_strategy = noauth2) and serves loopback clients '
+                'only.')
+            return response(environ, start_response)
+        return super().__call__(environ, start_response)
 
     def context_from(self, request):
         token = request.headers.get('X-Auth-Token', '').strip()

@@ -7,6 +7,9 @@ under ``[DEFAULT] state_path`` (unless the config names others). Each
 service still talks to the others only through RPC and REST. Because they
 share one process, the computes here use the database directly rather than
 through the conductor; run the separate daemons for a real deployment.
+
+Unless the config says otherwise it authenticates nobody (``[api]
+auth_strategy = noauth2``) and so listens on 127.0.0.1 only.
 """
 
 import os
@@ -49,6 +52,10 @@ def _prepare(state_path):
 
 def main():
     CONF.register_cli_opts(cli_opts)
+    # A first look: no Keystone, so loopback only (api/auth.py).
+    CONF.set_default('auth_strategy', 'noauth2', 'api')
+    for group in ('api', 'placement', 'network'):
+        CONF.set_default('bind_host', '127.0.0.1', group)
 
     def body():
         from nova_lite import rpc

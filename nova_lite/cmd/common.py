@@ -48,11 +48,14 @@ def wsgi_main(binary, app_module, group):
     address of the config group ``group`` ('api', 'placement', 'network')."""
     def body():
         setup()
+        options = getattr(CONF, group)
+        from nova_lite.api import auth
+        # Before anything waits for a database: a refusal is immediate.
+        auth.check_bind_address(binary, options.bind_host)
         wait_for_databases()
         import importlib
         from nova_lite import service
         app = importlib.import_module(app_module).make_app()
-        options = getattr(CONF, group)
         service.serve(service.WSGIService(
             binary, app, options.bind_host, options.bind_port,
             CONF.api.wsgi_threads,

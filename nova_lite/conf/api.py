@@ -17,16 +17,27 @@ api_opts = [
                 default=8774,
                 help='Port the Compute API listens on.'),
     cfg.StrOpt('auth_strategy',
-               default='noauth2',
-               choices=[('noauth2', 'No Keystone. The X-Auth-Token header is '
+               default='keystone',
+               choices=[('keystone', 'Validate tokens with '
+                                     'keystonemiddleware; configure it in '
+                                     '[keystone_authtoken].'),
+                        ('noauth2', 'For the quick start and tests only: '
+                                    'no authentication at all. The '
+                                    'X-Auth-Token header is '
                                     '"user[:project]"; the project defaults '
                                     'to the user and the user "admin" is an '
-                                    'administrator. A request without a '
-                                    'token is refused with 401.'),
-                        ('keystone', 'Validate tokens with '
-                                     'keystonemiddleware; configure it in '
-                                     '[keystone_authtoken].')],
-               help='How REST requests are authenticated.'),
+                                    'administrator. Served on loopback '
+                                    'addresses only, unless '
+                                    'insecure_noauth2 is set. A request '
+                                    'without a token is refused with 401.')],
+               help='How REST requests are authenticated, by the Compute '
+                    'API, placement and the port service.'),
+    cfg.BoolOpt('insecure_noauth2',
+                default=False,
+                help='Serve noauth2 on a non-loopback address and to '
+                     'non-loopback clients. Anyone who reaches the port is '
+                     'then whoever they claim to be, administrator '
+                     'included: never in a deployment.'),
     cfg.IntOpt('max_limit',
                default=1000, min=1,
                help='Most items one list request returns.'),

@@ -232,6 +232,7 @@ class ControlPlane:
             [api_database]
             connection = %(api)s
             [api]
+            auth_strategy = noauth2
             bind_host = 127.0.0.1
             bind_port = %(port)d
             [scheduler]

@@ -51,6 +51,7 @@ class PlacementServer:
                 connection = %(api)s
                 max_pool_size = 20
                 [api]
+                auth_strategy = noauth2
                 wsgi_threads = 64
                 [placement]
                 bind_host = 127.0.0.1

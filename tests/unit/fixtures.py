@@ -46,6 +46,8 @@ class Config(fixtures.Fixture):
         CONF([], project='nova-lite', default_config_files=[])
         self.conf = self.useFixture(config_fixture.Config(CONF))
         self.conf.config(service_down_time=60)
+        # The REST apps the unit tests drive authenticate nobody.
+        self.conf.config(auth_strategy='noauth2', group='api')
         self.addCleanup(policy.reset)
 
     def config(self, **kwargs):

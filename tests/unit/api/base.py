@@ -27,8 +27,8 @@ class APITestCase(testtools.TestCase):
         self.app = compute_app.make_app()
 
     def request(self, method, path, body=None, token=DEMO, version=None,
-                headers=None, raw_body=None):
-        request = webob.Request.blank(path, method=method)
+                headers=None, raw_body=None, environ=None):
+        request = webob.Request.blank(path, method=method, environ=environ)
         if token is not None:
             request.headers['X-Auth-Token'] = token
         if version is not None:

@@ -1,6 +1,16 @@
-"""noauth2 authentication."""
+"""noauth2 authentication, and where it may be served."""
 
+import os
+import subprocess
+import sys
+
+import fixtures
+import testtools
+
+from nova_lite.api import auth
+from nova_lite import exception
 from tests.unit.api import base
+from tests.unit import fixtures as nova_fixtures
 
 
 class TestNoAuth2(base.APITestCase):
@@ -49,3 +59,69 @@ class TestNoAuth2(base.APITestCase):
                        'imageRef': base.IMAGE_UUID}})
         self.assertEqual(202, response.status_int, response.body)
         return response.json['server']['id']
+
+
+class TestNoAuth2ServesLoopbackOnly(base.APITestCase):
+
+    def from_address(self, remote):
+        return self.request('GET', '/v2.1/os-hypervisors', token=base.ADMIN,
+                            headers={}, environ={'REMOTE_ADDR': remote})
+
+    def test_a_loopback_client_is_served(self):
+        for remote in ('127.0.0.1', '127.9.9.9', '::1'):
+            self.assertEqual(200, self.from_address(remote).status_int,
+                             remote)
+
+    def test_any_other_client_is_401(self):
+        for remote in ('10.0.0.5', '192.168.1.20', 'fe80::1', ''):
+            response = self.from_address(remote)
+            self.assertError(response, 401, 'unauthorized',
+                             'serves loopback clients only')
+
+    def test_insecure_noauth2_serves_anyone(self):
+        self.plane.config.config(insecure_noauth2=True, group='api')
+        self.assertEqual(200, self.from_address('10.0.0.5').status_int)
+
+
+class TestBindAddress(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(nova_fixtures.Config())
+
+    def test_noauth2_is_refused_on_any_address_but_loopback(self):
+        for host in ('0.0.0.0', '::', '10.0.0.5'):
+            error = self.assertRaises(exception.ConfigurationError,
+                                      auth.check_bind_address,
+                                      'nova-lite-api', host)
+            self.assertIn('loopback', str(error))
+
+    def test_noauth2_on_loopback_is_fine(self):
+        for host in ('127.0.0.1', '::1', 'localhost'):
+            auth.check_bind_address('nova-lite-api', host)
+
+    def test_keystone_listens_anywhere(self):
+        self.config.config(auth_strategy='keystone', group='api')
+        auth.check_bind_address('nova-lite-api', '0.0.0.0')
+
+    def test_insecure_noauth2_listens_anywhere(self):
+        self.config.config(insecure_noauth2=True, group='api')
+        auth.check_bind_address('nova-lite-api', '0.0.0.0')
+
+
+class TestADaemonRefusesNoAuth2OnAnyAddress(testtools.TestCase):
+
+    def test_it_exits_2_with_one_clear_line(self):
+        workdir = self.useFixture(fixtures.TempDir()).path
+        conf = os.path.join(workdir, 'placement.conf')
+        with open(conf, 'w') as f:
+            f.write('[api]\nauth_strategy = noauth2\n'
+                    '[placement]\nbind_host = 0.0.0.0\n')
+        result = subprocess.run(
+            [sys.executable, '-m', 'nova_lite.cmd.placement',
+             '--config-file', conf], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, timeout=60, cwd=workdir)
+        self.assertEqual(2, result.returncode, result.stderr)
+        self.assertIn('ERROR: Configuration error: nova-lite-placement: '
+                      '[api] auth_strategy = noauth2', result.stderr)
+        self.assertNotIn('Traceback', result.stderr)
