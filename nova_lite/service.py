@@ -7,7 +7,11 @@ service record and heartbeat into it, which is how ``os-services`` and the
 scheduler's ComputeFilter know a daemon is up. ``serve()`` starts them,
 tells systemd the daemon is ready and blocks until SIGTERM/SIGINT, then
 stops them: the RPC server stops taking new messages and the in-flight
-ones finish (bounded by ``graceful_shutdown_timeout``).
+ones finish (bounded by ``graceful_shutdown_timeout``). SIGHUP (systemd's
+``ExecReload``) reads the config files again and applies the options
+marked mutable -- ``[DEFAULT] debug``, the weigher multipliers, ``[api]
+max_limit`` -- and the daemon goes on; the policy file is read again
+whenever it changes.
 """
 
 import gc
@@ -237,17 +241,39 @@ class WSGIService(_ServiceBase):
         self._wait_periodic_tasks()
 
 
+def reload_config():
+    """SIGHUP: the config files again, their mutable options applied."""
+    systemd.notify('RELOADING=1')
+    try:
+        LOG.info('Caught SIGHUP: reading %s again',
+                 ', '.join(CONF.config_file) or 'no config file')
+        CONF.mutate_config_files()
+    except Exception:
+        # A file that no longer parses leaves the running values alone.
+        LOG.exception('The configuration was not reloaded')
+    finally:
+        systemd.notify_ready()
+
+
 def serve(*services):
-    """Start ``services``, block until SIGTERM/SIGINT, then stop them."""
+    """Start ``services``, block until SIGTERM/SIGINT (reloading the
+    configuration on SIGHUP), then stop them."""
     stop_requested = threading.Event()
+    reload_requested = threading.Event()
 
     def _on_signal(signum, frame):
         if not stop_requested.is_set():
             LOG.info('Caught signal %s, stopping', signum)
         stop_requested.set()
 
+    def _on_hangup(signum, frame):
+        # Done by the loop below, not in the handler: a handler runs
+        # between any two bytecodes, maybe with the log lock held.
+        reload_requested.set()
+
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGHUP, _on_hangup)
     # What is loaded by now (modules, config, routes) lives as long as the
     # daemon: keep the collector from walking it again and again.
     gc.collect()
@@ -259,7 +285,9 @@ def serve(*services):
             started.append(svc)
         systemd.notify_ready()
         while not stop_requested.wait(1):
-            pass
+            if reload_requested.is_set():
+                reload_requested.clear()
+                reload_config()
     finally:
         systemd.notify_stopping()
         for svc in started:

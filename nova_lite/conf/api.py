@@ -39,7 +39,7 @@ api_opts = [
                      'then whoever they claim to be, administrator '
                      'included: never in a deployment.'),
     cfg.IntOpt('max_limit',
-               default=1000, min=1,
+               default=1000, min=1, mutable=True,
                help='Most items one list request returns.'),
     cfg.StrOpt('public_endpoint',
                help='Base URL of this API as clients reach it, used in '

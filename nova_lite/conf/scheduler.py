@@ -67,36 +67,36 @@ filter_scheduler_opts = [
                help='The host is chosen at random among the best '
                     'host_subset_size hosts. Values above 1 spread '
                     'concurrent requests of several schedulers.'),
-    cfg.FloatOpt('ram_weight_multiplier',
+    cfg.FloatOpt('ram_weight_multiplier', mutable=True,
                  default=1.0,
                  help='Multiplier of the RAM weigher. Positive spreads '
                       'instances on hosts with more free RAM, negative '
                       'stacks them.'),
-    cfg.FloatOpt('cpu_weight_multiplier',
+    cfg.FloatOpt('cpu_weight_multiplier', mutable=True,
                  default=1.0,
                  help='Multiplier of the CPU weigher. Positive spreads '
                       'instances on hosts with more free vCPUs.'),
-    cfg.FloatOpt('disk_weight_multiplier',
+    cfg.FloatOpt('disk_weight_multiplier', mutable=True,
                  default=1.0,
                  help='Multiplier of the disk weigher. Positive spreads '
                       'instances on hosts with more free disk.'),
-    cfg.FloatOpt('io_ops_weight_multiplier',
+    cfg.FloatOpt('io_ops_weight_multiplier', mutable=True,
                  default=-1.0,
                  help='Multiplier of the I/O operations weigher (builds, '
                       'resizes, migrations in progress). Negative prefers '
                       'idle hosts.'),
-    cfg.FloatOpt('num_instances_weight_multiplier',
+    cfg.FloatOpt('num_instances_weight_multiplier', mutable=True,
                  default=0.0,
                  help='Multiplier of the instance count weigher. Negative '
                       'prefers hosts with fewer instances, positive packs; '
                       '0 ignores the count.'),
-    cfg.FloatOpt('build_failure_weight_multiplier',
+    cfg.FloatOpt('build_failure_weight_multiplier', mutable=True,
                  default=1000000.0,
                  help='Multiplier of the build failure weigher: how hard '
                       'hosts with recent failed builds are avoided. The '
                       'large default outweighs every other weigher; 0 '
                       'ignores failures.'),
-    cfg.FloatOpt('soft_affinity_weight_multiplier',
+    cfg.FloatOpt('soft_affinity_weight_multiplier', mutable=True,
                  default=10.0, min=0.0,
                  help='Multiplier of the soft-affinity weigher: how '
                       'strongly members of a soft-affinity group are '
@@ -104,7 +104,7 @@ filter_scheduler_opts = [
                       'default outweighs the spreading resource weighers '
                       '(1.0 each), so the group stays together while its '
                       'hosts have room.'),
-    cfg.FloatOpt('soft_anti_affinity_weight_multiplier',
+    cfg.FloatOpt('soft_anti_affinity_weight_multiplier', mutable=True,
                  default=10.0, min=0.0,
                  help='Multiplier of the soft-anti-affinity weigher: how '
                       'strongly members of a soft-anti-affinity group are '
