@@ -65,7 +65,7 @@ def _search_options(request):
         context.can(POLICY + 'index:get_all_tenants')
         options['project_id'] = asked_project if asked_project else None
     if request.GET.get('name'):
-        options['name'] = request.GET['name']
+        options['name'] = compute_api.name_filter(request.GET['name'])
     status = request.GET.get('status')
     if status:
         options['vm_state'] = server_views.VM_STATES_OF_STATUS.get(

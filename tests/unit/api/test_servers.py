@@ -1,7 +1,9 @@
 """/servers: create, list, show and delete across build requests and cells."""
 
 import threading
+import urllib.parse
 
+import fixtures
 import oslo_messaging as messaging
 from oslo_utils import uuidutils
 
@@ -424,6 +426,36 @@ class TestReads(ServersTestCase):
         self.assertEqual(['in-a-cell'], [s['name'] for s in active])
         named = self.request('GET', '/v2.1/servers?name=^d').json['servers']
         self.assertEqual(['db'], [s['name'] for s in named])
+
+    def names(self, name_filter):
+        response = self.request('GET', '/v2.1/servers?name=' +
+                                urllib.parse.quote(name_filter))
+        self.assertEqual(200, response.status_int, response.body)
+        return [s['name'] for s in response.json['servers']]
+
+    def test_the_name_filter_is_a_regular_expression(self):
+        for name in ('web-1', 'web-2', 'db'):
+            self.boot(name=name)
+        self.assertEqual(['web-2', 'web-1'], self.names('web'))
+        self.assertEqual(['web-2'], self.names('^web-[2-9]$'))
+        self.assertEqual(['db'], self.names('b$'))
+
+    def test_a_catastrophic_pattern_is_answered_at_once(self):
+        # Python's re backtracks for hours on this, holding the GIL.
+        self.useFixture(fixtures.Timeout(60, gentle=True))
+        self.boot(name='a' * 40 + 'b')
+        self.assertEqual([], self.names('(a+)+$'))
+
+    def test_a_pattern_re2_does_not_take_matches_the_equal_name(self):
+        self.boot(name=r'(x)\1')
+        self.boot(name='xx')
+        self.assertEqual([r'(x)\1'], self.names(r'(x)\1'))
+
+    def test_a_name_filter_longer_than_a_name_is_400(self):
+        response = self.request('GET', '/v2.1/servers?name=' + 'a' * 256)
+        self.assertError(response, 400, 'badRequest', 'at most 255')
+        self.assertEqual(200, self.request(
+            'GET', '/v2.1/servers?name=' + 'a' * 255).status_int)
 
     def test_limit_and_marker(self):
         first = self.boot().json['server']['id']
