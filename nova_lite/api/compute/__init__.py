@@ -7,6 +7,7 @@ as ``microversion`` documents them.
 
 from nova_lite.api import auth
 from nova_lite.api import faults
+from nova_lite.api import middleware
 from nova_lite.api import wsgi
 
 
@@ -24,5 +25,7 @@ def make_app():
     authenticated = auth.pipeline(application,
                                   public_paths=handler.PUBLIC_PATHS,
                                   error_formatter=faults.compute_fault_body)
-    return wsgi.VersionHeaders(authenticated, microversion.SPEC,
-                               error_formatter=faults.compute_fault_body)
+    return middleware.wrap(wsgi.VersionHeaders(
+        authenticated, microversion.SPEC,
+        error_formatter=faults.compute_fault_body),
+        faults.compute_fault_body)

@@ -13,6 +13,7 @@ Errors have the Networking API's body, ``{"NeutronError": {"type",
 """
 
 from nova_lite.api import auth
+from nova_lite.api import middleware
 from nova_lite.api.network import handler
 from nova_lite.api import wsgi
 
@@ -34,5 +35,6 @@ def make_app():
     objects.register_all()
     application = wsgi.Application(handler.ROUTE_DECLARATIONS,
                                    error_formatter=network_error_body)
-    return auth.pipeline(application, public_paths=handler.PUBLIC_PATHS,
-                         error_formatter=network_error_body)
+    return middleware.wrap(auth.pipeline(
+        application, public_paths=handler.PUBLIC_PATHS,
+        error_formatter=network_error_body), network_error_body)

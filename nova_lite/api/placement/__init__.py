@@ -15,6 +15,7 @@ from oslo_utils import timeutils
 import webob.exc
 
 from nova_lite.api import auth
+from nova_lite.api import middleware
 from nova_lite.api import microversion as api_microversion
 from nova_lite.api import wsgi
 from nova_lite.api.placement import handler
@@ -77,5 +78,6 @@ def make_app():
     application = auth.pipeline(application,
                                 public_paths=handler.PUBLIC_PATHS,
                                 error_formatter=placement_error_body)
-    return wsgi.VersionHeaders(application, mv.SPEC,
-                               error_formatter=placement_error_body)
+    return middleware.wrap(wsgi.VersionHeaders(
+        application, mv.SPEC, error_formatter=placement_error_body),
+        placement_error_body)
