@@ -182,7 +182,16 @@ def pipeline(application, public_paths=(),
         inner = KeystoneContext(application, public_paths, error_formatter)
         # delay_auth_decision lets unauthenticated requests through to
         # KeystoneContext, which allows only the public version documents.
-        return auth_token.AuthProtocol(
-            inner, {'oslo_config_project': 'nova-lite',
-                    'delay_auth_decision': True})
+        from keystoneauth1 import exceptions as ksa_exceptions
+        from keystonemiddleware import exceptions as ksm_exceptions
+        try:
+            # The daemon's own configuration (its --config-file), not a
+            # new one read from the default files: oslo_config_config.
+            return auth_token.AuthProtocol(
+                inner, {'oslo_config_config': CONF,
+                        'delay_auth_decision': True})
+        except (ksa_exceptions.ClientException,
+                ksm_exceptions.ConfigurationError) as e:
+            raise exception.ConfigurationError(
+                reason='[keystone_authtoken]: %s' % e)
     raise ValueError('unknown [api] auth_strategy %r' % strategy)

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import fixtures
+from oslo_config import cfg
 import testtools
 
 from nova_lite.api import auth
@@ -125,3 +126,41 @@ class TestADaemonRefusesNoAuth2OnAnyAddress(testtools.TestCase):
         self.assertIn('ERROR: Configuration error: nova-lite-placement: '
                       '[api] auth_strategy = noauth2', result.stderr)
         self.assertNotIn('Traceback', result.stderr)
+
+
+class TestKeystoneReadsTheDaemonsConfig(testtools.TestCase):
+    """keystonemiddleware gets the daemon's own configuration object. A
+    configuration of its own here (not the global one): the auth plugin
+    registers its options on it."""
+
+    def daemon_config(self, text):
+        workdir = self.useFixture(fixtures.TempDir()).path
+        path = os.path.join(workdir, 'api.conf')
+        with open(path, 'w') as f:
+            f.write(text)
+        conf = cfg.ConfigOpts()
+        conf(['--config-file', path], project='nova-lite',
+             default_config_files=[])
+        self.useFixture(fixtures.MockPatchObject(auth, 'CONF', conf))
+        return conf
+
+    def test_auth_token_takes_its_options_from_the_daemons_files(self):
+        self.daemon_config(
+            '[keystone_authtoken]\n'
+            'www_authenticate_uri = http://keystone.example:5000\n'
+            'auth_type = password\n'
+            'auth_url = http://keystone.example:5000/v3\n'
+            'username = nova-lite\npassword = secret\n'
+            'user_domain_name = Default\nproject_name = service\n'
+            'project_domain_name = Default\n')
+        protocol = auth.pipeline(lambda environ, start_response: [],
+                                 strategy='keystone')
+        self.assertEqual('http://keystone.example:5000',
+                         protocol._conf.get('www_authenticate_uri'))
+
+    def test_a_plugin_missing_its_options_is_a_configuration_error(self):
+        self.daemon_config('[keystone_authtoken]\nauth_type = password\n')
+        error = self.assertRaises(
+            exception.ConfigurationError, auth.pipeline,
+            lambda environ, start_response: [], strategy='keystone')
+        self.assertIn('auth_url', str(error))
