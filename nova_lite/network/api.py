@@ -13,6 +13,9 @@ to the destination's provider.
 """
 
 from oslo_log import log as logging
+import urllib.parse
+
+from oslo_utils import uuidutils
 import requests
 
 from nova_lite import conf as nova_conf
@@ -38,6 +41,20 @@ def _message(response):
         return error.get('message') or response.text[:200]
     except ValueError:
         return response.text[:200]
+
+
+def _quoted(segment):
+    """One path segment: '/', '..' or '?' in it cannot reach another
+    path of the port service."""
+    return urllib.parse.quote(str(segment), safe='')
+
+
+def _port(port_id):
+    """A port id as a path segment; PortNotFound for one that is not a
+    UUID (no port has such an id)."""
+    if not uuidutils.is_uuid_like(port_id):
+        raise exception.PortNotFound(port_id=port_id)
+    return port_id
 
 
 class PortClient:
@@ -73,7 +90,7 @@ class PortClient:
     # -- ports ----------------------------------------------------------------
 
     def show_port(self, port_id):
-        response = self._request('GET', '/ports/%s' % port_id)
+        response = self._request('GET', '/ports/%s' % _port(port_id))
         if response.status_code == 404:
             raise exception.PortNotFound(port_id=port_id)
         return self._checked(response, port_id).json()['port']
@@ -86,7 +103,7 @@ class PortClient:
         return self.list_ports(device_id=instance_uuid)
 
     def update_port(self, port_id, **attributes):
-        response = self._request('PUT', '/ports/%s' % port_id,
+        response = self._request('PUT', '/ports/%s' % _port(port_id),
                                  {'port': attributes})
         if response.status_code == 404:
             raise exception.PortNotFound(port_id=port_id)
@@ -100,40 +117,44 @@ class PortClient:
         return self._checked(response, 'new port').json()['port']
 
     def delete_port(self, port_id):
-        response = self._request('DELETE', '/ports/%s' % port_id)
+        response = self._request('DELETE', '/ports/%s' % _port(port_id))
         if response.status_code not in (204, 404):
             self._checked(response, port_id)
 
     def show_network(self, network_id):
+        if not uuidutils.is_uuid_like(network_id):
+            raise exception.NetworkNotFound(network_id=network_id)
         response = self._request('GET', '/networks/%s' % network_id)
         if response.status_code == 404:
             raise exception.NetworkNotFound(network_id=network_id)
         return self._checked(response, network_id).json()['network']
 
     def has_extension(self, alias):
-        response = self._request('GET', '/extensions/%s' % alias)
+        response = self._request('GET', '/extensions/%s' % _quoted(alias))
         return response.status_code == 200
 
     # -- multiple port bindings -----------------------------------------------
 
     def bindings(self, port_id):
-        response = self._request('GET', '/ports/%s/bindings' % port_id)
+        response = self._request('GET', '/ports/%s/bindings' %
+                                 _port(port_id))
         return self._checked(response, port_id).json()['bindings']
 
     def create_binding(self, port_id, host, profile=None):
         response = self._request(
-            'POST', '/ports/%s/bindings' % port_id,
+            'POST', '/ports/%s/bindings' % _port(port_id),
             {'binding': {'host': host, 'profile': profile or {}}})
         return self._checked(response, port_id).json()['binding']
 
     def activate_binding(self, port_id, host):
         response = self._request(
-            'PUT', '/ports/%s/bindings/%s/activate' % (port_id, host))
+            'PUT', '/ports/%s/bindings/%s/activate' % (_port(port_id),
+                                                       _quoted(host)))
         return self._checked(response, port_id).json()['binding']
 
     def delete_binding(self, port_id, host):
         response = self._request('DELETE', '/ports/%s/bindings/%s' %
-                                 (port_id, host))
+                                 (_port(port_id), _quoted(host)))
         if response.status_code not in (204, 404):
             self._checked(response, port_id)
 
@@ -144,13 +165,21 @@ def requested_ports(client, requested_networks, project_id=None,
                     is_admin=False):
     """The ports a create names, checked: each exists (PortNotFound, a
     400), belongs to the project unless the caller is an admin, is not
-    bound to a server (PortInUse, 409) and is named once."""
+    bound to a server (PortInUse, 409) and is named once. A network
+    named exists and the caller may use it: its own project's, shared,
+    or any for an admin (NetworkNotFound otherwise, as for one that does
+    not exist: another project's private network is not disclosed)."""
     ports = []
     seen = set()
     for request in (requested_networks or []):
         if request.port_id is None:
             if request.network_id not in (None, 'auto', 'none'):
-                client.show_network(request.network_id)
+                network = client.show_network(request.network_id)
+                if not (is_admin or project_id is None or
+                        network.get('shared') or
+                        network.get('project_id') in (None, project_id)):
+                    raise exception.NetworkNotFound(
+                        network_id=request.network_id)
             continue
         if request.port_id in seen:
             raise exception.DuplicatePortRequest(port_id=request.port_id)

@@ -237,6 +237,25 @@ class TestRequestedPorts(HelpersTestCase):
     def test_a_named_network_that_exists_adds_no_port(self):
         self.assertEqual([], self.check({'uuid': 'net-1'}))
 
+    def test_another_projects_private_network_is_not_found(self):
+        self.service.networks['net-1'].update(project_id='other',
+                                              shared=False)
+        self.assertRaises(exception.NetworkNotFound, self.check,
+                          {'uuid': 'net-1'})
+
+    def test_a_shared_network_or_ones_own_may_be_named(self):
+        self.service.networks['net-1'].update(project_id='other',
+                                              shared=True)
+        self.assertEqual([], self.check({'uuid': 'net-1'}))
+        self.service.networks['net-1'].update(project_id='demo',
+                                              shared=False)
+        self.assertEqual([], self.check({'uuid': 'net-1'}))
+
+    def test_an_admin_may_name_any_network(self):
+        self.service.networks['net-1'].update(project_id='other',
+                                              shared=False)
+        self.assertEqual([], self.check({'uuid': 'net-1'}, is_admin=True))
+
     def test_auto_and_none_are_not_looked_up(self):
         self.service.down = True
         for special in ('auto', 'none'):
@@ -513,6 +532,23 @@ class TestMoveBindings(HelpersTestCase):
 # -- PortClient on the wire ---------------------------------------------------
 
 NETWORK_URL = 'http://network.test'
+PORT_ID = 'a0e1c5a4-6e2f-4b7e-9a7c-3f5f0d1c2b3a'
+
+
+class _Recording(base.DownAdapter):
+    """A transport that records each URL sent and answers 204."""
+
+    def __init__(self):
+        super().__init__()
+        self.sent = []
+
+    def send(self, request, **kwargs):
+        self.sent.append(request.url)
+        response = requests.Response()
+        response.status_code = 204
+        response.request = request
+        response._content = b''
+        return response
 
 
 class _Answering:
@@ -609,7 +645,7 @@ class TestPortClient(base.NetworkTestCase):
     def test_a_server_error_is_network_unavailable_with_its_message(self):
         client = self.client(app=_Answering('500 Internal Server Error'))
         error = self.assertRaises(exception.NetworkUnavailable,
-                                  client.show_port, 'p1')
+                                  client.show_port, PORT_ID)
         self.assertIn('boom', error.format_message())
 
     def test_a_connection_error_names_the_request(self):
@@ -618,5 +654,25 @@ class TestPortClient(base.NetworkTestCase):
                 raise requests.Timeout('read timed out')
         error = self.assertRaises(exception.NetworkUnavailable,
                                   self.client(adapter=Refusing()).show_port,
-                                  'p1')
-        self.assertIn('GET /ports/p1', error.format_message())
+                                  PORT_ID)
+        self.assertIn('GET /ports/' + PORT_ID, error.format_message())
+
+    def test_an_id_that_is_not_a_uuid_is_not_sent(self):
+        # '../agents' would reach another path of the port service.
+        adapter = _Recording()
+        client = self.client(adapter=adapter)
+        for bad in ('../agents', 'p1', PORT_ID + '/bindings'):
+            self.assertRaises(exception.PortNotFound, client.show_port, bad)
+            self.assertRaises(exception.NetworkNotFound,
+                              client.show_network, bad)
+            self.assertRaises(exception.PortNotFound, client.bindings, bad)
+        self.assertEqual([], adapter.sent)
+
+    def test_a_host_is_one_quoted_path_segment(self):
+        adapter = _Recording()
+        client = self.client(adapter=adapter)
+        client.delete_binding(PORT_ID, '../../agents?x=1')
+        [url] = adapter.sent
+        self.assertTrue(url.endswith(
+            '/v2.0/ports/%s/bindings/..%%2F..%%2Fagents%%3Fx%%3D1' % PORT_ID),
+            url)
