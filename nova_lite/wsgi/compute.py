@@ -1,0 +1,5 @@
+"""The Compute API v2.1 as a WSGI application (see nova_lite.wsgi)."""
+
+from nova_lite import wsgi
+
+application = wsgi.init_application('nova_lite.api.compute')
