@@ -161,6 +161,25 @@ def mark_alive(context, model, uuids, *where):
             *where).values(updated_at=clock.utc_now())).rowcount
 
 
+def end_if_stale(obj, model, timeout, where, **values):
+    """A takeover's fence on ``obj`` (a row of ``model``): write
+    ``values`` only if the row still matches ``where`` and was not
+    written (renewed) for ``timeout`` seconds by the database's clock,
+    in one UPDATE, so a renewal in between keeps it its owner's. Whether
+    it did; ``obj`` takes the values if so."""
+    with db.cell_session(obj._context) as session:
+        ended = session.execute(sa.update(model).where(
+            model.uuid == obj.uuid, model.deleted == 0, where,
+            model.updated_at < clock.utc_now(-timeout)).values(
+                updated_at=clock.utc_now(), **values)).rowcount
+    if ended:
+        for name, value in values.items():
+            setattr(obj, name, value)
+        obj.updated_at = utcnow()
+        obj.obj_reset_changes(list(values) + ['updated_at'])
+    return bool(ended)
+
+
 def copy_from_row(obj, row, names, renames=None):
     """Set ``names`` on ``obj`` from the columns of ``row``."""
     renames = renames or {}

@@ -268,18 +268,9 @@ class Instance(base.NovaLiteObject):
         a task whose worker is gone, in one UPDATE, so a renewal (or any
         write) in between keeps the task its worker's. Whether it
         ended it."""
-        with db.cell_session(self._context) as session:
-            ended = session.execute(sa.update(models.Instance).where(
-                models.Instance.uuid == self.uuid,
-                models.Instance.deleted == 0,
-                models.Instance.task_state == task_state,
-                models.Instance.updated_at < clock.utc_now(-timeout)).values(
-                    task_state=None, updated_at=clock.utc_now())).rowcount
-        if ended:
-            self.task_state = None
-            self.updated_at = base.utcnow()
-            self.obj_reset_changes(['task_state', 'updated_at'])
-        return bool(ended)
+        return base.end_if_stale(
+            self, models.Instance, timeout,
+            models.Instance.task_state == task_state, task_state=None)
 
     @base.remotable
     def destroy(self, hard_delete=False):

@@ -158,18 +158,9 @@ class Migration(base.NovaLiteObject):
         still in one of ``statuses`` and has not been written (renewed)
         for ``timeout`` seconds by the database's clock. True if it did;
         False if its owner renewed it or it moved on meanwhile."""
-        with db.cell_session(self._context) as session:
-            ended = session.execute(sa.update(models.Migration).where(
-                models.Migration.uuid == self.uuid,
-                models.Migration.deleted == 0,
-                models.Migration.status.in_(list(statuses)),
-                models.Migration.updated_at < clock.utc_now(-timeout)).values(
-                    status=status, updated_at=clock.utc_now())).rowcount
-        if ended:
-            self.status = status
-            self.updated_at = base.utcnow()
-            self.obj_reset_changes(['status', 'updated_at'])
-        return bool(ended)
+        return base.end_if_stale(
+            self, models.Migration, timeout,
+            models.Migration.status.in_(list(statuses)), status=status)
 
     @base.remotable
     def record_flow(self, flow, steps):

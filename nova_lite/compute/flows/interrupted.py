@@ -182,14 +182,15 @@ def resolve_interrupted_tasks(compute, context, restarted=False):
     left to recover_live_migrations."""
     timeout = CONF.compute.interrupted_task_timeout
     try:
-        instances = objects.InstanceList.get_by_host(context, compute.host)
-        # Judged by the database's clock, which writes every task's
-        # updated_at (objects/instance.py).
-        stale_ones = {instance.uuid for instance in
-                      objects.InstanceList.get_by_filters(
-                          context, {'host': compute.host,
-                                    'stale_for': timeout})} \
-            if timeout else set()
+        # Stale is judged by the database's clock, which writes every
+        # task's updated_at (objects/instance.py). The periodic look needs
+        # only those; a restart looks at every instance here too.
+        stale = objects.InstanceList.get_by_filters(
+            context, {'host': compute.host, 'stale_for': timeout}) \
+            if timeout else []
+        instances = (objects.InstanceList.get_by_host(context, compute.host)
+                     if restarted else stale)
+        stale_ones = {instance.uuid for instance in stale}
     except Exception:
         LOG.exception('Cannot read the instances of %s', compute.host)
         return
