@@ -158,16 +158,18 @@ def bury_in_cell0(context, build_request, spec, error,
             raise
 
 
-def fail_interrupted_build(context, instance, error, host=None):
+def fail_interrupted_build(context, instance, error, host=None,
+                           stale_for=None):
     """Put a build nobody finishes in ERROR on no host with ``error`` as
     its fault -- only if it is still BUILDING in the task state it was
     read in, so a build that resumed meanwhile wins. True if it did; the
     caller then frees what the server held."""
-    return _leave_build(context, instance, error, host,
+    return _leave_build(context, instance, error, host, stale_for,
                         vm_state=states.ERROR, task_state=None)
 
 
-def _leave_build(context, instance, error, host, **changes):
+def _leave_build(context, instance, error, host, stale_for=None,
+                 **changes):
     """Take a build off its host with ``changes`` (and ``error`` as its
     fault), only if it is still BUILDING in the task state it was read in;
     whether it was."""
@@ -177,8 +179,12 @@ def _leave_build(context, instance, error, host, **changes):
     instance.host = None
     instance.node = None
     try:
-        instance.save(expected_vm_state=[states.BUILDING],
-                      expected_task_state=[task])
+        expected = {'expected_vm_state': [states.BUILDING],
+                    'expected_task_state': [task]}
+        if stale_for is None:
+            instance.save(**expected)
+        else:
+            instance.save_if_stale(stale_for, **expected)
     except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
         return False
     record_fault(context, instance, error, host=host)
@@ -190,7 +196,8 @@ def _leave_build(context, instance, error, host, **changes):
 BUILD_RESTARTS = 'build_restarts'
 
 
-def restart_interrupted_build(context, instance, error, host=None):
+def restart_interrupted_build(context, instance, error, host=None,
+                              stale_for=None):
     """Send a build that a fault cut off (its compute died in it, or its
     message was lost) back to be scheduled, as a failed spawn is: BUILDING
     on no host, scheduling, with ``error`` recorded as a fault of the
@@ -198,17 +205,21 @@ def restart_interrupted_build(context, instance, error, host=None):
     in, so a build that resumed meanwhile wins. After [scheduler]
     max_attempts restarts it is failed instead (``fail_interrupted_build``),
     so a server whose build kills its compute every time does not go round
-    for ever.
+    for ever. With ``stale_for`` (a conductor's takeover), only if nobody
+    wrote the server for that long either: a build its conductor keeps
+    alive stays its conductor's.
 
     RESCHEDULED or FAILED -- the caller then frees what the server held,
     and for RESCHEDULED asks the conductor to schedule it -- or None when
     the build moved on meanwhile (or the server was deleted)."""
     restarts = int((instance.system_metadata or {}).get(BUILD_RESTARTS, 0))
     if restarts >= CONF.scheduler.max_attempts:
-        failed = fail_interrupted_build(context, instance, error, host=host)
+        failed = fail_interrupted_build(context, instance, error, host=host,
+                                        stale_for=stale_for)
         return FAILED if failed else None
     restarted = _leave_build(
-        context, instance, error, host, task_state=states.SCHEDULING,
+        context, instance, error, host, stale_for,
+        task_state=states.SCHEDULING,
         system_metadata=dict(instance.system_metadata or {},
                              **{BUILD_RESTARTS: str(restarts + 1)}))
     return RESCHEDULED if restarted else None

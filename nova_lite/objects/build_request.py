@@ -199,6 +199,19 @@ class BuildRequestList(base.ObjectListBase, base.NovaLiteObject):
 
     @classmethod
     @db.retried
+    def pending_among(cls, context, instance_uuids):
+        """Which of ``instance_uuids`` still have a build request: their
+        build belongs to its conductor (and its lease), even once the
+        instance exists in a cell."""
+        if not instance_uuids:
+            return set()
+        table = models.BuildRequest
+        with db.api_session() as session:
+            return set(session.execute(sa.select(table.instance_uuid).where(
+                table.instance_uuid.in_(sorted(instance_uuids)))).scalars())
+
+    @classmethod
+    @db.retried
     def get_stale(cls, context, timeout, limit=50):
         """The requests that ``BuildRequest.claim(..., timeout=timeout)``
         would take over: a lease not renewed for ``timeout`` seconds, or

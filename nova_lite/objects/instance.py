@@ -215,6 +215,19 @@ class Instance(base.NovaLiteObject):
         only while the row still has that task state, so a delete that
         started in the meantime is not overwritten.
         """
+        self._write(expected_vm_state, expected_task_state)
+
+    def save_if_stale(self, stale_for, expected_vm_state=None,
+                      expected_task_state=None):
+        """``save``, as a takeover's fence (where the database is at
+        hand: a conductor): the update applies only while the row was
+        not written (renewed) for ``stale_for`` seconds either, by the
+        database's clock -- else UnexpectedTaskStateError, as for a task
+        that moved on."""
+        self._write(expected_vm_state, expected_task_state, stale_for)
+
+    def _write(self, expected_vm_state, expected_task_state,
+               stale_for=None):
         changed = [n for n in self.obj_what_changed() if n != 'fault']
         if not changed:
             return
@@ -235,6 +248,9 @@ class Instance(base.NovaLiteObject):
                         else [expected_vm_state])
             query = query.where(_in_or_null(models.Instance.vm_state,
                                             expected))
+        if stale_for is not None:
+            query = query.where(
+                models.Instance.updated_at < clock.utc_now(-stale_for))
         with db.cell_session(self._context) as session:
             result = session.execute(query.values(**values))
             if not result.rowcount:

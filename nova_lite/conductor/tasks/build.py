@@ -37,6 +37,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from nova_lite.compute import instance_actions
+from nova_lite.compute import states
 from nova_lite.conductor import leases as build_leases
 from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
@@ -437,14 +438,30 @@ def _send_to_compute(context, compute_rpcapi, reportclient, instance,
     away (a repeat reaching the compute changes nothing: see the compute's
     build flow); one that cannot be sent at all puts the server in ERROR
     holding nothing."""
+    tries = itertools.count()
+
+    def send():
+        # Each try after the first keeps the server's build alive, as its
+        # conductor's (by the database's clock): a build whose cast waits
+        # for the broker is not one whose cast was lost, and the takeover
+        # of stuck builds leaves it alone. A server no longer waiting for
+        # a host (deleted meanwhile) is not sent, and gives back the
+        # claim the compute would have dropped.
+        if next(tries) and not objects.Instance.renew(
+                context, [instance.uuid], states.SCHEDULING):
+            LOG.info('Not sending the build of %s: it no longer waits for '
+                     'a host', instance.uuid)
+            lifecycle.give_back(reportclient, instance.uuid,
+                                if_on=chosen.compute_node_uuid)
+            return
+        compute_rpcapi.build_and_run_instance(
+            context, instance, chosen, request_spec=spec,
+            host_list=alternates, limits=chosen.limits, image=image)
+
     try:
-        outage.ride_out(
-            lambda: compute_rpcapi.build_and_run_instance(
-                context, instance, chosen, request_spec=spec,
-                host_list=alternates, limits=chosen.limits, image=image),
-            outage.BROKER_AWAY,
-            'Sending the build of %s to %s' % (instance.uuid,
-                                               chosen.service_host))
+        outage.ride_out(send, outage.BROKER_AWAY,
+                        'Sending the build of %s to %s' % (
+                            instance.uuid, chosen.service_host))
     except Exception as error:
         LOG.exception('Cannot reach compute %s for %s',
                       chosen.service_host, instance.uuid)

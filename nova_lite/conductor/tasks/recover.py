@@ -246,9 +246,17 @@ class InterruptedBuilds:
         building = objects.InstanceList.get_by_filters(
             cctxt, {'vm_state': [states.BUILDING],
                     'stale_for': self.timeout})
+        # A server whose build request is still there is its conductor's
+        # (created in its cell, not yet handed to a compute): its lease
+        # says whether that conductor is gone, and the build request's
+        # takeover above undoes and builds it -- never this look too.
+        pending = objects.BuildRequestList.pending_among(
+            self.context, [instance.uuid for instance in building])
         hosts_up = {}
         stuck = 0
         for instance in building:
+            if instance.uuid in pending:
+                continue
             if instance.host is None:
                 if instance.task_state != states.SCHEDULING:
                     continue
@@ -270,7 +278,8 @@ class InterruptedBuilds:
         error = exception.BuildAbortException(
             instance_uuid=instance.uuid,
             reason='no progress for %ss: %s' % (self.timeout, reason))
-        outcome = lifecycle.restart_interrupted_build(cctxt, instance, error)
+        outcome = lifecycle.restart_interrupted_build(
+            cctxt, instance, error, stale_for=self.timeout)
         if outcome is None:
             return False  # it moved on (or was deleted) meanwhile
         LOG.warning('Instance %s: %s; %s', instance.uuid,

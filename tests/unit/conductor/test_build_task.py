@@ -6,17 +6,22 @@ task, so a test can make one of them fail. The stand-in scheduler claims in
 placement as the real one does, so each test can check that nothing
 claimed is left behind."""
 
+import datetime
+
 import fixtures
 import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 import testtools
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
+from nova_lite.db import api as db
+from nova_lite.db import main_models
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite import placement_client
@@ -368,6 +373,59 @@ class TestReschedule(BuildTaskTestCase):
         [instance] = self._instances_in(self.plane.databases.cell1)
         self.assertEqual(states.BUILDING, instance.vm_state)
 
+    def test_a_cast_waiting_for_the_broker_keeps_its_build_alive(self):
+        # Each blink is a long one: the server's last write is aged past
+        # any takeover timeout before the cast is tried again.
+        clock = FakeClock()
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+        request, spec = self._accepted()
+        compute = BlinkingCompute(2)
+        last_written = []
+
+        def aged(context, instance, host, **kwargs):
+            last_written.append(self._updated_at(instance.uuid))
+            self._age(instance.uuid)
+            return BlinkingCompute.build_and_run_instance(
+                compute, context, instance, host, **kwargs)
+        compute.build_and_run_instance = aged
+        self._run(request, spec, [[self._selection()]], compute)
+        self.assertEqual([(request.instance_uuid, 'h1')], compute.builds)
+        # Renewed before each try after the first, though aged after the
+        # one before.
+        recent = timeutils.utcnow() - _minutes(1)
+        self.assertEqual([True, True, True],
+                         [written > recent for written in last_written])
+
+    def test_a_server_deleted_while_its_cast_waited_is_not_sent(self):
+        clock = FakeClock()
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+        request, spec = self._accepted()
+        compute = BlinkingCompute(1)
+
+        def deleted_meanwhile(context, instance, host, **kwargs):
+            for stored in self._instances_in(self.plane.databases.cell1):
+                stored.destroy()
+            return BlinkingCompute.build_and_run_instance(
+                compute, context, instance, host, **kwargs)
+        compute.build_and_run_instance = deleted_meanwhile
+        self._run(request, spec, [[self._selection()]], compute)
+        self.assertEqual(([1], [], {}),
+                         (clock.pauses, compute.builds,
+                          self._allocations(request.instance_uuid)))
+
+    def _age(self, uuid):
+        with nova_context.target_cell(
+                self.admin, self.plane.databases.cell1) as cctxt:
+            with db.cell_session(cctxt) as session:
+                session.execute(sa.update(main_models.Instance).where(
+                    main_models.Instance.uuid == uuid).values(
+                        updated_at=timeutils.utcnow() - _minutes(60)))
+
+    def _updated_at(self, uuid):
+        [stored] = [i for i in self._instances_in(
+            self.plane.databases.cell1) if i.uuid == uuid]
+        return stored.updated_at.replace(tzinfo=None)
+
     def test_unreachable_alternate_gives_its_claim_back(self):
         self.plane.config.config(outage_wait=0)
         instance, spec = self._placed()
@@ -465,3 +523,7 @@ class TestRebuildFromCell0(BuildTaskTestCase):
         self.assertEqual({}, self._allocations(request.instance_uuid))
         self.assertEqual([{'uuid': 'net-1'}],
                          self._stored_networks(request.instance_uuid))
+
+
+def _minutes(count):
+    return datetime.timedelta(minutes=count)

@@ -688,6 +688,72 @@ class TestNeverSentToACompute(RecoverTestCase):
         self.assertEqual({'rebuilt': 0, 'stuck': 1}, self.counts)
 
 
+class TestInACellWhileItsBuildRequestIsLeased(RecoverTestCase):
+    """Its conductor created it in cell1 long ago and still holds the
+    build request's lease (it renewed it since): the server is that
+    conductor's build, not one whose cast to a compute was lost."""
+
+    def setUp(self):
+        super().setUp()
+        request, _spec = self.accepted(seconds_ago=TIMEOUT + 200,
+                                       claimed_seconds_ago=1)
+        self.uuid = request.instance_uuid
+        with self.in_cell() as cctxt:
+            objects.Instance(
+                cctxt, uuid=self.uuid, project_id='p', user_id='u',
+                display_name='vm', vm_state=states.BUILDING,
+                task_state=states.SCHEDULING, power_state=0,
+                flavor=self.flavor).create()
+        self.age(self.uuid, TIMEOUT + 100)
+        self.allocate(self.uuid, 'h1')
+        self.counts = self.recover()
+
+    def test_it_is_neither_rebuilt_nor_restarted(self):
+        self.assertEqual(({'rebuilt': 0, 'stuck': 0}, [], []),
+                         (self.counts, self.scheduler.asked,
+                          self.compute.builds))
+
+    def test_what_its_conductor_made_is_left_alone(self):
+        stored = self.stored(self.uuid)
+        self.assertEqual(
+            (states.SCHEDULING, None, True,
+             {self.providers['h1']: FLAVOR_USAGE}),
+            (stored.task_state, stored.fault,
+             self.build_request_exists(self.uuid),
+             self.resources(self.uuid)))
+
+
+class TestRenewedBetweenTheLookAndTheRestart(RecoverTestCase):
+    """The look read it stale; its conductor wrote it (renewed its build)
+    before the takeover's restart: the restart is refused."""
+
+    def test_a_renewed_build_stays_its_conductors(self):
+        instance = self.building(host=None)
+        self.age(instance.uuid, 0)
+        with self.in_cell() as cctxt:
+            instance._context = cctxt
+            outcome = lifecycle.restart_interrupted_build(
+                cctxt, instance, exception.BuildAbortException(
+                    instance_uuid=instance.uuid, reason='test'),
+                stale_for=TIMEOUT)
+        stored = self.stored(instance.uuid)
+        self.assertEqual((None, None, '0'),
+                         (outcome, stored.fault, stored.system_metadata[
+                             lifecycle.BUILD_RESTARTS]))
+
+    def test_a_stale_one_is_restarted(self):
+        instance = self.building(host=None)
+        with self.in_cell() as cctxt:
+            instance._context = cctxt
+            outcome = lifecycle.restart_interrupted_build(
+                cctxt, instance, exception.BuildAbortException(
+                    instance_uuid=instance.uuid, reason='test'),
+                stale_for=TIMEOUT)
+        self.assertEqual((lifecycle.RESCHEDULED, '1'),
+                         (outcome, self.stored(instance.uuid)
+                          .system_metadata[lifecycle.BUILD_RESTARTS]))
+
+
 class TestRestartedTooOften(RecoverTestCase):
     """A build cut off [scheduler] max_attempts times already."""
 
