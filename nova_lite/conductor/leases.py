@@ -10,9 +10,13 @@ build -- a scheduler that takes long to answer, placement being restarted
 that changes a record first checks that the lease is still this
 conductor's (``holds``), and the build request is deleted only by its
 owner, so a conductor that lost a build (it stalled past the timeout)
-changes nothing of what the new owner does.
+changes nothing of what the new owner does. The owner is a task, not a
+process: each cast's build and each takeover claims under a name of its
+own, so a takeover fences out a stalled task of its own process too.
 """
 
+import collections
+import itertools
 import os
 import threading
 
@@ -32,27 +36,48 @@ def _new_owner():
                          uuidutils.generate_uuid()[:8])
 
 
-class BuildLeases:
-    """This conductor's leases: an owner name unique to the process and
-    the builds it holds."""
+class _Registry:
+    """Every (build, owner name) a conductor process holds, for the
+    renewal; shared by its BuildLeases."""
 
-    def __init__(self, owner=None):
+    def __init__(self):
+        self.held = set()
+        self.lock = threading.Lock()
+        self.tasks = itertools.count(1)
+
+
+class BuildLeases:
+    """Leases on builds under one owner name. A conductor's manager keeps
+    one (its renewal renews them all); each task that claims builds --
+    a cast's build, one takeover -- claims under a name of its own
+    (``task()``), so that two tasks of one process never share a lease:
+    a takeover of a build this very process stalled on fences the
+    stalled task out as it would another conductor."""
+
+    def __init__(self, owner=None, registry=None):
         self.owner = owner or _new_owner()
-        self._held = set()
-        self._lock = threading.Lock()
+        self._registry = registry or _Registry()
+
+    def task(self):
+        """Leases for one task: an owner name of its own, renewed with
+        every other lease of this process."""
+        return BuildLeases('%s/%d' % (self.owner, next(self._registry.tasks)),
+                           self._registry)
 
     @property
     def held(self):
-        with self._lock:
-            return set(self._held)
+        """The builds held under this owner name."""
+        with self._registry.lock:
+            return {uuid for uuid, owner in self._registry.held
+                    if owner == self.owner}
 
     def claim(self, context, instance_uuid, timeout=None):
         """Own the build (see ``BuildRequest.claim``); True if we do."""
         if not objects.BuildRequest.claim(context, instance_uuid,
                                           self.owner, timeout=timeout):
             return False
-        with self._lock:
-            self._held.add(instance_uuid)
+        with self._registry.lock:
+            self._registry.held.add((instance_uuid, self.owner))
         return True
 
     def holds(self, context, instance_uuid):
@@ -76,8 +101,8 @@ class BuildLeases:
             raise
 
     def release(self, instance_uuid):
-        with self._lock:
-            self._held.discard(instance_uuid)
+        with self._registry.lock:
+            self._registry.held.discard((instance_uuid, self.owner))
 
     def destroy(self, build_request):
         """Delete the build request while we own it: the build is done
@@ -89,11 +114,17 @@ class BuildLeases:
             self.release(build_request.instance_uuid)
 
     def renew(self, context):
-        """Renew every lease held; how many are still ours."""
-        held = self.held
+        """Renew every lease this process holds, under whichever owner
+        name; how many are still held."""
+        with self._registry.lock:
+            held = set(self._registry.held)
         if not held:
             return 0
-        renewed = objects.BuildRequest.renew(context, held, self.owner)
+        by_owner = collections.defaultdict(set)
+        for uuid, owner in held:
+            by_owner[owner].add(uuid)
+        renewed = sum(objects.BuildRequest.renew(context, uuids, owner)
+                      for owner, uuids in sorted(by_owner.items()))
         if renewed < len(held):
             LOG.info('%d of the %d builds this conductor works on are no '
                      'longer its own (done, deleted or taken over)',

@@ -202,14 +202,14 @@ class ConductorManager(manager.Manager):
             context, self.scheduler_rpcapi, self.compute_rpcapi,
             build_requests, request_specs, image, self.reportclient,
             requested_networks=objects.NetworkRequestList.from_api(
-                requested_networks), leases=self.build_leases).execute()
+                requested_networks), leases=self.build_leases.task()).execute()
 
     def rebuild_instance_in_cell0(self, context, build_request, request_spec,
                                   image):
         rebuild_from_cell0.RebuildFromCell0Task(
             context, self.scheduler_rpcapi, self.compute_rpcapi,
             build_request, request_spec, image, self.reportclient,
-            leases=self.build_leases).execute()
+            leases=self.build_leases.task()).execute()
 
     def evacuate_instance(self, context, instance, host=None):
         evacuate.EvacuateTask(

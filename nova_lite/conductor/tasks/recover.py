@@ -133,14 +133,17 @@ class InterruptedBuilds:
 
     def _take_over_build_request(self, build_request, every_cell):
         uuid = build_request.instance_uuid
-        if not self.leases.claim(self.context, uuid, timeout=self.timeout):
+        # Its own owner name: the stalled owner may be a task of this
+        # very conductor.
+        lease = self.leases.task()
+        if not lease.claim(self.context, uuid, timeout=self.timeout):
             return  # another conductor was quicker, or it moved on
         try:
-            self._take_over(build_request, every_cell)
+            self._take_over(build_request, every_cell, lease)
         finally:
-            self.leases.release(uuid)
+            lease.release(uuid)
 
-    def _take_over(self, build_request, every_cell):
+    def _take_over(self, build_request, every_cell, lease):
         uuid = build_request.instance_uuid
         try:
             spec = objects.RequestSpec.get_by_instance_uuid(self.context,
@@ -157,7 +160,7 @@ class InterruptedBuilds:
                         'accepted it died before mapping it', uuid)
             objects.RequestSpec(self.context, instance_uuid=uuid).destroy()
             try:
-                self.leases.destroy(build_request)
+                lease.destroy(build_request)
             except (exception.BuildRequestNotFound,
                     exception.BuildTakenOver):
                 pass
@@ -191,7 +194,7 @@ class InterruptedBuilds:
                 self.context, self.scheduler_rpcapi, self.compute_rpcapi,
                 [build_request], [spec], spec.image, self.reportclient,
                 requested_networks=networks, action=action,
-                claimed=True, leases=self.leases).execute()
+                claimed=True, leases=lease).execute()
         except Exception:
             # The task buries what it cannot build; this is the unexpected.
             LOG.exception('Taking over the build of %s failed; trying '

@@ -517,6 +517,51 @@ class TestLiveOwnerKeepsItsBuild(RecoverTestCase):
                           self.build_request_exists(uuid),
                           owner.renew(self.admin)))
 
+    def test_a_stalled_task_of_the_taking_over_conductor_is_fenced_out(
+            self):
+        # One conductor process: a cast's build stalled past its lease
+        # (its renewal could not run: the database was away), and that
+        # same conductor takes it over. While the takeover waits for the
+        # scheduler, the stalled task wakes up with its own NoValidHost:
+        # it must not bury the server the takeover is building.
+        request, spec = self.accepted(seconds_ago=TIMEOUT + 200)
+        uuid = request.instance_uuid
+        conductor = leases.BuildLeases()
+        stalled = conductor.task()
+        self.assertTrue(stalled.claim(self.admin, uuid))
+        self.age_claim(uuid, TIMEOUT + 100)
+        scheduler = self.scheduler
+        answer = scheduler.select_destinations
+
+        def stalled_task_wakes_up(context, spec_obj, uuids):
+            late = FakeScheduler(self, exception.NoValidHost(reason='late'))
+            build.ScheduleAndBuildTask(
+                self.context, late, self.compute, [request], [spec], None,
+                self.reportclient, claimed=True, leases=stalled).execute()
+            return answer(context, spec_obj, uuids)
+        scheduler.select_destinations = stalled_task_wakes_up
+        recover.InterruptedBuilds(
+            self.admin, TIMEOUT, scheduler, self.compute,
+            self.reportclient, ports=self.ports, leases=conductor).run()
+        self.assertEqual(
+            ([uuid], [], 'cell1', {self.providers['h1']: FLAVOR_USAGE},
+             [(uuid, 'h1')]),
+            ([i.uuid for i in self.instances_in(self.cell1)],
+             [i.uuid for i in self.instances_in(self.cell0)],
+             self.mapped_cell(uuid), self.resources(uuid),
+             self.compute.builds))
+
+    def test_one_renewal_keeps_every_task_of_the_conductor(self):
+        conductor = leases.BuildLeases()
+        uuids = []
+        for _ in range(2):
+            request, _spec = self.accepted(seconds_ago=TIMEOUT + 200)
+            uuids.append(request.instance_uuid)
+            self.assertTrue(conductor.task().claim(self.admin, uuids[-1]))
+            self.age_claim(uuids[-1], TIMEOUT + 100)
+        self.assertEqual(2, conductor.renew(self.admin))
+        self.assertEqual({'rebuilt': 0, 'stuck': 0}, self.recover())
+
     def test_the_owner_that_lost_its_build_changes_nothing(self):
         # It stalled past its lease; another conductor took the build
         # over and built it. Its own answer from the scheduler (NoValidHost)
