@@ -141,11 +141,13 @@ def bury_in_cell0(context, build_request, spec, error,
         mapping = objects.InstanceMapping.get_by_instance_uuid(
             context, instance.uuid)
         mapping.cell_mapping = cell0
-        mapping.save()
         try:
             if leases is not None:
+                # Both only while the build is still this task's.
+                mapping.save(build_owner=leases.owner)
                 leases.destroy(build_request)
             else:
+                mapping.save()
                 build_request.destroy()
         except exception.BuildRequestNotFound:
             LOG.info('Instance %s was deleted during scheduling; removing '
@@ -154,8 +156,22 @@ def bury_in_cell0(context, build_request, spec, error,
         except exception.BuildTakenOver:
             # Its new owner builds it (and points the mapping where it
             # does); the record made here must not stay beside it.
-            instance.destroy(hard_delete=True)
+            remove_own_record(instance)
             raise
+
+
+def remove_own_record(instance):
+    """Hard-delete the cell record ``instance`` was created as -- only
+    that row (by its id): a build that lost its lease removes what it made
+    after its last check, never a record of the same server its new
+    owner made since."""
+    try:
+        stored = objects.Instance.get_by_uuid(instance._context,
+                                              instance.uuid)
+    except exception.InstanceNotFound:
+        return
+    if stored.id == instance.id:
+        stored.destroy(hard_delete=True)
 
 
 def fail_interrupted_build(context, instance, error, host=None,

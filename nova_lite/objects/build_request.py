@@ -138,7 +138,7 @@ class BuildRequest(base.NovaLiteObject):
         with db.api_session() as session:
             if session.execute(query).rowcount:
                 return
-            _raise_not_held(session, self.instance_uuid)
+            raise_not_held(session, self.instance_uuid)
 
     @classmethod
     @db.retried
@@ -156,7 +156,7 @@ class BuildRequest(base.NovaLiteObject):
                 .values(flow=jsonutils.dumps(flow),
                         claimed_at=clock.utc_now()))
             if not result.rowcount:
-                _raise_not_held(session, instance_uuid)
+                raise_not_held(session, instance_uuid)
 
     @classmethod
     @db.retried
@@ -169,7 +169,7 @@ class BuildRequest(base.NovaLiteObject):
         return jsonutils.loads(value) if value else None
 
 
-def _raise_not_held(session, instance_uuid):
+def raise_not_held(session, instance_uuid):
     table = models.BuildRequest
     found = session.execute(sa.select(table.owner).where(
         table.instance_uuid == instance_uuid)).first()

@@ -14,6 +14,7 @@ from nova_lite.db import api as db
 from nova_lite.db import api_models as models
 from nova_lite import exception
 from nova_lite.objects import base
+from nova_lite.objects import build_request as build_request_obj
 
 CELL0_UUID = '00000000-0000-0000-0000-000000000000'
 
@@ -234,13 +235,27 @@ class InstanceMapping(base.NovaLiteObject):
         self.obj_reset_changes()
 
     @db.retried
-    def save(self):
+    def save(self, build_owner=None):
+        """Write the mapping. With ``build_owner`` (a conductor's build
+        task) only while that owner holds the server's build request, in
+        the same UPDATE: BuildTakenOver or BuildRequestNotFound when it
+        no longer does, so a build that lost its lease never points the
+        mapping away from where its new owner put the server."""
         values = self._column_values()
         values['updated_at'] = base.utcnow()
+        query = sa.update(models.InstanceMapping).where(
+            models.InstanceMapping.instance_uuid == self.instance_uuid)
+        if build_owner is not None:
+            query = query.where(sa.exists().where(
+                models.BuildRequest.instance_uuid == self.instance_uuid,
+                models.BuildRequest.owner == build_owner))
         with db.api_session() as session:
-            result = session.execute(sa.update(models.InstanceMapping).where(
-                models.InstanceMapping.instance_uuid == self.instance_uuid)
-                .values(**values))
+            result = session.execute(query.values(**values))
+            if not result.rowcount and build_owner is not None and \
+                    session.execute(sa.select(models.InstanceMapping.id).where(
+                        models.InstanceMapping.instance_uuid ==
+                        self.instance_uuid)).first() is not None:
+                build_request_obj.raise_not_held(session, self.instance_uuid)
         if not result.rowcount:
             raise exception.InstanceMappingNotFound(uuid=self.instance_uuid)
         self.obj_reset_changes()

@@ -95,7 +95,8 @@ class ScheduleAndBuildTask:
         uuid = build_request.instance_uuid
         return flows.Flow(
             'build', uuid,
-            build_undos(self.context, self.reportclient, uuid, self.action),
+            build_undos(self.context, self.reportclient, uuid, self.action,
+                        owner=self.leases.owner),
             record=lambda steps: self.leases.record(
                 self.context, uuid, {'action': self.action, 'steps': steps}),
             not_ours=(exception.BuildTakenOver,))
@@ -256,16 +257,23 @@ class ScheduleAndBuildTask:
             flow.step('create_in_cell', {
                 'cell': cell.uuid, 'request_id': self.context.request_id})
             instance.create()
-            if self.action == instance_actions.REBUILD:
-                self._bring_history_from_cell0(cctxt, instance.uuid)
-            instance_actions.record_action(cctxt, instance.uuid, self.action)
-            flow.step('map_to_cell', cell.uuid)
-            mapping = objects.InstanceMapping.get_by_instance_uuid(
-                self.context, instance.uuid)
-            mapping.cell_mapping = cell
-            mapping.save()
-            flow.step('delete_build_request')
-            self.leases.destroy(build_request)
+            try:
+                if self.action == instance_actions.REBUILD:
+                    self._bring_history_from_cell0(cctxt, instance.uuid)
+                instance_actions.record_action(cctxt, instance.uuid,
+                                               self.action)
+                flow.step('map_to_cell', cell.uuid)
+                mapping = objects.InstanceMapping.get_by_instance_uuid(
+                    self.context, instance.uuid)
+                mapping.cell_mapping = cell
+                mapping.save(build_owner=self.leases.owner)
+                flow.step('delete_build_request')
+                self.leases.destroy(build_request)
+            except exception.BuildTakenOver:
+                # Lost after the lease was last checked: the record made
+                # since is a stray beside the new owner's build.
+                lifecycle.remove_own_record(instance)
+                raise
             flow.done()
             if self.requested_networks is not None:
                 # What the compute binds (a rebuild from cell0 passes them
@@ -293,19 +301,21 @@ _EXPECTED = (exception.BuildTakenOver, exception.BuildRequestNotFound,
              exception.DatabaseUnavailable)
 
 
-def build_undos(context, reportclient, instance_uuid, action):
+def build_undos(context, reportclient, instance_uuid, action, owner=None):
     """What undoes each step of the ``action`` build of ``instance_uuid``
     (see the module's docstring), for the flow that runs it and for a
-    takeover that replays a crashed one. Each is idempotent."""
+    takeover that replays a crashed one -- ``owner``, the build's lease
+    holder: the mapping is changed only while it holds the build. Each is
+    idempotent."""
     return flows.undo_table(
         schedule=lambda _: lifecycle.give_back(reportclient, instance_uuid),
         create_in_cell=lambda created: _take_back_from_cell(
             context, instance_uuid, action, **created),
-        map_to_cell=lambda _: _unmap(context, instance_uuid),
+        map_to_cell=lambda _: _unmap(context, instance_uuid, owner),
         bury_in_cell0=lambda _: (
             _remove_from_cell(context, cell_mapping_obj.CELL0_UUID,
                               instance_uuid),
-            _unmap(context, instance_uuid)),
+            _unmap(context, instance_uuid, owner)),
         delete_build_request=None)
 
 
@@ -347,15 +357,21 @@ def _remove_from_cell(context, cell_uuid, instance_uuid):
             pass
 
 
-def _unmap(context, instance_uuid):
+def _unmap(context, instance_uuid, owner=None):
     try:
         mapping = objects.InstanceMapping.get_by_instance_uuid(
             context, instance_uuid)
     except exception.InstanceMappingNotFound:
         return  # its user deleted it
-    if mapping.cell_mapping is not None:
-        mapping.cell_mapping = None
-        mapping.save()
+    if mapping.cell_mapping is None:
+        return
+    mapping.cell_mapping = None
+    try:
+        mapping.save(build_owner=owner)
+    except (exception.BuildTakenOver, exception.BuildRequestNotFound,
+            exception.InstanceMappingNotFound) as gone:
+        LOG.info('Leaving the mapping of %s as it is: %s', instance_uuid,
+                 gone.format_message())
 
 
 def _claim_alternate(reportclient, instance, selection):

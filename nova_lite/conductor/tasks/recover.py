@@ -175,13 +175,13 @@ class InterruptedBuilds:
             flows.undo_recorded(
                 'build', uuid,
                 build.build_undos(self.context, self.reportclient, uuid,
-                                  recorded['action']),
+                                  recorded['action'], owner=lease.owner),
                 recorded['steps'])
             action = recorded['action']
         else:
             # No conductor recorded a step (it died before its first), or
             # the API died half-way through a rebuild from cell0.
-            action = self._undo_partial_build(uuid, every_cell)
+            action = self._undo_partial_build(uuid, every_cell, lease)
             if action is None:
                 LOG.warning('Not taking over the build of %s now: a cell '
                             'that may hold half of it did not answer; '
@@ -202,7 +202,7 @@ class InterruptedBuilds:
             return
         self.counts['rebuilt'] += 1
 
-    def _undo_partial_build(self, uuid, every_cell):
+    def _undo_partial_build(self, uuid, every_cell, lease):
         """Remove what a conductor that died while building ``uuid`` had
         made: the instance created in a cell, or in cell0 by a burial it
         did not finish, and the mapping pointing at it (its build request
@@ -238,7 +238,7 @@ class InterruptedBuilds:
                                                                uuid)
         if mapping.cell_mapping is not None:
             mapping.cell_mapping = None
-            mapping.save()
+            mapping.save(build_owner=lease.owner)
         return action
 
     # -- servers in BUILD ----------------------------------------------------
@@ -253,12 +253,26 @@ class InterruptedBuilds:
         # (created in its cell, not yet handed to a compute): its lease
         # says whether that conductor is gone, and the build request's
         # takeover above undoes and builds it -- never this look too.
-        pending = objects.BuildRequestList.pending_among(
-            self.context, [instance.uuid for instance in building])
+        uuids = [instance.uuid for instance in building]
+        pending = objects.BuildRequestList.pending_among(self.context, uuids)
+        mapped_to = {m.instance_uuid: m.cell_mapping and m.cell_mapping.uuid
+                     for m in objects.InstanceMappingList
+                     .get_by_instance_uuids(self.context, uuids)} \
+            if uuids else {}
         hosts_up = {}
         stuck = 0
         for instance in building:
             if instance.uuid in pending:
+                continue
+            if mapped_to.get(instance.uuid, cell.uuid) != cell.uuid:
+                # A stray: a build that lost its lease made it after its
+                # new owner put the server elsewhere (and died before it
+                # could remove it). What the server holds is the real
+                # record's; only the stray goes.
+                LOG.warning('Removing %s from cell %s: it is mapped to '
+                            'another cell (a stray of a build taken over)',
+                            instance.uuid, cell.name)
+                lifecycle.remove_own_record(instance)
                 continue
             if instance.host is None:
                 if instance.task_state != states.SCHEDULING:

@@ -21,6 +21,7 @@ from nova_lite.compute import states
 from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
 from nova_lite.db import api as db
+from nova_lite.db import api_models
 from nova_lite.db import main_models
 from nova_lite import exception
 from nova_lite import objects
@@ -264,13 +265,13 @@ class TestScheduleAndBuild(BuildTaskTestCase):
         save = objects.InstanceMapping.save
         calls = []
 
-        def fail_first_save(mapping):
+        def fail_first_save(mapping, **kwargs):
             calls.append(mapping.instance_uuid)
             if len(calls) == 1:
                 # Not a database blink (that is tried again: see
                 # test_build_flow_steps.TestEachStepMeetsADatabaseBlink).
                 raise exception.Invalid(reason='mapping refused')
-            return save(mapping)
+            return save(mapping, **kwargs)
         self.useFixture(fixtures.MonkeyPatch(
             'nova_lite.objects.cell_mapping.InstanceMapping.save',
             fail_first_save))
@@ -306,6 +307,63 @@ class TestScheduleAndBuild(BuildTaskTestCase):
         self.assertEqual([], list(self._instances_in(
             self.plane.databases.cell1)))
         self.assertEqual({}, self._allocations(request.instance_uuid))
+
+
+class TestLeaseLostMidWay(BuildTaskTestCase):
+    """Another conductor takes the build over after this task last
+    checked its lease (it stalled past it) and before its next step: what
+    the task made since is its stray, and the mapping stays the new
+    owner's."""
+
+    def _taken_over_at(self, step):
+        def before_step(flow, name):
+            if name == step:
+                with db.api_session() as session:
+                    session.execute(sa.update(api_models.BuildRequest).values(
+                        owner='another-conductor'))
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.flow.Flow.before_step', staticmethod(before_step)))
+
+    def test_a_record_created_in_the_cell_is_removed_again(self):
+        request, spec = self._accepted()
+        self._taken_over_at('map_to_cell')
+        compute = RecordingCompute()
+        self._run(request, spec, [[self._selection()]], compute)
+        self.assertEqual(([], [], None, []),
+                         (list(self._instances_in(self.plane.databases.cell1)),
+                          list(self._instances_in(self.plane.databases.cell0)),
+                          self._mapped_cell(request.instance_uuid),
+                          compute.builds))
+
+    def test_a_burial_begun_is_not_finished(self):
+        request, spec = self._accepted()
+        get_mapping = objects.InstanceMapping.get_by_instance_uuid
+
+        def taken_over_meanwhile(context, uuid):
+            # The burial reads the mapping after its lease was checked.
+            with db.api_session() as session:
+                session.execute(sa.update(api_models.BuildRequest).values(
+                    owner='another-conductor'))
+            return get_mapping(context, uuid)
+        scheduler = FakeScheduler(exception.NoValidHost(reason='full'))
+        task = build.ScheduleAndBuildTask(
+            self.context, scheduler, RecordingCompute(), [request], [spec],
+            None, self.reportclient)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.InstanceMapping.get_by_instance_uuid',
+            staticmethod(taken_over_meanwhile)))
+        task.execute()
+        self.assertEqual(([], None, True),
+                         (list(self._instances_in(self.plane.databases.cell0)),
+                          self._mapped_cell(request.instance_uuid),
+                          self._build_request_exists(request.instance_uuid)))
+
+    def _build_request_exists(self, uuid):
+        try:
+            objects.BuildRequest.get_by_instance_uuid(self.admin, uuid)
+        except exception.BuildRequestNotFound:
+            return False
+        return True
 
 
 class TestReschedule(BuildTaskTestCase):

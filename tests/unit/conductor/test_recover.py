@@ -768,6 +768,25 @@ class TestInACellWhileItsBuildRequestIsLeased(RecoverTestCase):
              self.resources(self.uuid)))
 
 
+class TestAStrayOfABuildTakenOver(RecoverTestCase):
+    """A server in BUILD in cell1 long ago whose mapping points at another
+    cell: a build that lost its lease made it after its new owner put the
+    server elsewhere, and died before it removed it."""
+
+    def test_only_the_stray_record_goes(self):
+        instance = self.building(host=None)
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            self.admin, instance.uuid)
+        mapping.cell_mapping = self.cell0
+        mapping.save()
+        self.assertEqual({'rebuilt': 0, 'stuck': 0}, self.recover())
+        self.assertEqual(
+            ([], [], [], {self.providers['h1']: FLAVOR_USAGE}, 'cell0'),
+            (self.instances_in(self.cell1), self.scheduler.asked,
+             self.compute.builds, self.resources(instance.uuid),
+             self.mapped_cell(instance.uuid)))
+
+
 class TestRenewedBetweenTheLookAndTheRestart(RecoverTestCase):
     """The look read it stale; its conductor wrote it (renewed its build)
     before the takeover's restart: the restart is refused."""
