@@ -791,15 +791,18 @@ class TestRenewedBetweenTheLookAndTheRestart(RecoverTestCase):
     """The look read it stale; its conductor wrote it (renewed its build)
     before the takeover's restart: the restart is refused."""
 
-    def test_a_renewed_build_stays_its_conductors(self):
-        instance = self.building(host=None)
-        self.age(instance.uuid, 0)
+    def _restart(self, instance):
         with self.in_cell() as cctxt:
             instance._context = cctxt
-            outcome = lifecycle.restart_interrupted_build(
+            return lifecycle.restart_interrupted_build(
                 cctxt, instance, exception.BuildAbortException(
                     instance_uuid=instance.uuid, reason='test'),
                 stale_for=TIMEOUT)
+
+    def test_a_renewed_build_stays_its_conductors(self):
+        instance = self.building(host=None)
+        self.age(instance.uuid, 0)
+        outcome = self._restart(instance)
         stored = self.stored(instance.uuid)
         self.assertEqual((None, None, '0'),
                          (outcome, stored.fault, stored.system_metadata[
@@ -807,15 +810,10 @@ class TestRenewedBetweenTheLookAndTheRestart(RecoverTestCase):
 
     def test_a_stale_one_is_restarted(self):
         instance = self.building(host=None)
-        with self.in_cell() as cctxt:
-            instance._context = cctxt
-            outcome = lifecycle.restart_interrupted_build(
-                cctxt, instance, exception.BuildAbortException(
-                    instance_uuid=instance.uuid, reason='test'),
-                stale_for=TIMEOUT)
         self.assertEqual((lifecycle.RESCHEDULED, '1'),
-                         (outcome, self.stored(instance.uuid)
-                          .system_metadata[lifecycle.BUILD_RESTARTS]))
+                         (self._restart(instance),
+                          self.stored(instance.uuid).system_metadata[
+                              lifecycle.BUILD_RESTARTS]))
 
 
 class TestRestartedTooOften(RecoverTestCase):
