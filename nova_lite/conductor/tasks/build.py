@@ -463,8 +463,7 @@ def _send_to_compute(context, compute_rpcapi, reportclient, instance,
         # of stuck builds leaves it alone. A server no longer waiting for
         # a host (deleted meanwhile) is not sent, and gives back the
         # claim the compute would have dropped.
-        if next(tries) and not objects.Instance.renew(
-                context, [instance.uuid], states.SCHEDULING):
+        if next(tries) and not _still_waiting(context, instance):
             LOG.info('Not sending the build of %s: it no longer waits for '
                      'a host', instance.uuid)
             lifecycle.give_back(reportclient, instance.uuid,
@@ -484,3 +483,17 @@ def _send_to_compute(context, compute_rpcapi, reportclient, instance,
         lifecycle.give_back(reportclient, instance.uuid,
                             if_on=chosen.compute_node_uuid)
         lifecycle.set_error(context, instance, error)
+
+
+def _still_waiting(context, instance):
+    """Renew the build of ``instance`` while it waits for a host; whether
+    it still does. A database blink as well as the broker's is no reason
+    to give up the cast: the renewal is then skipped (the server may look
+    stale a little sooner), and the cast is tried as it would have been."""
+    try:
+        return bool(objects.Instance.renew(context, [instance.uuid],
+                                           states.SCHEDULING))
+    except exception.DatabaseUnavailable as e:
+        LOG.warning('Cannot renew the build of %s while its cast waits '
+                    '(%s); trying the cast anyway', instance.uuid, e)
+        return True

@@ -356,14 +356,9 @@ class TestLeaseLostMidWay(BuildTaskTestCase):
         self.assertEqual(([], None, True),
                          (list(self._instances_in(self.plane.databases.cell0)),
                           self._mapped_cell(request.instance_uuid),
-                          self._build_request_exists(request.instance_uuid)))
-
-    def _build_request_exists(self, uuid):
-        try:
-            objects.BuildRequest.get_by_instance_uuid(self.admin, uuid)
-        except exception.BuildRequestNotFound:
-            return False
-        return True
+                          request.instance_uuid in
+                          objects.BuildRequestList.pending_among(
+                              self.admin, [request.instance_uuid])))
 
 
 class TestReschedule(BuildTaskTestCase):
@@ -453,6 +448,21 @@ class TestReschedule(BuildTaskTestCase):
         recent = timeutils.utcnow() - _minutes(1)
         self.assertEqual([True, True, True],
                          [written > recent for written in last_written])
+
+    def test_a_database_blink_during_the_wait_does_not_stop_the_cast(self):
+        clock = FakeClock()
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+
+        def database_away(cls, context, uuids, task_state):
+            raise exception.DatabaseUnavailable(url='mysql://db',
+                                                reason='restarting')
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.Instance.renew', classmethod(database_away)))
+        request, spec = self._accepted()
+        compute = BlinkingCompute(1)
+        self._run(request, spec, [[self._selection()]], compute)
+        self.assertEqual(([1], [(request.instance_uuid, 'h1')]),
+                         (clock.pauses, compute.builds))
 
     def test_a_server_deleted_while_its_cast_waited_is_not_sent(self):
         clock = FakeClock()
