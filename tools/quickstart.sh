@@ -106,10 +106,9 @@ else
     >"$STATE/embedded.conf"
   start all "$BIN/nova-lite-all" --config-file "$STATE/embedded.conf" \
     --computes "$COMPUTES"
+  # nova-lite-all writes the databases and auth it chose there at start.
   manage_args=(--config-file "$STATE/embedded.conf"
-               --config-file "$STATE/embedded-db.conf")
-  printf '[api_database]\nconnection = sqlite:///%s/nova_lite_api.sqlite\n[database]\nconnection = sqlite:///%s/nova_lite_cell1.sqlite\n' \
-    "$STATE" "$STATE" >"$STATE/embedded-db.conf"
+               --config-file "$STATE/nova-lite-manage.conf")
 fi
 
 # shellcheck disable=SC2317

@@ -10,9 +10,16 @@ through the conductor; run the separate daemons for a real deployment.
 
 Unless the config says otherwise it authenticates nobody (``[api]
 auth_strategy = noauth2``) and so listens on 127.0.0.1 only.
+
+What it chose that no config file said (the databases, noauth2) it writes
+to ``<state_path>/nova-lite-manage.conf`` at start, and it prints the
+``nova-lite-manage`` command line that reaches this control plane: its
+own config files and that one.
 """
 
+import configparser
 import os
+import shlex
 
 from oslo_config import cfg
 
@@ -48,6 +55,33 @@ def _prepare(state_path):
     if len(objects.CellMappingList.get_all(admin)) < 2:
         manage._create_cell(admin, 'cell1', CONF.transport_url,
                             CONF.database.connection)
+    _write_manage_config(state_path)
+
+
+# What nova-lite-manage needs to reach this process's databases and
+# services, which nova-lite-all may have chosen itself.
+MANAGE_OPTIONS = (('api', 'auth_strategy'), ('api_database', 'connection'),
+                  ('database', 'connection'))
+MANAGE_CONFIG = 'nova-lite-manage.conf'
+
+
+def _write_manage_config(state_path):
+    """Write MANAGE_OPTIONS, as this process runs with them, to
+    ``<state_path>/nova-lite-manage.conf``; print the nova-lite-manage
+    command line for this control plane."""
+    path = os.path.abspath(os.path.join(state_path, MANAGE_CONFIG))
+    values = configparser.ConfigParser(interpolation=None)
+    for group, name in MANAGE_OPTIONS:
+        values.read_dict({group: {name: getattr(CONF[group], name)}})
+    with open(path, 'w') as f:
+        f.write('# Written by nova-lite-all at its start: the options it '
+                'runs with that\n# nova-lite-manage needs and its config '
+                'files may not say.\n')
+        values.write(f)
+    files = [os.path.abspath(p) for p in CONF.config_file] + [path]
+    print('Operator commands for this control plane:\n  nova-lite-manage '
+          '%s audit' % ' '.join('--config-file %s' % shlex.quote(f)
+                                for f in files), flush=True)
 
 
 def main():

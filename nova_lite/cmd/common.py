@@ -29,8 +29,12 @@ def run(main_body):
     except (exception.ConfigurationError, exception.InvalidDatabaseURL,
             exception.DatabaseUnavailable,
             exception.ServiceUnavailable) as e:
-        LOG.error('%s', e)
-        print('ERROR: %s' % e, file=sys.stderr)
+        if isinstance(e, exception.ConfigurationError):
+            message = '%s. %s' % (str(e).rstrip('.'), config.files_read())
+        else:
+            message = str(e)
+        LOG.error('%s', message)
+        print('ERROR: %s' % message, file=sys.stderr)
         sys.exit(2)
 
 

@@ -566,6 +566,7 @@ def main(argv=None):
     CONF.register_cli_opt(cfg.SubCommandOpt(
         'command', title='Commands', handler=_add_commands,
         help='run "nova-lite-manage COMMAND --help" for details'))
+    from nova_lite import config
     from nova_lite import exception
 
     def body():
@@ -574,7 +575,10 @@ def main(argv=None):
         sys.exit(result or 0)
     try:
         body()
-    except (exception.ConfigurationError, exception.InvalidDatabaseURL,
+    except exception.ConfigurationError as e:
+        print('ERROR: %s\n%s' % (e, config.files_read()), file=sys.stderr)
+        sys.exit(1)
+    except (exception.InvalidDatabaseURL,
             exception.DatabaseUnavailable) as e:
         print('ERROR: %s' % e, file=sys.stderr)
         sys.exit(1)
