@@ -14,11 +14,9 @@ next period" rather than a crash.
 import time
 
 from oslo_log import log as logging
-import requests
-
 from nova_lite import conf as nova_conf
 from nova_lite import exception
-from nova_lite import http_client
+from nova_lite import service_auth
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -66,27 +64,30 @@ def _error_detail(response):
 
 class PlacementClient:
 
-    def __init__(self, endpoint=None, token=None, timeout=None):
-        self.endpoint = (endpoint or CONF.placement.endpoint).rstrip('/')
-        self.session = http_client.session({
-            'X-Auth-Token': token or CONF.placement.auth_token,
+    def __init__(self, endpoint=None):
+        """``endpoint`` overrides the configured one (tests)."""
+        self.adapter = service_auth.adapter(
+            'placement', nova_conf.placement.DEFAULT_ENDPOINT, endpoint)
+        # The HTTP connections underneath (tests mount transports on it).
+        self.session = self.adapter.session.session
+        self.headers = {
             'OpenStack-API-Version': 'placement %s' % MICROVERSION,
-            'Accept': 'application/json'})
-        self.timeout = timeout or CONF.placement.timeout
+            'Accept': 'application/json'}
         # Provider generations we last saw, to send with updates.
         self._generations = {}
 
     # -- transport -----------------------------------------------------------
 
     def _request(self, method, path, body=None, version=None, **kwargs):
-        headers = {}
+        headers = self.headers
         if version:
-            headers['OpenStack-API-Version'] = 'placement %s' % version
+            headers = dict(headers, **{
+                'OpenStack-API-Version': 'placement %s' % version})
         try:
-            response = self.session.request(
-                method, self.endpoint + path, json=body, headers=headers,
-                timeout=self.timeout, **kwargs)
-        except requests.RequestException as e:
+            response = self.adapter.request(
+                path, method, json=body, headers=headers, raise_exc=False,
+                global_request_id=service_auth.global_request_id(), **kwargs)
+        except service_auth.ClientException as e:
             raise PlacementUnavailable(reason='%s %s: %s' %
                                        (method, path, e))
         if response.status_code >= 500:

@@ -20,15 +20,34 @@ noauth2 (the quick start and tests)
     (a WSGI server bound elsewhere) is refused with 401, unless ``[api]
     insecure_noauth2`` is set.
 
+http_basic (deployments without Keystone, as Ironic runs standalone)
+    ``Authorization: Basic`` checked against an Apache htpasswd file of
+    bcrypt digests (``[api] http_basic_auth_user_file``, with
+    oslo.middleware's basic-auth functions). Who a user is comes from
+    ``[api] http_basic_auth_roles_file``: an INI section per user with its
+    ``project_id`` and ``roles``. A wrong password is 401, a user with no
+    section 403. A login checked once is remembered (as a keyed digest,
+    never the password) until the htpasswd file changes: bcrypt costs
+    tens of milliseconds a check, too much for every call a service makes.
+
 Version discovery documents (``public_paths``) are served without a token,
 as clients fetch them before they authenticate.
 """
 
+import configparser
+import hashlib
+import hmac
 import ipaddress
+import os
+import secrets
 import socket
+import threading
 
 from oslo_log import log as logging
+from oslo_middleware import basic_auth
+from oslo_middleware import exceptions as middleware_exceptions
 import webob.dec
+import webob.exc
 
 from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
@@ -76,7 +95,10 @@ class _ContextMiddleware:
         except exception.Invalid as e:
             return faults.error_response(400, e.format_message(),
                                          self.error_formatter)
-        context = self.context_from(request)
+        try:
+            context = self.context_from(request)
+        except _Refused as refused:
+            return refused.response(self.error_formatter)
         if context is None:
             if not self._is_public(request):
                 return self._unauthorized('Authentication required: send '
@@ -88,6 +110,21 @@ class _ContextMiddleware:
             # The id every log line of the request carries, in every
             # daemon the request reaches: what an operator greps for.
             response.headers['X-OpenStack-Request-ID'] = context.request_id
+        return response
+
+
+class _Refused(Exception):
+    """The caller said who they are and is refused: 401 or 403."""
+
+    def __init__(self, status, message, headers=None):
+        super().__init__(message)
+        self.status = status
+        self.headers = headers or {}
+
+    def response(self, error_formatter):
+        response = faults.error_response(self.status, str(self),
+                                         error_formatter)
+        response.headers.update(self.headers)
         return response
 
 
@@ -171,12 +208,158 @@ class KeystoneContext(_ContextMiddleware):
             **_request_ids(request))
 
 
+def _file_stamp(path):
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_mtime_ns, status.st_size, status.st_ino)
+
+
+class BasicUsers:
+    """The users of http_basic: passwords from the htpasswd file, who
+    each is from the roles file. Both are read again when they change."""
+
+    # Remembered logins, at most; past that the memory starts again.
+    REMEMBERED = 1024
+
+    def __init__(self, user_file, roles_file):
+        self.user_file = user_file
+        self.roles_file = roles_file
+        self._lock = threading.Lock()
+        self._key = secrets.token_bytes(32)
+        self._checked = {}
+        self._users_stamp = None
+        self._roles = {}
+        self._roles_stamp = None
+
+    def check_files(self):
+        """ConfigurationError unless both files are readable and
+        well formed (at start, as a daemon should fail)."""
+        try:
+            basic_auth.validate_auth_file(self.user_file)
+        except middleware_exceptions.ConfigInvalid as e:
+            raise exception.ConfigurationError(
+                reason='[api] http_basic_auth_user_file %s: %s' %
+                       (self.user_file, e))
+        except webob.exc.HTTPException as e:
+            raise exception.ConfigurationError(
+                reason='[api] http_basic_auth_user_file %s: %s' %
+                       (self.user_file, e.detail))
+        self._read_roles()
+
+    def _read_roles(self):
+        stamp = _file_stamp(self.roles_file)
+        if stamp is not None and stamp == self._roles_stamp:
+            return self._roles
+        parser = configparser.ConfigParser(interpolation=None,
+                                           default_section='\0none')
+        try:
+            with open(self.roles_file) as f:
+                parser.read_file(f)
+        except (OSError, configparser.Error) as e:
+            raise exception.ConfigurationError(
+                reason='[api] http_basic_auth_roles_file %s: %s' %
+                       (self.roles_file, e))
+        roles = {}
+        for user in parser.sections():
+            section = parser[user]
+            if not section.get('project_id', '').strip():
+                raise exception.ConfigurationError(
+                    reason='[api] http_basic_auth_roles_file %s: user %s '
+                           'has no project_id' % (self.roles_file, user))
+            roles[user] = (section['project_id'].strip(), [
+                r.strip().lower() for r in section.get('roles', '').split(',')
+                if r.strip()])
+        self._roles, self._roles_stamp = roles, stamp
+        return roles
+
+    def _digest(self, user, password):
+        return hmac.new(self._key, user.encode('utf-8') + b'\0' + password,
+                        hashlib.sha256).digest()
+
+    def authenticate(self, user, password):
+        """(project_id, roles) of ``user``; _Refused otherwise."""
+        stamp = _file_stamp(self.user_file)
+        digest = self._digest(user, password)
+        with self._lock:
+            if stamp != self._users_stamp:
+                self._checked.clear()
+                self._users_stamp = stamp
+            known = self._checked.get(user) == digest
+        if not known:
+            try:
+                basic_auth.authenticate(self.user_file, user, password)
+            except webob.exc.HTTPException as e:
+                if e.code != 401:
+                    LOG.error('http_basic: cannot check %s against %s: %s',
+                              user, self.user_file, e.detail)
+                raise _Refused(401, 'The user name or password is wrong.',
+                               {'WWW-Authenticate': _CHALLENGE})
+            with self._lock:
+                if len(self._checked) >= self.REMEMBERED:
+                    self._checked.clear()
+                self._checked[user] = digest
+        with self._lock:
+            try:
+                roles = self._read_roles()
+            except exception.ConfigurationError as e:
+                LOG.error('http_basic: %s', e)
+                raise _Refused(403, 'No project is configured for user '
+                                    '%s.' % user)
+        if user not in roles:
+            raise _Refused(403, 'No project is configured for user %s.' %
+                           user)
+        return roles[user]
+
+
+_CHALLENGE = 'Basic realm="nova-lite"'
+
+
+class HTTPBasic(_ContextMiddleware):
+    """``Authorization: Basic``; see the module docstring."""
+
+    def __init__(self, application, public_paths=(),
+                 error_formatter=faults.compute_fault_body, users=None):
+        super().__init__(application, public_paths, error_formatter)
+        self.users = users or BasicUsers(
+            CONF.api.http_basic_auth_user_file,
+            CONF.api.http_basic_auth_roles_file)
+        self.users.check_files()
+
+    def _unauthorized(self, message):
+        response = super()._unauthorized(
+            'Authentication required: send an Authorization: Basic '
+            'header.')
+        response.headers['WWW-Authenticate'] = _CHALLENGE
+        return response
+
+    def context_from(self, request):
+        if 'HTTP_AUTHORIZATION' not in request.environ:
+            return None
+        try:
+            # Both take the header out of the environ: no secret stays in
+            # it for what runs after.
+            user, password = basic_auth.parse_token(
+                basic_auth.parse_header(request.environ))
+        except webob.exc.HTTPException as e:
+            raise _Refused(401, e.detail or 'Malformed Authorization '
+                                            'header.',
+                           {'WWW-Authenticate': _CHALLENGE})
+        project_id, roles = self.users.authenticate(user, password)
+        return nova_context.RequestContext(
+            user_id=user, project_id=project_id, is_admin='admin' in roles,
+            roles=roles, **_request_ids(request))
+
+
 def pipeline(application, public_paths=(),
              error_formatter=faults.compute_fault_body, strategy=None):
     """Wrap ``application`` in the configured authentication mode."""
     strategy = strategy or CONF.api.auth_strategy
     if strategy == 'noauth2':
         return NoAuth2(application, public_paths, error_formatter)
+    if strategy == 'http_basic':
+        return HTTPBasic(application, public_paths, error_formatter)
     if strategy == 'keystone':
         from keystonemiddleware import auth_token
         inner = KeystoneContext(application, public_paths, error_formatter)

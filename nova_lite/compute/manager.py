@@ -126,7 +126,7 @@ class ComputeManager(manager.Manager):
             # As this host's network agent: its physical networks and
             # bandwidth, which the port service offers to placement under
             # this node's provider.
-            network_agent.report_state(self.host, nodename)
+            network_agent.report_state(self.host, nodename, self.ports)
 
     def _port_allocations_of(self, instance):
         """The ports' part of ``instance``'s allocation, read back from

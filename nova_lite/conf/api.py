@@ -29,7 +29,14 @@ api_opts = [
                                     'administrator. Served on loopback '
                                     'addresses only, unless '
                                     'insecure_noauth2 is set. A request '
-                                    'without a token is refused with 401.')],
+                                    'without a token is refused with 401.'),
+                        ('http_basic', 'For deployments without Keystone: '
+                                       'HTTP basic authentication against '
+                                       'the htpasswd file '
+                                       'http_basic_auth_user_file (bcrypt '
+                                       'digests only), each user given a '
+                                       'project and roles by '
+                                       'http_basic_auth_roles_file.')],
                help='How REST requests are authenticated, by the Compute '
                     'API, placement and the port service.'),
     cfg.BoolOpt('insecure_noauth2',
@@ -38,6 +45,22 @@ api_opts = [
                      'non-loopback clients. Anyone who reaches the port is '
                      'then whoever they claim to be, administrator '
                      'included: never in a deployment.'),
+    cfg.StrOpt('http_basic_auth_user_file',
+               default='/etc/nova-lite/htpasswd',
+               help='Read with auth_strategy = http_basic: the users and '
+                    'their passwords, an Apache htpasswd file with bcrypt '
+                    'digests (htpasswd -B). Read again on each login, so '
+                    'users are added and removed without a restart.'),
+    cfg.StrOpt('http_basic_auth_roles_file',
+               default='/etc/nova-lite/http-basic-roles.conf',
+               help='Read with auth_strategy = http_basic: who each user '
+                    'of http_basic_auth_user_file is, one INI section per '
+                    'user name with its project_id and roles (a comma-'
+                    'separated list; "admin" makes an administrator), '
+                    'e.g.\n[alice]\nproject_id = proj-a\n'
+                    'roles = member, reader\n'
+                    'A user with no section is refused (403). Read again '
+                    'when the file changes.'),
     cfg.IntOpt('max_limit',
                default=1000, min=1, mutable=True,
                help='Most items one list request returns.'),

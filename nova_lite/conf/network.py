@@ -3,24 +3,30 @@ each compute reports as its host's Open vSwitch agent."""
 
 from oslo_config import cfg
 
+from nova_lite.conf import service_client
+
+SERVICE_TYPE = 'network'
+# Where the services find the port service under noauth2 without an
+# endpoint_override: this host's network daemon.
+DEFAULT_ENDPOINT = 'http://127.0.0.1:9696'
+
 network_group = cfg.OptGroup(
     'network', title='Network',
     help='The nova-lite-network daemon (a subset of the Networking '
-         'service\'s port API), the endpoint the other services use, and '
-         'the agent state each nova-lite-compute reports for its host.')
+         'service\'s port API), how the other services call it, and the '
+         'agent state each nova-lite-compute reports for its host. The '
+         'calls use keystoneauth1\'s auth, session and adapter options '
+         '(auth_type, auth_url, username, ..., valid_interfaces, '
+         'region_name, endpoint_override), as for [placement]: the '
+         'endpoint is the catalog\'s network service unless '
+         'endpoint_override names it; under auth_type = noauth2 it is '
+         'endpoint_override or http://127.0.0.1:9696.')
 
 network_opts = [
     cfg.HostAddressOpt('bind_host', default='0.0.0.0',
                        help='Address the network daemon listens on.'),
     cfg.PortOpt('bind_port', default=9696,
                 help='Port the network daemon listens on.'),
-    cfg.URIOpt('endpoint', default='http://127.0.0.1:9696',
-               help='URL of the port API that clients use.'),
-    cfg.StrOpt('auth_token', default='admin', secret=True,
-               help='X-Auth-Token services send to the port API in noauth2 '
-                    'mode.'),
-    cfg.FloatOpt('timeout', default=30.0, min=0.1,
-                 help='Seconds a request to the port API may take.'),
     # -- the network daemon ---------------------------------------------------
     cfg.IntOpt('agent_down_time', default=75, min=1,
                help='Read by nova-lite-network: seconds after its last '
@@ -61,7 +67,9 @@ network_opts = [
 def register_opts(conf):
     conf.register_group(network_group)
     conf.register_opts(network_opts, group=network_group)
+    service_client.register_opts(conf, network_group.name, SERVICE_TYPE)
 
 
 def list_opts():
-    return {network_group: network_opts}
+    return {network_group: network_opts + service_client.list_opts(
+        network_group.name, SERVICE_TYPE)}

@@ -2,31 +2,39 @@
 
 from oslo_config import cfg
 
+from nova_lite.conf import service_client
+
+SERVICE_TYPE = 'placement'
+# Where the services find placement under noauth2 without an
+# endpoint_override: this host's placement daemon.
+DEFAULT_ENDPOINT = 'http://127.0.0.1:8778'
+
 placement_group = cfg.OptGroup(
     'placement', title='Placement',
-    help='The nova-lite-placement daemon (Placement API) and the endpoint '
-         'computes and the scheduler use to reach it. Pointing endpoint at '
-         'another Placement API service is enough to use that one.')
+    help='The nova-lite-placement daemon (Placement API), and how the '
+         'other services call it: keystoneauth1\'s auth, session and adapter '
+         'options (auth_type, auth_url, username, ..., valid_interfaces, '
+         'region_name, endpoint_override). The endpoint is found in the '
+         'service catalog (service type placement) unless endpoint_override '
+         'names it, so another Placement API service is used by '
+         'cataloguing or naming it. With auth_type = noauth2 (the quick '
+         'start) the services claim the user admin, and the endpoint is '
+         'endpoint_override or http://127.0.0.1:8778.')
 
 placement_opts = [
     cfg.HostAddressOpt('bind_host', default='0.0.0.0',
                        help='Address the placement daemon listens on.'),
     cfg.PortOpt('bind_port', default=8778,
                 help='Port the placement daemon listens on.'),
-    cfg.URIOpt('endpoint', default='http://127.0.0.1:8778',
-               help='URL of the Placement API that clients use.'),
-    cfg.StrOpt('auth_token', default='admin', secret=True,
-               help='X-Auth-Token services send to the Placement API in '
-                    'noauth2 mode.'),
-    cfg.FloatOpt('timeout', default=30.0, min=0.1,
-                 help='Seconds a request to the Placement API may take.'),
 ]
 
 
 def register_opts(conf):
     conf.register_group(placement_group)
     conf.register_opts(placement_opts, group=placement_group)
+    service_client.register_opts(conf, placement_group.name, SERVICE_TYPE)
 
 
 def list_opts():
-    return {placement_group: placement_opts}
+    return {placement_group: placement_opts + service_client.list_opts(
+        placement_group.name, SERVICE_TYPE)}

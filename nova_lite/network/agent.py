@@ -11,11 +11,11 @@ receiving side's records are ``nova_lite.network.agents``).
 """
 
 from oslo_log import log as logging
-import requests
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import servicegroup
+from nova_lite.network import api as network_api
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -104,24 +104,21 @@ def agent_state(host, nodename):
     }}
 
 
-def report_state(host, nodename):
-    """Report ``host``'s agent to the port service. True when it took the
-    report; False (logged) when the configuration is malformed or the
-    service is unreachable or refused it. Never raises."""
+def report_state(host, nodename, ports=None):
+    """Report ``host``'s agent to the port service through ``ports`` (a
+    ``network.api.PortClient``; a new one if not given). True when it
+    took the report; False (logged) when the configuration is malformed
+    or the service is unreachable or refused it. Never raises."""
     try:
         body = agent_state(host, nodename)
+        ports = ports or network_api.PortClient()
     except exception.ConfigurationError as e:
         LOG.error('Not reporting the network agent of %s: %s', host, e)
         return False
-    url = CONF.network.endpoint.rstrip('/') + '/v2.0/agents'
     try:
-        response = requests.post(
-            url, json=body, timeout=CONF.network.timeout,
-            headers={'X-Auth-Token': CONF.network.auth_token,
-                     'Accept': 'application/json'})
-    except requests.RequestException as e:
-        LOG.warning('Cannot report the network agent of %s to %s: %s',
-                    host, url, e)
+        response = ports.report_agent(body)
+    except exception.NetworkUnavailable as e:
+        LOG.warning('Cannot report the network agent of %s: %s', host, e)
         return False
     if response.status_code not in (200, 201):
         LOG.warning('The port service refused the agent report of %s: '

@@ -16,12 +16,11 @@ from oslo_log import log as logging
 import urllib.parse
 
 from oslo_utils import uuidutils
-import requests
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
-from nova_lite import http_client
 from nova_lite import objects
+from nova_lite import service_auth
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -59,19 +58,20 @@ def _port(port_id):
 
 class PortClient:
 
-    def __init__(self, endpoint=None, token=None, timeout=None):
-        self.endpoint = (endpoint or CONF.network.endpoint).rstrip('/')
-        self.session = http_client.session({
-            'X-Auth-Token': token or CONF.network.auth_token,
-            'Accept': 'application/json'})
-        self.timeout = timeout or CONF.network.timeout
+    def __init__(self, endpoint=None):
+        """``endpoint`` overrides the configured one (tests)."""
+        self.adapter = service_auth.adapter(
+            'network', nova_conf.network.DEFAULT_ENDPOINT, endpoint)
+        # The HTTP connections underneath (tests mount transports on it).
+        self.session = self.adapter.session.session
 
     def _request(self, method, path, body=None, params=None):
         try:
-            response = self.session.request(
-                method, self.endpoint + '/v2.0' + path, json=body,
-                params=params, timeout=self.timeout)
-        except requests.RequestException as e:
+            response = self.adapter.request(
+                '/v2.0' + path, method, json=body, params=params,
+                headers={'Accept': 'application/json'}, raise_exc=False,
+                global_request_id=service_auth.global_request_id())
+        except service_auth.ClientException as e:
             raise exception.NetworkUnavailable(
                 reason='%s %s: %s' % (method, path, e))
         if response.status_code >= 500:
@@ -86,6 +86,10 @@ class PortClient:
                 port_id=what, reason='%s %s' % (response.status_code,
                                                 _message(response)))
         return response
+
+    def report_agent(self, body):
+        """POST an agent's state (``network.agent``); the raw answer."""
+        return self._request('POST', '/agents', body)
 
     # -- ports ----------------------------------------------------------------
 

@@ -240,11 +240,13 @@ class ControlPlane:
             [placement]
             bind_host = 127.0.0.1
             bind_port = %(placement_port)d
-            endpoint = %(placement)s
+            auth_type = noauth2
+            endpoint_override = %(placement)s
             [network]
             bind_host = 127.0.0.1
             bind_port = %(network_port)d
-            endpoint = %(network)s
+            auth_type = noauth2
+            endpoint_override = %(network)s
             timeout = 10
             [conductor]
             scheduler_call_timeout = 10
@@ -286,10 +288,12 @@ class ControlPlane:
             amqp_durable_queues = true
             heartbeat_timeout_threshold = 10
             [placement]
-            endpoint = %(placement)s
+            auth_type = noauth2
+            endpoint_override = %(placement)s
             timeout = 5
             [network]
-            endpoint = %(network)s
+            auth_type = noauth2
+            endpoint_override = %(network)s
             timeout = 5
             bandwidths = physnet0:%(bandwidth)d:%(bandwidth)d
             [compute]
@@ -428,7 +432,8 @@ class ControlPlane:
             connection = %(database)s
             max_retries = 3
             [placement]
-            endpoint = %(placement)s
+            auth_type = noauth2
+            endpoint_override = %(placement)s
             [conductor]
             scheduler_call_timeout = 10
             """ % {'name': name, 'transport': cell.transport_url,

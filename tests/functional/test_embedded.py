@@ -30,9 +30,9 @@ class TestEmbeddedControlPlane(testtools.TestCase):
             f.write('[DEFAULT]\nstate_path = %s\n'
                     '[api]\nbind_host = 127.0.0.1\nbind_port = %d\n'
                     '[placement]\nbind_port = %d\n'
-                    'endpoint = http://127.0.0.1:%d\n'
+                    'endpoint_override = http://127.0.0.1:%d\n'
                     '[network]\nbind_port = %d\n'
-                    'endpoint = http://127.0.0.1:%d\n' % (
+                    'endpoint_override = http://127.0.0.1:%d\n' % (
                         self.state, self.api, placement, placement, network,
                         network))
         self.log = open(os.path.join(self.state, 'all.log'), 'w')

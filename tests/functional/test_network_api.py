@@ -41,14 +41,17 @@ class NetworkServer(placement_fixtures.PlacementServer):
                 [network]
                 bind_host = 127.0.0.1
                 bind_port = %(port)d
-                endpoint = %(url)s
+                auth_type = noauth2
+                endpoint_override = %(url)s
                 """) % {'port': self.network_port, 'url': self.network_url})
-        # The port service reaches placement through [placement] endpoint.
+        # The port service reaches placement through [placement]
+        # endpoint_override.
         with open(self.conf) as f:
             text = f.read()
         with open(self.conf, 'w') as f:
-            f.write(text.replace('[placement]\n', '[placement]\nendpoint = '
-                                 '%s\n' % self.url, 1))
+            f.write(text.replace('[placement]\n', '[placement]\nauth_type = '
+                                 'noauth2\nendpoint_override = %s\n' %
+                                 self.url, 1))
 
     def start(self):
         super().start()

@@ -159,7 +159,7 @@ class PlacementServer(fixtures.Fixture):
         self.addCleanup(server.stop)
         self.endpoint = 'http://127.0.0.1:%d' % server.port
         overrides = self.useFixture(config_fixture.Config(CONF))
-        overrides.config(endpoint=self.endpoint, group='placement')
+        overrides.config(endpoint_override=self.endpoint, group='placement')
 
     def add_compute_node(self, uuid, name, vcpus=8, memory_mb=4096,
                          disk_gb=100):

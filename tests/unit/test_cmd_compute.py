@@ -32,9 +32,11 @@ COMPUTE_CONF = """
 host = compute9
 transport_url = fake:/
 [placement]
-endpoint = http://127.0.0.1:9
+auth_type = noauth2
+endpoint_override = http://127.0.0.1:9
 [network]
-endpoint = http://127.0.0.1:9
+auth_type = noauth2
+endpoint_override = http://127.0.0.1:9
 """
 
 WITH_DATABASE = COMPUTE_CONF + """

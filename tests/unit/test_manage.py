@@ -107,7 +107,8 @@ class TestADownCell(ManageTestCase):
 
     def test_placement_audit_calls_nothing_orphaned_and_exits_1(self):
         # Nothing listens there: placement is not even asked.
-        self.config.config(endpoint='http://127.0.0.1:9', group='placement')
+        self.config.config(endpoint_override='http://127.0.0.1:9',
+                           group='placement')
         self.assertEqual(1, self.manage(manage.placement_audit,
                                         delete=True))
         self.assertEqual('', self.stdout.getvalue())

@@ -80,8 +80,7 @@ class InProcessPlacement(fixtures.Fixture):
             'nova_lite.network.placement_sync.report_client', self.client))
 
     def client(self):
-        client = placement_client.PlacementClient(endpoint=PLACEMENT_URL,
-                                                  token=ADMIN)
+        client = placement_client.PlacementClient(endpoint=PLACEMENT_URL)
         client.session.mount(PLACEMENT_URL, DownAdapter() if self.down
                              else WSGIAdapter(self.app))
         return client

@@ -5,6 +5,8 @@ to the port API served on a loopback port."""
 import threading
 from wsgiref import simple_server
 
+import webob.exc
+
 from nova_lite import exception
 from nova_lite.network import agent
 from tests.unit.network import base
@@ -87,15 +89,15 @@ class TestReportState(base.NetworkTestCase):
         agent._REPORTED.clear()
         self.addCleanup(agent._REPORTED.clear)
 
-    def serve(self):
+    def serve(self, app=None):
         server = simple_server.make_server(
-            '127.0.0.1', 0, self.app,
+            '127.0.0.1', 0, app or self.app,
             handler_class=_QuietHandler)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         self.addCleanup(server.server_close)
         self.addCleanup(server.shutdown)
-        self.conf.config(endpoint='http://127.0.0.1:%d' %
+        self.conf.config(endpoint_override='http://127.0.0.1:%d' %
                          server.server_port, group='network')
 
     def test_a_report_reaches_the_port_service(self):
@@ -108,14 +110,13 @@ class TestReportState(base.NetworkTestCase):
         self.assertTrue(listed['resources_synced'])
 
     def test_an_unreachable_service_is_false_not_an_error(self):
-        self.conf.config(endpoint='http://127.0.0.1:9', timeout=2,
+        self.conf.config(endpoint_override='http://127.0.0.1:9', timeout=2,
                          group='network')
         self.assertFalse(agent.report_state('host1', 'host1'))
         self.assertIn('Cannot report the network agent', self.logs.output)
 
     def test_a_refused_report_is_false(self):
-        self.serve()
-        self.conf.config(auth_token='demo', group='network')
+        self.serve(webob.exc.HTTPForbidden())
         self.assertFalse(agent.report_state('host1', 'host1'))
         self.assertIn('refused the agent report', self.logs.output)
 

@@ -572,8 +572,7 @@ class TestPortClient(base.NetworkTestCase):
         self.network = self.make_network()
 
     def client(self, app=None, adapter=None):
-        client = network_api.PortClient(endpoint=NETWORK_URL,
-                                        token=base.ADMIN, timeout=5)
+        client = network_api.PortClient(endpoint=NETWORK_URL)
         client.session.mount(NETWORK_URL, adapter or base.WSGIAdapter(
             app or self.app))
         return client

@@ -275,7 +275,7 @@ class TestPlacement(FilterSchedulerTestCase):
         self.assertEqual(1, len(selections))
 
     def test_placement_unreachable_is_a_no_valid_host_that_says_so(self):
-        self.config.config(endpoint='http://127.0.0.1:9', timeout=2,
+        self.config.config(endpoint_override='http://127.0.0.1:9', timeout=2,
                            group='placement')
         scheduler = filter_scheduler.FilterScheduler(
             FakeHostManager([make_host('h1')]))

@@ -70,7 +70,7 @@ class InProcessPlacement(fixtures.Fixture):
             reset()
         self.app = placement_app.make_app()
         overrides = self.useFixture(config_fixture.Config(CONF))
-        overrides.config(endpoint=PLACEMENT_URL, group='placement')
+        overrides.config(endpoint_override=PLACEMENT_URL, group='placement')
 
     def wire(self, client):
         client.session.mount(PLACEMENT_URL,
@@ -79,7 +79,7 @@ class InProcessPlacement(fixtures.Fixture):
 
     def client(self):
         return self.wire(placement_client.PlacementClient(
-            endpoint=PLACEMENT_URL, token=base.ADMIN))
+            endpoint=PLACEMENT_URL))
 
 
 def port_group(port_id=None, egress=100, traits=(PHYSNET0, VNIC)):
@@ -95,8 +95,7 @@ class ReportClientTestCase(base.PlacementTestCase):
         super().setUp()
         objects.register_all()
         self.adapter = RecordingAdapter(self.app)
-        self.client = placement_client.PlacementClient(
-            endpoint=PLACEMENT_URL, token=base.ADMIN)
+        self.client = placement_client.PlacementClient(endpoint=PLACEMENT_URL)
         self.client.session.mount(PLACEMENT_URL, self.adapter)
 
     def set_traits(self, rp, *names):
