@@ -98,9 +98,13 @@ class Audit:
                 cell_of[instance.uuid].append(cell)
                 if instance.task_state is not None:
                     in_task.add(instance.uuid)
+                # Another project's port naming the server is not one of
+                # its ports (network.api.PortClient.ports_of): its owner
+                # wrote the device_id, nothing of the server's is wrong.
+                ports = [p for p in ports_by_server.pop(instance.uuid, [])
+                         if p.get('project_id') == instance.project_id]
                 self._check_server(instance, nodes, trees, sharing,
-                                   consumers.pop(instance.uuid, {}),
-                                   ports_by_server.pop(instance.uuid, []))
+                                   consumers.pop(instance.uuid, {}), ports)
             for migration in migrations:
                 held = consumers.pop(migration.uuid, {})
                 node = nodes.get((migration.source_compute,

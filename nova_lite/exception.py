@@ -441,6 +441,13 @@ class PortInUse(Conflict):
     msg_fmt = 'Port %(port_id)s is still in use by %(device_id)s.'
 
 
+class PortNotUsable(Invalid):
+    # A server's ports are those of its own project: one of another
+    # project would be bound but never counted among them.
+    msg_fmt = ('Port %(port_id)s not usable for a server of project '
+               '%(project_id)s: it belongs to another project.')
+
+
 class DuplicatePortRequest(Invalid):
     msg_fmt = 'Port %(port_id)s is requested more than once.'
 

@@ -133,7 +133,7 @@ class ComputeManager(manager.Manager):
         the port service (their resource requests and the providers their
         bindings name)."""
         allocations = {}
-        for port in self.ports.ports_of(instance.uuid):
+        for port in self.ports.ports_of(instance):
             group = objects.RequestGroup.from_port(port)
             provider = (port.get('binding:profile') or {}).get('allocation')
             if group is None or provider is None:

@@ -58,7 +58,7 @@ def _check_live_migration(api, context, instance, host):
                         api.conductor_api.can_live_migrate)
     from nova_lite.network import api as network_api
     groups = network_api.request_groups(
-        api.port_client.ports_of(instance.uuid))
+        api.port_client.ports_of(instance))
     need = api.compute_rpcapi.LIVE_MIGRATION_VERSION
     for probe in filter(None, (instance.host, host)):
         if not api.compute_rpcapi.can_send_version(context, probe, need):
@@ -150,7 +150,7 @@ def _check_evacuation(api, context, instance, host):
     api.check_conductor('evacuate', '1.2', api.conductor_api.can_evacuate)
     from nova_lite.network import api as network_api
     groups = network_api.request_groups(
-        api.port_client.ports_of(instance.uuid))
+        api.port_client.ports_of(instance))
     probe = host or instance.host
     need = '1.3' if groups else '1.2'
     if not api.compute_rpcapi.can_send_version(context, probe, need):

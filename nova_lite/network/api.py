@@ -10,6 +10,13 @@ Seed 001's rule lives here: a port with a resource request is bound with
 ``binding:profile.allocation`` naming the resource provider that satisfied
 its request group in the instance's allocation, and every move updates it
 to the destination's provider.
+
+A server's ports are the ports that name it as their device *and* belong
+to its project (``PortClient.ports_of``), as Nova lists them: a port's
+owner may write any ``device_id`` (Neutron allows it), so a port of
+another project naming a server is never bound, moved, released or
+deleted with it, and a create may name only ports of the server's own
+project (PortNotUsable otherwise, administrators included).
 """
 
 from oslo_log import log as logging
@@ -103,8 +110,11 @@ class PortClient:
         response = self._request('GET', '/ports', params=filters)
         return self._checked(response, 'list').json()['ports']
 
-    def ports_of(self, instance_uuid):
-        return self.list_ports(device_id=instance_uuid)
+    def ports_of(self, instance):
+        """``instance``'s ports: those whose device it is, of its project.
+        Another project's port naming the server is not one of them."""
+        return self.list_ports(device_id=instance.uuid,
+                               project_id=instance.project_id)
 
     def update_port(self, port_id, **attributes):
         response = self._request('PUT', '/ports/%s' % _port(port_id),
@@ -168,8 +178,10 @@ class PortClient:
 def requested_ports(client, requested_networks, project_id=None,
                     is_admin=False):
     """The ports a create names, checked: each exists (PortNotFound, a
-    400), belongs to the project unless the caller is an admin, is not
-    bound to a server (PortInUse, 409) and is named once. A network
+    400), belongs to the project the server is made in (another project's
+    port is PortNotFound to a member, who may not see it, and PortNotUsable
+    to an admin, a 400: the server would not count it among its ports), is
+    not bound to a server (PortInUse, 409) and is named once. A network
     named exists and the caller may use it: its own project's, shared,
     or any for an admin (NetworkNotFound otherwise, as for one that does
     not exist: another project's private network is not disclosed)."""
@@ -189,9 +201,11 @@ def requested_ports(client, requested_networks, project_id=None,
             raise exception.DuplicatePortRequest(port_id=request.port_id)
         seen.add(request.port_id)
         port = client.show_port(request.port_id)
-        if not is_admin and project_id and port.get('project_id') not in (
-                None, project_id):
-            raise exception.PortNotFound(port_id=request.port_id)
+        if project_id and port.get('project_id') != project_id:
+            if not is_admin:
+                raise exception.PortNotFound(port_id=request.port_id)
+            raise exception.PortNotUsable(port_id=request.port_id,
+                                          project_id=project_id)
         if port.get('device_id'):
             raise exception.PortInUse(port_id=request.port_id,
                                       device_id=port['device_id'])
@@ -272,6 +286,9 @@ def bind_for_build(client, instance, host, requested_networks,
         for request in (requested_networks or []):
             if request.port_id is not None:
                 port = client.show_port(request.port_id)
+                if port.get('project_id') != instance.project_id:
+                    raise exception.PortNotUsable(
+                        port_id=port['id'], project_id=instance.project_id)
                 if port.get('device_id') not in (None, '', instance.uuid):
                     raise exception.PortInUse(port_id=port['id'],
                                               device_id=port['device_id'])
@@ -301,7 +318,7 @@ def release_ports(client, instance, ports=None):
         CREATED_PORTS, '').split(',')))
     try:
         if ports is None:
-            ports = client.ports_of(instance.uuid)
+            ports = client.ports_of(instance)
         for port in ports:
             if port['id'] in created:
                 client.delete_port(port['id'])
@@ -324,7 +341,7 @@ def point_back(client, instance, host, held, ports=None):
     resource classes: after a move to another host was undone. Raises
     what the port service raises."""
     if ports is None:
-        ports = client.ports_of(instance.uuid)
+        ports = client.ports_of(instance)
     for port in ports:
         wanted = objects.RequestGroup.from_port(port)
         provider = None
@@ -351,7 +368,7 @@ def move_bindings(client, instance, host, provider_of_port, ports=None):
     unshelve): binding host and ``allocation`` key together. Raises
     PortBindingFailed / PortUpdateFailed; the caller undoes."""
     if ports is None:
-        ports = client.ports_of(instance.uuid)
+        ports = client.ports_of(instance)
     for port in ports:
         bind_port(client, port, instance, host,
                   provider_of_port.get(port['id']))

@@ -97,6 +97,7 @@ class AuditTestCase(testtools.TestCase):
         return instance
 
     def port_of(self, instance, host='h1', **kwargs):
+        kwargs.setdefault('project_id', instance.project_id)
         return self.ports.add(port_fakes.port(device_id=instance.uuid,
                                               host=host, **kwargs))
 
@@ -248,6 +249,12 @@ class TestPortViolations(AuditTestCase):
         stray = uuidutils.generate_uuid()
         port = self.ports.add(port_fakes.port(device_id=stray, host='h1'))
         self.assertOneViolation(port['id'], stray, 'not a server')
+
+    def test_another_projects_port_naming_a_server_is_not_its_port(self):
+        # Its owner wrote the server's uuid as its device_id; bound
+        # elsewhere, it is neither the server's nor a stray of its own.
+        self.port_of(self.server(), host='h2', project_id='someone-else')
+        self.assertEqual([], self.run_audit())
 
     def test_a_port_of_a_server_being_scheduled_is_not_reported(self):
         uuid = self.build_request()

@@ -109,7 +109,7 @@ def _evacuate(compute, context, instance, image, migration, selection,
         try:
             with compute.rt.claiming(instance.uuid), flow:
                 flow.inherit(handed_over(selection))
-                ports = compute.ports.ports_of(instance.uuid)
+                ports = compute.ports.ports_of(instance)
                 if len(provider_of_port) != len(groups):
                     raise exception.PortUpdateFailed(
                         port_id=','.join(g.requester_id for g in groups),

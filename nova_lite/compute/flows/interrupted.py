@@ -140,7 +140,7 @@ def _roll_back_unrecorded(compute, context, instance, migration):
     dest = migration.dest_compute
     try:
         bound = [port['id'] for port in
-                 compute.ports.ports_of(instance.uuid)
+                 compute.ports.ports_of(instance)
                  if dest in {b['host'] for b in compute.ports.bindings(
                      port['id'])}]
     except exception.NovaLiteException as e:

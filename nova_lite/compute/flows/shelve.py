@@ -98,7 +98,7 @@ def _offload(compute, context, instance):
         compute.rt.drop_instance(context, instance, node)
         offload.step('unbind_ports')
         try:
-            for port in compute.ports.ports_of(instance.uuid):
+            for port in compute.ports.ports_of(instance):
                 network_api.unbind_from_host(compute.ports, port)
         except exception.NovaLiteException as e:
             LOG.warning('Ports of offloaded %s not unbound: %s',
@@ -182,7 +182,7 @@ def _unshelve(compute, context, instance, image, request_spec, selection):
                     unshelve_undos(compute, context, instance)) as flow:
                 flow.inherit([['claim_destination',
                               selection.compute_node_uuid]])
-                ports = compute.ports.ports_of(instance.uuid)
+                ports = compute.ports.ports_of(instance)
                 common.claim_and_bind_here(
                     compute, context, instance, flow, node,
                     selection.limits, groups, provider_of_port, ports)
@@ -269,7 +269,7 @@ def unshelve_cut_off(compute, context, instance, error):
     guest that is not here is harmless), the ports bound to no host as
     an offloaded server's are; then as after a failure."""
     try:
-        ports = compute.ports.ports_of(instance.uuid)
+        ports = compute.ports.ports_of(instance)
     except exception.NovaLiteException as e:
         LOG.error('Ports of %s not read; they stay bound here: %s',
                   instance.uuid, e)

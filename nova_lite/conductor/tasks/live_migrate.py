@@ -119,7 +119,7 @@ class LiveMigrationTask:
         with self.moves.live_migration(self.cctxt, self.migration), \
                 self.flow:
             self._check_source(source)
-            ports = self.port_client.ports_of(self.instance.uuid)
+            ports = self.port_client.ports_of(self.instance)
             groups = network_api.request_groups(ports)
             if groups and not self.port_client.has_extension(
                     'binding-extended'):

@@ -62,7 +62,7 @@ def request_spec_for_move(context, instance, port_client, ignore_hosts=None,
     spec.force_hosts = list(force_hosts) if force_hosts else None
     spec.force_nodes = None
     spec.requested_resources = network_api.request_groups(
-        port_client.ports_of(instance.uuid))
+        port_client.ports_of(instance))
     if spec.instance_group is not None:
         try:
             group = objects.InstanceGroup.get_by_uuid(

@@ -515,7 +515,7 @@ class InterruptedMoves:
                         instance.uuid, self.timeout)
             lifecycle.give_back(self.reportclient, instance.uuid)
             try:
-                for port in self.ports.ports_of(instance.uuid):
+                for port in self.ports.ports_of(instance):
                     network_api.unbind_from_host(self.ports, port)
             except exception.NovaLiteException as e:
                 LOG.error('Ports of %s not unbound: %s', instance.uuid, e)

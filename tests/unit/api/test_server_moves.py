@@ -98,7 +98,8 @@ class MovesTestCase(test_server_actions.ActionsTestCase):
                                          host=host)
         if port is not None:
             self.port = self.ports.add(port_fakes.port(
-                device_id=instance.uuid, host=host,
+                device_id=instance.uuid, project_id=instance.project_id,
+                host=host,
                 egress=100 if port == 'bandwidth' else None))
         return instance
 
@@ -475,6 +476,17 @@ class TestCreateWithPorts(MovesTestCase):
         theirs = self.ports.add(port_fakes.port(project_id='other'))
         self.assertError(self.create([{'port': theirs['id']}]), 400,
                          'badRequest')
+
+    def test_another_projects_port_is_400_for_an_admin_too(self):
+        # The server's ports are its project's: the port would be bound
+        # to it and then never counted among them.
+        theirs = self.ports.add(port_fakes.port(project_id='other'))
+        response = self.request('POST', '/v2.1/servers',
+                                test_servers.server_body(
+                                    networks=[{'port': theirs['id']}]),
+                                token=base.ADMIN)
+        self.assertError(response, 400, 'badRequest', 'not usable')
+        self.assertEqual('', self.ports.ports[theirs['id']]['device_id'])
 
     def test_a_port_in_use_is_409(self):
         taken = self.free_port(device_id=uuidutils.generate_uuid())

@@ -84,7 +84,8 @@ class InterruptedTestCase(manager_fixtures.ManagerTestCase):
         self.manager.driver.spawn(self.context, instance)
         self.allocate(instance.uuid, self.allocation_on('dst',
                                                         with_port=False))
-        self.ports.add(port_fakes.port(device_id=instance.uuid, host='dst'))
+        self.ports.add(port_fakes.port(device_id=instance.uuid, host='dst',
+                                       project_id=instance.project_id))
         if seconds_ago:
             self.age(instance, seconds_ago)
         return instance
@@ -105,7 +106,7 @@ class InterruptedTestCase(manager_fixtures.ManagerTestCase):
         return (stored.vm_state, stored.task_state, stored.host)
 
     def bound_ports(self, instance):
-        return [p['id'] for p in self.ports.ports_of(instance.uuid)
+        return [p['id'] for p in self.ports.ports_of(instance)
                 if p.get('binding:host_id')]
 
     def assertUntouched(self, instance):
@@ -156,7 +157,7 @@ class TestSpawnCutOffByARestart(InterruptedTestCase):
         self.assertEqual({}, self.resources(self.instance.uuid))
 
     def test_its_ports_are_released(self):
-        self.assertEqual([], self.ports.ports_of(self.instance.uuid))
+        self.assertEqual([], self.ports.ports_of(self.instance))
 
     def test_its_guest_is_gone(self):
         self.assertEqual([], self.guests())
@@ -325,7 +326,7 @@ class TestStaleTasks(InterruptedTestCase):
         self.assertRaises(exception.InstanceNotFound, self.stored, instance)
         self.assertEqual(({}, [], []),
                          (self.resources(instance.uuid), self.guests(),
-                          self.ports.ports_of(instance.uuid)))
+                          self.ports.ports_of(instance)))
 
     def test_shelving_is_undone_active_without_a_task(self):
         instance = self.server(task_state=states.SHELVING,

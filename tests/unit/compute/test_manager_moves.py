@@ -147,7 +147,8 @@ class ManagerTestCase(testtools.TestCase):
 
     def bandwidth_port(self, instance, host=None):
         return self.ports.add(port_fakes.port(
-            device_id=instance.uuid, host=host, egress=100,
+            device_id=instance.uuid, project_id=instance.project_id,
+            host=host, egress=100,
             profile={'allocation': self.nics[host]} if host else None))
 
     def allocation_on(self, host, with_port=True):
@@ -684,7 +685,8 @@ class BuildTestCase(ManagerTestCase):
         super().setUp()
         self.instance = self.make_instance(vm_state=states.BUILDING,
                                            task_state=states.SCHEDULING)
-        self.port = self.ports.add(port_fakes.port(egress=100))
+        self.port = self.ports.add(port_fakes.port(
+            project_id=self.instance.project_id, egress=100))
         self.allocate(self.instance.uuid, self.allocation_on('dst'))
         self.spec = objects.RequestSpec(
             instance_uuid=self.instance.uuid, flavor=make_flavor(),

@@ -168,7 +168,7 @@ class MoveTaskTestCase(testtools.TestCase):
         self.port = None
         if with_port:
             self.port = self.ports.add(port_fakes.port(
-                device_id=uuid, host=host, egress=100,
+                device_id=uuid, project_id='p', host=host, egress=100,
                 profile={'allocation': self.nics[host]} if host else None))
         if host is not None:
             self.reportclient.put_allocations(

@@ -347,7 +347,8 @@ class TestLiveMigrateWithoutPortResources(LiveMigrateTestCase):
         self.instance = self.server(states.ACTIVE, states.MIGRATING,
                                     host='src', with_port=False)
         self.plain = self.ports.add(port_fakes.port(
-            device_id=self.instance.uuid, host='src'))
+            device_id=self.instance.uuid,
+            project_id=self.instance.project_id, host='src'))
 
     def test_the_port_service_needs_no_multiple_bindings_for_it(self):
         self.ports.extensions = set()

@@ -233,7 +233,8 @@ class RecoverTestCase(testtools.TestCase):
                             flavor=self.flavor, num_instances=1,
                             project_id='p', user_id='u').create()
         self.allocate(uuid, 'h1')
-        self.ports.add(port_fakes.port(device_id=uuid, host='h1'))
+        self.ports.add(port_fakes.port(device_id=uuid, host='h1',
+                                       project_id='p'))
         self.age(uuid, seconds_ago)
         return instance
 
@@ -258,7 +259,7 @@ class RecoverTestCase(testtools.TestCase):
         return service
 
     def bound_ports(self, uuid):
-        return [p['id'] for p in self.ports.ports_of(uuid)
+        return [p['id'] for p in self.ports.list_ports(device_id=uuid)
                 if p.get('binding:host_id')]
 
     def events(self, uuid, cell=None):
@@ -727,7 +728,7 @@ class TestNeverSentToACompute(RecoverTestCase):
 
     def test_its_ports_are_released(self):
         self.assertEqual([], self.bound_ports(self.instance.uuid))
-        self.assertEqual([], self.ports.ports_of(self.instance.uuid))
+        self.assertEqual([], self.ports.ports_of(self.instance))
 
     def test_it_is_counted(self):
         self.assertEqual({'rebuilt': 0, 'stuck': 1}, self.counts)
@@ -831,7 +832,7 @@ class TestRestartedTooOften(RecoverTestCase):
                           self.stored_instance.task_state,
                           self.stored_instance.host, self.scheduler.asked,
                           self.resources(self.instance.uuid),
-                          self.ports.ports_of(self.instance.uuid)))
+                          self.ports.ports_of(self.instance)))
         self.assertIn('never started on a compute',
                       self.stored_instance.fault.details)
 
@@ -868,7 +869,7 @@ class TestComputeDown(RecoverTestCase):
             self.instance.uuid])
 
     def test_its_ports_are_released(self):
-        self.assertEqual([], self.ports.ports_of(self.instance.uuid))
+        self.assertEqual([], self.ports.ports_of(self.instance))
 
 
 class TestLeftAlone(RecoverTestCase):

@@ -72,7 +72,8 @@ class MovesTestCase(test_recover.RecoverTestCase):
         migration = self.evacuation(instance, status, seconds_ago)
         self.allocate(migration.uuid, 'h1')
         self.allocate(instance.uuid, 'h2')
-        self.ports.add(port_fakes.port(device_id=instance.uuid, host='h1'))
+        self.ports.add(port_fakes.port(device_id=instance.uuid, host='h1',
+                                       project_id=instance.project_id))
         return instance, migration
 
     def undo(self):
@@ -107,7 +108,7 @@ class TestInterruptedEvacuation(MovesTestCase):
         instance, _migration = self.evacuating()
         self.undo()
         self.assertEqual(['h1'], [p['binding:host_id'] for p in
-                                  self.ports.ports_of(instance.uuid)])
+                                  self.ports.ports_of(instance)])
 
     def test_an_accepted_one_is_undone_too(self):
         instance, migration = self.evacuating(status='accepted')
@@ -183,7 +184,8 @@ class TestInterruptedUnshelve(MovesTestCase):
         instance = self.server(states.SHELVED_OFFLOADED, states.UNSHELVING,
                                None, seconds_ago)
         self.allocate(instance.uuid, 'h2')  # the scheduler's claim
-        self.ports.add(port_fakes.port(device_id=instance.uuid))
+        self.ports.add(port_fakes.port(
+            device_id=instance.uuid, project_id=instance.project_id))
         return instance
 
     def test_it_stays_offloaded_holding_nothing(self):

@@ -94,8 +94,8 @@ class FakePortService:
         return [copy.deepcopy(p) for _id, p in sorted(self.ports.items())
                 if all(p.get(k) == v for k, v in filters.items())]
 
-    def ports_of(self, instance_uuid):
-        return self.list_ports(device_id=instance_uuid)
+    # The real rule (device and project), run on this fake's list_ports.
+    ports_of = network_api.PortClient.ports_of
 
     def update_port(self, port_id, **attributes):
         self._reachable('PUT /ports/%s' % port_id)
@@ -212,10 +212,14 @@ class TestRequestedPorts(HelpersTestCase):
         self.assertRaises(exception.PortNotFound, self.check,
                           {'port': theirs['id']})
 
-    def test_an_admin_may_name_another_projects_port(self):
+    def test_another_projects_port_is_not_usable_for_an_admin_a_400(self):
+        # The server would never count it among its ports (they are its
+        # project's), so it would be bound and then forgotten.
         theirs = self.service.add(port(project_id='other'))
-        self.assertEqual(1, len(self.check({'port': theirs['id']},
-                                           is_admin=True)))
+        error = self.assertRaises(exception.PortNotUsable, self.check,
+                                  {'port': theirs['id']}, is_admin=True)
+        self.assertEqual(400, error.code)
+        self.assertIn(theirs['id'], error.format_message())
 
     def test_a_port_bound_to_a_server_is_in_use_a_409(self):
         server = uuidutils.generate_uuid()
@@ -405,6 +409,12 @@ class TestBindForBuild(HelpersTestCase):
                           network_requests({'port': taken['id']}))
         self.assertEqual([], self.service.writes())
 
+    def test_a_port_of_another_project_is_not_bound(self):
+        theirs = self.service.add(port(project_id='other'))
+        self.assertRaises(exception.PortNotUsable, self.bind,
+                          network_requests({'port': theirs['id']}))
+        self.assertEqual([], self.service.writes())
+
     def test_a_port_already_this_servers_is_bound_again(self):
         mine = self.service.add(port(device_id=self.instance.uuid))
         self.bind(network_requests({'port': mine['id']}))
@@ -471,6 +481,18 @@ class TestReleasePorts(HelpersTestCase):
         network_api.release_ports(self.service, self.instance)
         self.assertEqual('h1', self.stored(theirs['id'])['binding:host_id'])
 
+    def test_another_projects_port_naming_the_server_is_left_alone(self):
+        # Its owner wrote the server's uuid as its device_id: it is not
+        # the server's, so it is neither unbound nor deleted with it.
+        theirs = self.service.add(port(device_id=self.instance.uuid,
+                                       project_id='other', host='h1'))
+        self.instance.system_metadata[network_api.CREATED_PORTS] = \
+            theirs['id']
+        network_api.release_ports(self.service, self.instance)
+        self.assertEqual([], self.service.calls)
+        self.assertEqual(self.instance.uuid,
+                         self.stored(theirs['id'])['device_id'])
+
     def test_an_unreachable_port_service_is_logged_not_raised(self):
         self.service.add(port(device_id=self.instance.uuid, host='h1'))
         self.service.down = True
@@ -520,6 +542,16 @@ class TestMoveBindings(HelpersTestCase):
         self.assertEqual(('h2', 'h1'),
                          (self.stored(mine['id'])['binding:host_id'],
                           self.stored(other['id'])['binding:host_id']))
+
+    def test_another_projects_port_naming_the_server_is_not_moved(self):
+        mine = self.service.add(port(device_id=self.instance.uuid,
+                                     host='h1'))
+        theirs = self.service.add(port(device_id=self.instance.uuid,
+                                       project_id='other', egress=1000))
+        moved = network_api.move_bindings(self.service, self.instance, 'h2',
+                                          {})
+        self.assertEqual([mine['id']], [p['id'] for p in moved])
+        self.assertIsNone(self.stored(theirs['id'])['binding:host_id'])
 
     def test_a_binding_failure_is_raised_for_the_caller_to_undo(self):
         self.service.add(port(device_id=self.instance.uuid, host='h1'))
@@ -585,15 +617,21 @@ class TestPortClient(base.NetworkTestCase):
         self.assertRaises(exception.PortNotFound, self.client().show_port,
                           uuidutils.generate_uuid())
 
-    def test_ports_of_a_server_are_the_ports_whose_device_it_is(self):
-        server = uuidutils.generate_uuid()
-        mine = self.make_port(self.network['id'])
-        self.make_port(self.network['id'])
+    def test_ports_of_a_server_are_its_projects_ports_naming_it(self):
+        server = FakeInstance(project_id=base.DEMO)
+        own_network = self.make_network(token=base.DEMO)
+        mine = self.make_port(own_network['id'], token=base.DEMO)
+        self.make_port(own_network['id'], token=base.DEMO)
+        # Another project's member writes the server's uuid into its port.
+        theirs = self.make_port(self.make_network(token='other')['id'],
+                                token='other', device_id=server.uuid)
         client = self.client()
-        client.update_port(mine['id'], device_id=server,
+        client.update_port(mine['id'], device_id=server.uuid,
                            device_owner=network_api.DEVICE_OWNER)
         self.assertEqual([mine['id']],
                          [p['id'] for p in client.ports_of(server)])
+        self.assertEqual(server.uuid, client.show_port(
+            theirs['id'])['device_id'])
 
     def test_update_of_an_unknown_port_is_port_not_found(self):
         self.assertRaises(exception.PortNotFound, self.client().update_port,
