@@ -1,4 +1,7 @@
-"""Tables of a cell database (cell0 and every real cell)."""
+"""Tables of a cell database (cell0 and every real cell), and the shadow
+tables that ``nova-lite-manage db archive_deleted_rows`` moves the rows of
+deleted servers, services and compute nodes to (``nova_lite.db.archive``).
+"""
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
@@ -162,6 +165,13 @@ class InstanceActionEvent(Base):
     updated_at = sa.Column(DateTime, nullable=True)
 
 
+# A move whose source side still holds something (resources in placement,
+# remains on the source host) is in one of these statuses; such a move is
+# never archived, nor is its server.
+MIGRATION_IN_PROGRESS = ('accepted', 'pre-migrating', 'migrating', 'running',
+                         'preparing', 'queued', 'done')
+
+
 class Migration(_SoftDelete, Base):
     """A move of an instance between hosts (evacuation, live migration).
     Its uuid is also a placement consumer: the one that holds the source
@@ -194,3 +204,39 @@ class Migration(_SoftDelete, Base):
     # (nova_lite/flow.py): what a takeover undoes after a crash.
     flow = sa.Column(sa.Text().with_variant(mysql.MEDIUMTEXT(), 'mysql'),
                      nullable=True)
+
+
+# -- shadow tables ------------------------------------------------------------
+# shadow_<table> has the columns of <table> and its primary key, and no
+# other constraint: a shadow row points at nothing and nothing points at
+# it. A migration that adds a column to an archived table adds it to the
+# shadow table too (tests/unit/objects/test_cell_schema.py fails until it
+# does). The indexes are what purging by date joins on.
+
+# In the order archiving moves (and purging deletes) their rows: a row
+# before the rows it points at.
+ARCHIVED_TABLES = (InstanceActionEvent.__table__, InstanceAction.__table__,
+                   InstanceFault.__table__, Migration.__table__,
+                   Instance.__table__, Service.__table__,
+                   ComputeNode.__table__)
+_SHADOW_INDEXED = {'instance_actions_events': 'action_id',
+                   'instance_actions': 'instance_uuid',
+                   'instance_faults': 'instance_uuid',
+                   'migrations': 'instance_uuid',
+                   'instances': 'uuid'}
+
+
+def _shadow(table):
+    columns = [sa.Column(column.name, column.type,
+                         primary_key=column.primary_key,
+                         nullable=column.nullable, autoincrement=False)
+               for column in table.columns]
+    indexed = _SHADOW_INDEXED.get(table.name)
+    indexes = [sa.Index('shadow_%s_%s_idx' % (table.name, indexed),
+                        indexed)] if indexed else []
+    return sa.Table('shadow_' + table.name, Base.metadata, *columns,
+                    *indexes)
+
+
+# {table name: its shadow table}
+SHADOW = {table.name: _shadow(table) for table in ARCHIVED_TABLES}

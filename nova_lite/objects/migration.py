@@ -41,8 +41,7 @@ QUEUED = ('accepted', 'queued', 'preparing')
 
 # A move whose source side still holds something (resources in placement,
 # remains on the source host) is in one of these.
-IN_PROGRESS = ('accepted', 'pre-migrating', 'migrating', 'running',
-               'preparing', 'queued', 'done')
+IN_PROGRESS = models.MIGRATION_IN_PROGRESS
 # An evacuation that the source must still clean up when it comes back.
 EVACUATED = ('accepted', 'pre-migrating', 'done')
 
