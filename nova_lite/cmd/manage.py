@@ -1,6 +1,8 @@
 """nova-lite-manage: set a deployment up and look after it.
 
     nova-lite-manage db sync | version            cell database schema
+    nova-lite-manage db archive_deleted_rows      deleted rows to shadow tables
+    nova-lite-manage db purge --before D | --all  shadow rows deleted
     nova-lite-manage api_db sync | version        API database schema
     nova-lite-manage cell_v2 simple_cell_setup    cell0 + cell1 mappings
     nova-lite-manage cell_v2 map_cell0 | create_cell | list_cells
@@ -8,6 +10,8 @@
     nova-lite-manage image create | list | delete  the minimal image catalog
     nova-lite-manage flavor create | list
     nova-lite-manage placement heal_allocations | audit [--delete]
+    nova-lite-manage audit                        servers vs placement, ports
+    nova-lite-manage scheduler simulate CASE.json the scheduler, offline
 """
 
 import sys
@@ -88,6 +92,178 @@ def api_db_sync():
 def api_db_version():
     from nova_lite.db import migration
     print(migration.db_version(CONF.api_database.connection))
+
+
+# -- db archive_deleted_rows / purge ------------------------------------------
+
+# How a cell is named in messages when the command works on [database]
+# connection only (no --all-cells).
+_CONFIGURED_CELL = '[database]'
+
+
+def _parse_before(text):
+    """--before DATE as a naive UTC datetime, as deleted_at is stored;
+    None if it is not an ISO 8601 date. A date without an offset is
+    UTC."""
+    import datetime
+    try:
+        when = datetime.datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    if when.tzinfo is not None:
+        when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return when
+
+
+def _before_or_complain(command):
+    """(True, the --before date or None), or (False, None) after saying
+    why the date is not one."""
+    if command.before is None:
+        return True, None
+    before = _parse_before(command.before)
+    if before is None:
+        print('--before takes a date such as 2024-05-31 or "2024-05-31 '
+              '12:00" (UTC unless an offset such as +02:00 is given), not '
+              '%r.' % command.before, file=sys.stderr)
+        return False, None
+    return True, before
+
+
+def _cell_databases(all_cells):
+    """[(cell name, database URL)] a db command works on: [database]
+    connection, or (``all_cells``) every mapped cell's, cell0 included."""
+    from nova_lite import objects
+    if not all_cells:
+        return [(_CONFIGURED_CELL, CONF.database.connection)]
+    return [(cell.name or cell.uuid, cell.database_connection)
+            for cell in objects.CellMappingList.get_all(_admin())]
+
+
+def _each_cell(cells, work):
+    """``work(url)`` for each (name, url) of ``cells``, one after the
+    other; ([(name, what it returned)], {name: why} of the cells whose
+    database did not answer). A database that did not answer but is not
+    the cell's (the API database) is raised."""
+    from nova_lite.db import api as db_api
+    from nova_lite import exception
+    done, down = [], {}
+    for name, url in cells:
+        try:
+            done.append((name, work(url)))
+        except exception.DatabaseUnavailable as e:
+            if e.kwargs.get('url') != db_api.safe_url(url):
+                raise
+            down[name] = e
+    return done, down
+
+
+def _label(name, table):
+    return table if name == _CONFIGURED_CELL else '%s.%s' % (name, table)
+
+
+def db_archive_deleted_rows():
+    """Move soft-deleted rows to the shadow tables and delete the API
+    database rows of the servers archived (nova_lite.db.archive). Exit
+    status as nova-manage's: 0 nothing was archived, 1 rows were archived
+    (run it again until 0) or a cell did not answer, 2 bad --max_rows, 3
+    the API database cannot be used, 4 bad --before, 255 a row is in its
+    shadow table already."""
+    import collections
+    from nova_lite.db import api as db_api
+    from nova_lite.db import archive
+    from nova_lite.db import main_models
+    from nova_lite import exception
+    command = CONF.command
+    if command.max_rows < 1:
+        print('--max_rows must be 1 or more, not %d.' % command.max_rows,
+              file=sys.stderr)
+        return 2
+    valid, before = _before_or_complain(command)
+    if not valid:
+        return 4
+    try:
+        db_api.check_connection(CONF.api_database.connection,
+                                CONF.api_database)
+        cells = _cell_databases(command.all_cells)
+        archived, down = _each_cell(cells, lambda url: archive.archive(
+            url, command.max_rows, before, command.until_complete))
+    except (exception.ConfigurationError, exception.InvalidDatabaseURL,
+            exception.DatabaseUnavailable) as e:
+        print('ERROR: %s. Archiving deletes the API database rows of the '
+              'servers it archives, so [api_database] connection must '
+              'answer.' % str(e).rstrip('.'), file=sys.stderr)
+        return 3
+    except archive.ShadowRowExists as e:
+        print('ERROR: %s' % e.format_message(), file=sys.stderr)
+        return 255
+    rows, api_rows = [], collections.Counter()
+    for name, done in archived:
+        rows += [(_label(name, table.name), done.rows[table.name])
+                 for table in main_models.ARCHIVED_TABLES
+                 if done.rows[table.name]]
+        api_rows.update(done.api_rows)
+    total = sum(count for _, count in rows)
+    rows += [('API_DB.%s' % table, count)
+             for table, count in sorted(api_rows.items())]
+    if command.verbose and rows:
+        _print_table(['Table', 'Number of Rows Archived'], rows)
+    if not total:
+        print('Nothing was archived.')
+    elif all(done.complete for _, done in archived):
+        print('Archived %d row(s).' % total)
+    else:
+        print('Archived %d row(s); more may remain: run the command again, '
+              'or with --until-complete.' % total)
+    _report_down(down, 'its deleted rows were not archived')
+    if total and command.purge:
+        _purge([(name, url) for name, url in cells if name not in down],
+               None, command.verbose)
+    return 1 if total or down else 0
+
+
+def _purge(cells, before, verbose):
+    """Purge the shadow tables of ``cells``, print what went; (rows
+    deleted, {name: why} of the cells that did not answer)."""
+    from nova_lite.db import archive
+    purged, down = _each_cell(cells, lambda url: archive.purge(url, before))
+    rows = [(_label(name, table), count)
+            for name, deleted in purged for table, count in deleted.items()]
+    total = sum(count for _, count in rows)
+    if verbose and rows:
+        _print_table(['Table', 'Number of Rows Deleted'], rows)
+    print('Deleted %d row(s) from the shadow tables.' % total if total
+          else 'Nothing was purged.')
+    _report_down(down, 'its shadow tables were not purged')
+    return total, down
+
+
+def db_purge():
+    """Delete rows of the shadow tables: all (--all) or those of rows
+    deleted before --before. Exit status as nova-manage's: 0 rows were
+    deleted, 1 neither --before nor --all (or both), 2 bad --before, 3
+    nothing was deleted, 4 the cells could not be listed or one did not
+    answer."""
+    from nova_lite import exception
+    command = CONF.command
+    if command.purge_all == (command.before is not None):
+        print('Say which shadow rows to delete: --before DATE (those of '
+              'rows deleted before DATE) or --all (every one), not %s.' % (
+                  'both' if command.purge_all else 'neither'),
+              file=sys.stderr)
+        return 1
+    valid, before = _before_or_complain(command)
+    if not valid:
+        return 2
+    try:
+        cells = _cell_databases(command.all_cells)
+    except (exception.ConfigurationError, exception.InvalidDatabaseURL,
+            exception.DatabaseUnavailable) as e:
+        print('ERROR: the cells cannot be listed: %s' % e, file=sys.stderr)
+        return 4
+    total, down = _purge(cells, before, command.verbose)
+    if down:
+        return 4
+    return 0 if total else 3
 
 
 # -- cell_v2 ------------------------------------------------------------------
@@ -454,6 +630,45 @@ def _add_commands(subparsers):
     p.set_defaults(func=db_sync)
     db.add_parser('version', help='current revision').set_defaults(
         func=db_version)
+    p = db.add_parser(
+        'archive_deleted_rows',
+        help='move the rows of deleted servers (with their actions, '
+             'events, faults and migrations), services and compute nodes '
+             'to the shadow tables, children first, and delete the API '
+             'database rows of the servers archived (exit status 1 if rows '
+             'were archived: run it again until 0)')
+    p.add_argument('--max_rows', type=int, default=1000, metavar='N',
+                   help='rows moved per batch, one transaction each '
+                        '(default 1000; API database rows not counted)')
+    p.add_argument('--before', metavar='DATE',
+                   help='only what was deleted before DATE (ISO 8601, UTC '
+                        'unless an offset is given)')
+    p.add_argument('--until-complete', dest='until_complete',
+                   action='store_true',
+                   help='run batches until nothing is left to archive')
+    p.add_argument('--all-cells', dest='all_cells', action='store_true',
+                   help='every mapped cell, cell0 included (default: '
+                        '[database] connection)')
+    p.add_argument('--purge', action='store_true',
+                   help='then delete every shadow row of those cells '
+                        '(db purge --all)')
+    p.add_argument('--verbose', action='store_true',
+                   help='print the rows archived per table')
+    p.set_defaults(func=db_archive_deleted_rows)
+    p = db.add_parser(
+        'purge', help='delete rows of the shadow tables: --all, or those '
+                      'of rows deleted --before DATE (one is required)')
+    p.add_argument('--before', metavar='DATE',
+                   help='the shadow rows of what was deleted before DATE '
+                        '(a server\'s history by the server\'s deletion)')
+    p.add_argument('--all', dest='purge_all', action='store_true',
+                   help='every shadow row')
+    p.add_argument('--all-cells', dest='all_cells', action='store_true',
+                   help='every mapped cell, cell0 included (default: '
+                        '[database] connection)')
+    p.add_argument('--verbose', action='store_true',
+                   help='print the rows deleted per table')
+    p.set_defaults(func=db_purge)
 
     api_db = group('api_db', 'API database schema')
     p = api_db.add_parser('sync', help='upgrade the API database schema '
