@@ -132,8 +132,12 @@ class Audit:
             if server in building:
                 continue
             for port in ports:
-                self.violation('port %s is bound to %s, which is not a '
-                               'server' % (port['id'], server))
+                # Unbound, its device_id is only what its owner wrote
+                # (any project may name any device); bound to a host, it
+                # is what a compute failed to release.
+                if port.get('binding:host_id'):
+                    self.violation('port %s is bound to %s, which is not '
+                                   'a server' % (port['id'], server))
         return self.violations
 
     def _check_capacity(self, uuid):

@@ -166,6 +166,61 @@ class BuildWithPortResourcesTest(PortServiceMixin,
         self.admin.delete('/servers/%s' % server['id'])
         self.admin.wait_for_gone(server['id'])
 
+    def test_another_projects_port_naming_a_server_is_never_the_servers(
+            self):
+        # Project b's server, with a port the compute made for it.
+        owner = self.plane.client('bob:b')
+        created = owner.create_server(
+            'victim', image=self.plane.image_id,
+            networks=[{'uuid': self.network['id']}])
+        server = owner.wait_for_status(created['server']['id'], 'ACTIVE')
+        # Project a writes that server's uuid into a port of its own with
+        # a bandwidth request (Neutron lets a port's owner do so).
+        response = self.net('POST', '/ports', {'port': {
+            'name': 'intruder', 'network_id': self.network['id'],
+            'qos_policy_id': self.policy['id'], 'device_id': server['id'],
+            'device_owner': 'compute:nova'}}, token='alice:a')
+        self.assertEqual(201, response.status_code, response.text)
+        intruder = response.json()['port']
+        self.addCleanup(self.net, 'DELETE', '/ports/%s' % intruder['id'])
+
+        # It does not show on the server.
+        shown = owner.server(server['id'])
+        self.assertNotIn(intruder['id'], str(shown))
+        self.assertNotIn(intruder['mac_address'], str(shown))
+        # Shelved and unshelved, the server is scheduled and bound again
+        # with its own port only: the intruder is neither bound nor asks
+        # placement for bandwidth on the server's behalf.
+        for action, status in (('shelve', 'SHELVED_OFFLOADED'),
+                               ('unshelve', 'ACTIVE')):
+            response = owner.post('/servers/%s/action' % server['id'],
+                                  {action: None})
+            self.assertEqual(202, response.status_code, response.text)
+            server = owner.wait_for_status(server['id'], status)
+        self.wait_for_rest(server['id'])
+        untouched = self.port(intruder['id'])
+        self.assertEqual((server['id'], None),
+                         (untouched['device_id'],
+                          untouched['binding:host_id'] or None))
+        self.assertNotIn('allocation', untouched['binding:profile'])
+        self.assertEqual(
+            set(), {rc for resources in self.allocations(
+                server['id']).values() for rc in resources
+                if rc.startswith('NET_BW')})
+
+        # Deleted, the server takes its own port along and leaves the
+        # intruder as its owner wrote it.
+        [own] = self.net_ok('GET', '/ports?device_id=%s&project_id=b' %
+                            server['id'])['ports']
+        self.assertEqual(204, owner.delete('/servers/%s' %
+                                           server['id']).status_code)
+        owner.wait_for_gone(server['id'])
+        self.assertEqual(404, self.net('GET', '/ports/%s' %
+                                       own['id']).status_code)
+        left = self.port(intruder['id'])
+        self.assertEqual((server['id'], 'compute:nova'),
+                         (left['device_id'], left['device_owner']))
+
     def test_an_unknown_port_is_refused_with_400(self):
         response = self.admin.post('/servers', {'server': {
             'name': 'ghost', 'flavorRef': '2',

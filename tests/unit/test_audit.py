@@ -256,6 +256,13 @@ class TestPortViolations(AuditTestCase):
         self.port_of(self.server(), host='h2', project_id='someone-else')
         self.assertEqual([], self.run_audit())
 
+    def test_an_unbound_port_naming_no_server_is_not_reported(self):
+        # Its owner may write any device_id; nothing of a compute's is
+        # left behind.
+        self.ports.add(port_fakes.port(device_id=uuidutils.generate_uuid(),
+                                       project_id='someone-else'))
+        self.assertEqual([], self.run_audit())
+
     def test_a_port_of_a_server_being_scheduled_is_not_reported(self):
         uuid = self.build_request()
         self.ports.add(port_fakes.port(device_id=uuid))
