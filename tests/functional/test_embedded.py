@@ -70,15 +70,15 @@ class TestEmbeddedControlPlane(testtools.TestCase):
         return response.json() if response.ok else None
 
     def manage(self, *args):
-        databases = os.path.join(self.state, 'embedded-db.conf')
-        with open(databases, 'w') as f:
-            f.write('[api_database]\nconnection = sqlite:///%s\n'
-                    '[database]\nconnection = sqlite:///%s\n' % (
-                        os.path.join(self.state, 'nova_lite_api.sqlite'),
-                        os.path.join(self.state, 'nova_lite_cell1.sqlite')))
+        """nova-lite-manage with the config files nova-lite-all said to
+        use: its own and the one it wrote of what it chose."""
+        chosen = os.path.join(self.state, 'nova-lite-manage.conf')
+        with open(self.log.name) as f:
+            self.assertIn('  nova-lite-manage --config-file %s --config-file '
+                          '%s audit\n' % (self.conf, chosen), f.read())
         return subprocess.run(
             [sys.executable, '-m', 'nova_lite.cmd.manage', '--config-file',
-             self.conf, '--config-file', databases] + list(args),
+             self.conf, '--config-file', chosen] + list(args),
             check=True, capture_output=True, text=True, cwd=fixtures.ROOT,
             timeout=60).stdout
 
@@ -106,5 +106,8 @@ class TestEmbeddedControlPlane(testtools.TestCase):
         self.assertEqual(('ACTIVE', 'compute1'),
                          (server['status'],
                           server['OS-EXT-SRV-ATTR:host']))
+        # What the printed command is for: placement and the port service
+        # are asked, as nova-lite-all runs them (noauth2).
+        self.assertIn('1 server(s) checked', self.manage('audit'))
         self.process.send_signal(signal.SIGTERM)
         self.assertEqual(0, self.process.wait(30))
