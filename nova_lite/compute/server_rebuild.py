@@ -17,6 +17,7 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import lifecycle
 from nova_lite import objects
+from nova_lite import quota
 
 LOG = logging.getLogger(__name__)
 
@@ -33,6 +34,9 @@ def rebuild(api, context, instance, image_href, changes=None,
     (the microversion allows it); otherwise that is a 409 as before.
     """
     changes = dict(changes or {})
+    if 'metadata' in changes:
+        # As at create (Nova checks both): at most [quota] metadata_items.
+        quota.check_metadata_items(changes['metadata'])
     mapping, instance = api.locate(context, instance.uuid)
     if mapping.cell_mapping is None:
         raise exception.InstanceInvalidState(

@@ -111,3 +111,49 @@ class TestValidation(testtools.TestCase):
                                   {'name': 'toolong'})
         self.assertIn('name', error.format_message())
         self.assertEqual(400, error.code)
+
+    def refusal(self, schema, document):
+        return self.assertRaises(exception.ValidationError,
+                                 validation.validate, schema,
+                                 document).format_message()
+
+    def test_a_list_over_its_bound_is_refused_saying_how_long_it_is(self):
+        schema = {'type': 'object', 'properties': {'tags': {
+            'type': 'array', 'maxItems': 3, 'items': {'type': 'string'}}}}
+        message = self.refusal(schema, {'tags': list(range(5000))})
+        self.assertIn('tags', message)
+        self.assertIn('It has 5000 items; at most 3 are allowed.', message)
+        # Neither the list nor an error per item is quoted back.
+        self.assertLess(len(message), 200)
+
+    def test_a_map_over_its_bound_is_refused_saying_how_many_keys(self):
+        schema = {'type': 'object', 'maxProperties': 2,
+                  'additionalProperties': {'type': 'string'}}
+        message = self.refusal(schema, {'k%d' % i: i for i in range(10)})
+        self.assertIn('It has 10 keys; at most 2 are allowed.', message)
+
+    def test_unique_items_of_a_long_list_of_objects_is_linear(self):
+        # jsonschema's own check compares every pair of unhashable items
+        # (minutes for the ~9000 a body may hold); ours hashes them. A
+        # list over its bound is not looked at, and within it repeats
+        # are still found.
+        schema = {'type': 'array', 'maxItems': 20000, 'uniqueItems': True}
+        validation.validate(schema, [{'a': i} for i in range(20000)])
+        message = self.refusal(schema, [{'a': 1}, [1, {'b': None}],
+                                        {'a': 1.0}])
+        self.assertIn("Item 2, {'a': 1.0}, is given more than once", message)
+
+    def test_unique_items_tells_true_from_one_as_json_schema_does(self):
+        schema = {'type': 'array', 'uniqueItems': True}
+        validation.validate(schema, [True, 1, False, 0, None, '1'])
+        self.refusal(schema, [1, 1.0])
+
+    def test_a_long_value_is_quoted_short(self):
+        schema = {'type': 'object', 'properties': {'name': {
+            'type': 'string', 'maxLength': 3}, 'n': {'type': 'integer'}}}
+        message = self.refusal(schema, {'name': 'x' * 70000})
+        self.assertIn('It has 70000 characters; at most 3', message)
+        self.assertLess(len(message), 300)
+        message = self.refusal(schema, {'n': 'y' * 70000})
+        self.assertIn("is not of type 'integer'", message)
+        self.assertLess(len(message), 400)

@@ -89,6 +89,16 @@ class TestRebuildOnHost(ActionsTestCase):
                          (stored.task_state, stored.display_name,
                           stored.metadata))
 
+    def test_rebuild_metadata_over_the_quota_is_403(self):
+        # As at create: at most [quota] metadata_items (128).
+        self.compute_up()
+        instance = self.instance_in_cell(self.cell1, host='host1')
+        response = self.action(instance.uuid, {'rebuild': {
+            'imageRef': NEW_IMAGE,
+            'metadata': {'k%d' % i: 'v' for i in range(129)}}})
+        self.assertError(response, 403, 'forbidden', 'metadata_items')
+        self.assertIsNone(self.in_cell1(instance.uuid).task_state)
+
     def test_rebuild_sets_key_pair_from_254(self):
         self.compute_up()
         self.request('POST', '/v2.1/os-keypairs',

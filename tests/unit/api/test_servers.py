@@ -537,3 +537,40 @@ class TestDelete(ServersTestCase):
         shown = self.request('GET', '/v2.1/servers/' + instance.uuid
                              ).json['server']
         self.assertEqual('deleting', shown['OS-EXT-STS:task_state'])
+
+
+class TestCreateBounds(ServersTestCase):
+    """Each list and map of a create has a bound (see
+    ``tests/unit/test_request_schema_bounds.py``); over it, a 400 that
+    says how long it was and what is allowed."""
+
+    def create(self, version=None, **overrides):
+        return self.request('POST', '/v2.1/servers',
+                            server_body(**overrides), version=version)
+
+    def test_more_networks_than_a_server_takes_is_400(self):
+        networks = [{'uuid': uuidutils.generate_uuid()}
+                    for _ in range(101)]
+        self.assertError(self.create(version='2.37', networks=networks), 400,
+                         'badRequest', 'It has 101 items; at most 100')
+
+    def test_more_block_devices_than_a_server_takes_is_400(self):
+        bdms = [{'source_type': 'blank', 'destination_type': 'local',
+                 'volume_size': 1} for _ in range(101)]
+        self.assertError(self.create(block_device_mapping_v2=bdms), 400,
+                         'badRequest', 'at most 100')
+
+    def test_metadata_over_the_quota_is_403_and_over_the_ceiling_400(self):
+        over_quota = {'k%d' % i: 'v' for i in range(129)}
+        self.assertError(self.create(metadata=over_quota), 403, 'forbidden',
+                         'metadata_items')
+        over_ceiling = {'k%d' % i: 'v' for i in range(1001)}
+        self.assertError(self.create(metadata=over_ceiling), 400, 'badRequest',
+                         'It has 1001 keys; at most 1000')
+
+    def test_too_many_scheduler_hints_or_hint_values_are_400(self):
+        for hints in ({'h%d' % i: 'x' for i in range(101)},
+                      {'same_host': ['x'] * 1001}):
+            body = dict(server_body(), **{'os:scheduler_hints': hints})
+            self.assertError(self.request('POST', '/v2.1/servers', body),
+                             400, 'badRequest', 'at most')

@@ -74,8 +74,35 @@ class TestBadInput(base.NetworkTestCase):
         response = self.post('/v2.0/agents', {'agent': {
             'host': 'h', 'agent_type': 'Open vSwitch agent', 'binary': 'b',
             'configurations': {'bridge_mappings': {
-                'p%d' % i: 'br-%d' % i for i in range(2000)}}}})
+                'p%d' % i: 'b' * 255 for i in range(90)}}}})
         self.assertError(response, 400, fragment='too large')
+
+    def test_agent_configurations_with_too_many_keys_are_400(self):
+        response = self.post('/v2.0/agents', {'agent': {
+            'host': 'h', 'agent_type': 'Open vSwitch agent', 'binary': 'b',
+            'configurations': {'bridge_mappings': {
+                'p%d' % i: 'br-%d' % i for i in range(2000)}}}})
+        self.assertError(response, 400,
+                         fragment='It has 2000 keys; at most 100')
+
+    def test_a_long_list_of_distinct_objects_as_tags_is_400_at_once(self):
+        # A body's worth of distinct objects where 50 tags go: refused
+        # for its length alone (jsonschema's uniqueItems would compare
+        # every pair, minutes of one worker's time).
+        tags = [{'t': i} for i in range(8000)]
+        for method, path, body in (
+                ('PUT', '/v2.0/ports/%s/tags' % self.port['id'],
+                 {'tags': tags}),
+                ('PUT', '/v2.0/ports/%s' % self.port['id'],
+                 {'port': {'tags': tags}})):
+            response = self.request(method, path, body)
+            self.assertError(response, 400,
+                             fragment='It has 8000 items; at most 50')
+
+    def test_a_binding_profile_with_too_many_keys_is_400(self):
+        response = self.put('/v2.0/ports/%s' % self.port['id'], {'port': {
+            'binding:profile': {'k%d' % i: 1 for i in range(101)}}})
+        self.assertError(response, 400, fragment='at most 100')
 
     def test_unknown_ids_in_paths_are_404(self):
         for path in ('/v2.0/networks/x', '/v2.0/ports/x',

@@ -5,6 +5,8 @@ whether it conflicts with the zones of the hosts is checked by the
 business layer (``compute.aggregates``), which can say why.
 """
 
+from nova_lite.api.compute import schemas
+
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
          'pattern': r'^(?!\s)[^\x00-\x1f]*(?<!\s)$'}
 _ZONE = {'type': ['string', 'null'], 'maxLength': 255}
@@ -17,6 +19,7 @@ _METADATA = {
                                        'maxLength': 255},
     },
     'additionalProperties': False,
+    'maxProperties': schemas.MAX_METADATA_ITEMS,
 }
 
 create = {

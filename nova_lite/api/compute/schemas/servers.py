@@ -7,6 +7,8 @@ removes ``personality``, 2.63 adds ``trusted_image_certificates``.
 
 import copy
 
+from nova_lite.api.compute import schemas
+
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
          'pattern': r'^(?!\s)[^\x00-\x1f]*(?<!\s)$'}
 # At most 1000 servers per request, whatever the quota: an unlimited
@@ -21,6 +23,7 @@ _METADATA = {
         r'^[a-zA-Z0-9-_:. ]{1,255}$': {'type': 'string', 'maxLength': 255},
     },
     'additionalProperties': False,
+    'maxProperties': schemas.MAX_METADATA_ITEMS,
 }
 _NETWORK = {
     'type': 'object',
@@ -32,7 +35,8 @@ _NETWORK = {
     },
     'additionalProperties': False,
 }
-_NETWORKS_LIST = {'type': 'array', 'items': _NETWORK}
+_NETWORKS_LIST = {'type': 'array', 'items': _NETWORK,
+                  'maxItems': schemas.MAX_SERVER_PARTS}
 _NETWORKS_AUTO = {'type': 'string', 'enum': ['auto', 'none']}
 _BDM = {
     'type': 'object',
@@ -49,13 +53,14 @@ _BDM = {
         'device_type': {'type': ['string', 'null']},
         'disk_bus': {'type': ['string', 'null']},
         'guest_format': {'type': ['string', 'null']},
-        'no_device': {},
+        # A flag; its value is not read.
+        'no_device': {'type': ['boolean', 'string', 'integer', 'null']},
         'tag': {'type': 'string', 'maxLength': 60},
         'volume_type': {'type': ['string', 'null']},
     },
     'additionalProperties': False,
 }
-_TAGS = {'type': 'array', 'maxItems': 50, 'uniqueItems': True,
+_TAGS = {'type': 'array', 'maxItems': schemas.MAX_TAGS, 'uniqueItems': True,
          'items': {'type': 'string', 'minLength': 1, 'maxLength': 60,
                    'pattern': r'^[^,/]*$'}}
 
@@ -73,24 +78,43 @@ _SERVER_PROPERTIES = {
     'config_drive': {'type': ['boolean', 'string', 'null']},
     'adminPass': {'type': 'string'},
     'OS-DCF:diskConfig': {'type': 'string', 'enum': ['AUTO', 'MANUAL']},
-    'security_groups': {'type': 'array', 'items': {
-        'type': 'object', 'properties': {'name': {'type': 'string'}},
-        'additionalProperties': False}},
+    'security_groups': {
+        'type': 'array', 'maxItems': schemas.MAX_SERVER_PARTS,
+        'items': {'type': 'object',
+                  'properties': {'name': {'type': 'string',
+                                          'maxLength': 255}},
+                  'additionalProperties': False}},
     'accessIPv4': {'type': ['string', 'null']},
     'accessIPv6': {'type': ['string', 'null']},
-    'personality': {'type': 'array', 'items': {
-        'type': 'object',
-        'properties': {'path': {'type': 'string', 'minLength': 1,
-                                'maxLength': 255},
-                       'contents': {'type': 'string'}},
-        'required': ['path', 'contents'],
-        'additionalProperties': False}},
+    'personality': {
+        'type': 'array', 'maxItems': schemas.MAX_SERVER_PARTS,
+        'items': {
+            'type': 'object',
+            'properties': {'path': {'type': 'string', 'minLength': 1,
+                                    'maxLength': 255},
+                           'contents': {'type': 'string'}},
+            'required': ['path', 'contents'],
+            'additionalProperties': False}},
     'networks': {'oneOf': [_NETWORKS_LIST, _NETWORKS_AUTO]},
-    'block_device_mapping_v2': {'type': 'array', 'items': _BDM},
-    'block_device_mapping': {'type': 'array'},
+    'block_device_mapping_v2': {'type': 'array', 'items': _BDM,
+                                'maxItems': schemas.MAX_SERVER_PARTS},
+    # The legacy mapping is accepted and not read.
+    'block_device_mapping': {'type': 'array',
+                             'maxItems': schemas.MAX_SERVER_PARTS},
 }
 
-_HINTS = {'type': 'object', 'additionalProperties': True}
+# Any hint a filter may read, as Nova takes them; the spec keeps each as
+# a list of strings.
+_HINTS = {
+    'type': 'object',
+    'additionalProperties': {
+        'type': ['string', 'integer', 'number', 'boolean', 'null', 'array',
+                 'object'],
+        'maxItems': schemas.MAX_HINT_VALUES,
+        'maxProperties': schemas.MAX_HINTS,
+    },
+    'maxProperties': schemas.MAX_HINTS,
+}
 
 base_create = {
     'type': 'object',
@@ -127,6 +151,7 @@ del create_v257['properties']['server']['properties']['personality']
 create_v263 = copy.deepcopy(create_v257)
 create_v263['properties']['server']['properties'][
     'trusted_image_certificates'] = {
-        'type': ['array', 'null'], 'minItems': 1, 'maxItems': 50,
+        'type': ['array', 'null'], 'minItems': 1,
+        'maxItems': schemas.MAX_TRUSTED_CERTS,
         'uniqueItems': True,
         'items': {'type': 'string', 'minLength': 1}}

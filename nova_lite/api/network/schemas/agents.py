@@ -5,23 +5,26 @@ from nova_lite.api.network import schemas
 
 _BANDWIDTH = {'type': 'integer', 'minimum': 0, 'maximum': 2 ** 31 - 1}
 
+
+def _map(values):
+    """A map of names of the agent's choosing to ``values``."""
+    return {'type': 'object', 'additionalProperties': values,
+            'maxProperties': schemas.MAX_MAP_KEYS}
+
+
+# The keys this service reads are checked; an agent may report others.
 CONFIGURATIONS = {
     'type': 'object',
     'properties': {
-        'bridge_mappings': {
+        'bridge_mappings': _map({'type': 'string', 'maxLength': 255}),
+        'resource_provider_bandwidths': _map({
             'type': 'object',
-            'additionalProperties': {'type': 'string', 'maxLength': 255}},
-        'resource_provider_bandwidths': {
-            'type': 'object',
-            'additionalProperties': {
-                'type': 'object',
-                'properties': {'egress': _BANDWIDTH, 'ingress': _BANDWIDTH},
-                'additionalProperties': False}},
-        'resource_provider_hypervisors': {
-            'type': 'object',
-            'additionalProperties': {'type': 'string', 'minLength': 1,
-                                     'maxLength': 255}},
+            'properties': {'egress': _BANDWIDTH, 'ingress': _BANDWIDTH},
+            'additionalProperties': False}),
+        'resource_provider_hypervisors': _map({
+            'type': 'string', 'minLength': 1, 'maxLength': 255}),
     },
+    'maxProperties': schemas.MAX_MAP_KEYS,
 }
 
 REPORT = schemas.envelope('agent', {

@@ -21,7 +21,8 @@ _COMMON = {
     'qos_policy_id': schemas.NULLABLE_UUID,
     'tags': schemas.TAGS,
     'binding:host_id': {'type': ['string', 'null'], 'maxLength': 255},
-    'binding:profile': {'type': ['object', 'null']},
+    'binding:profile': {'type': ['object', 'null'],
+                        'maxProperties': schemas.MAX_MAP_KEYS},
     'binding:vnic_type': {'enum': list(bindings.VNIC_TYPES)},
 }
 

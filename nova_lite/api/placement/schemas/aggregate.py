@@ -2,7 +2,8 @@
 
 from nova_lite.api.placement import schemas
 
-_UUIDS = {'type': 'array', 'items': schemas.UUID, 'uniqueItems': True}
+_UUIDS = {'type': 'array', 'items': schemas.UUID, 'uniqueItems': True,
+          'maxItems': schemas.MAX_ITEMS}
 
 # 1.1 - 1.18: a bare list of aggregate uuids.
 SET_LIST = _UUIDS

@@ -8,6 +8,7 @@ from nova_lite.placement import capacity
 RESOURCES = {
     'type': 'object',
     'minProperties': 1,
+    'maxProperties': schemas.MAX_ITEMS,
     'patternProperties': {
         '^[A-Z0-9_]+$': {'type': 'integer', 'minimum': 1,
                          'maximum': capacity.INT_MAX},
@@ -24,6 +25,7 @@ PUT_LIST = {
         'allocations': {
             'type': 'array',
             'minItems': 1,
+            'maxItems': schemas.MAX_ITEMS,
             'items': {
                 'type': 'object',
                 'properties': {
@@ -52,6 +54,7 @@ PUT_LIST_OWNED['required'] += ['project_id', 'user_id']
 ALLOCATIONS_DICT = {
     'type': 'object',
     'minProperties': 1,
+    'maxProperties': schemas.MAX_ITEMS,
     'patternProperties': {
         schemas.UUID['pattern']: {
             'type': 'object',
@@ -87,6 +90,7 @@ _POST_ONE['properties']['allocations']['minProperties'] = 0
 POST = {
     'type': 'object',
     'minProperties': 1,
+    'maxProperties': schemas.MAX_ITEMS,
     'patternProperties': {schemas.UUID['pattern']: _POST_ONE},
     'additionalProperties': False,
 }

@@ -47,6 +47,7 @@ REPLACE_ALL = {
         'inventories': {
             'type': 'object',
             'patternProperties': {RESOURCE_CLASS_NAME: _ONE_OF_MANY},
+            'maxProperties': schemas.MAX_ITEMS,
             'additionalProperties': False,
         },
     },

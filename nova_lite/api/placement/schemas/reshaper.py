@@ -11,6 +11,7 @@ RESHAPE = {
     'properties': {
         'inventories': {
             'type': 'object',
+            'maxProperties': schemas.MAX_ITEMS,
             'patternProperties': {
                 schemas.UUID['pattern']: copy.deepcopy(
                     inventory.REPLACE_ALL),

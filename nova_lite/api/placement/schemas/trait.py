@@ -9,7 +9,8 @@ NAME = {'type': 'string', 'pattern': '^[A-Z0-9_]+$', 'maxLength': 255}
 SET_FOR_PROVIDER = {
     'type': 'object',
     'properties': {
-        'traits': {'type': 'array', 'items': NAME, 'uniqueItems': True},
+        'traits': {'type': 'array', 'items': NAME, 'uniqueItems': True,
+                   'maxItems': schemas.MAX_ITEMS},
         'resource_provider_generation': schemas.GENERATION,
     },
     'required': ['traits', 'resource_provider_generation'],
