@@ -178,6 +178,9 @@ class ControlPlane:
         self.api_port = free_port()
         self.placement_port = free_port()
         self.network_port = free_port()
+        # How the tests' administrator says who it is: noauth2's token,
+        # unless the test runs another auth mode.
+        self.admin_headers = {'X-Auth-Token': 'admin'}
         self.daemons = {}
         # Further real cells (add_cell): name -> Cell; their vhosts are
         # removed by stop() like the first one.
@@ -509,6 +512,9 @@ class ControlPlane:
     # -- REST client -------------------------------------------------------
 
     def client(self, token='admin', microversion=None):
+        if token == 'admin':
+            return APIClient(self.api_url, None, microversion,
+                             headers=self.admin_headers)
         return APIClient(self.api_url, token, microversion)
 
     def assert_daemons_running(self):
@@ -548,7 +554,7 @@ class ControlPlane:
             response = requests.get(
                 self.placement_url + '/resource_providers',
                 params={'resources': 'NET_BW_EGR_KILOBIT_PER_SEC:1'},
-                headers={'X-Auth-Token': 'admin',
+                headers={**self.admin_headers,
                          'OpenStack-API-Version': 'placement 1.14'},
                 timeout=10)
             response.raise_for_status()
@@ -572,7 +578,7 @@ class ControlPlane:
         response = requests.get(
             self.placement_url + '/resource_providers',
             params={'resources': 'VCPU:1,MEMORY_MB:1'},
-            headers={'X-Auth-Token': 'admin',
+            headers={**self.admin_headers,
                      'OpenStack-API-Version': 'placement 1.4'}, timeout=10)
         response.raise_for_status()
         return response.json()['resource_providers']
@@ -596,10 +602,12 @@ class Cell:
 
 
 class APIClient:
-    def __init__(self, url, token, microversion=None):
+    def __init__(self, url, token, microversion=None, headers=None):
         self.url = url.rstrip('/') + '/v2.1'
         self.session = requests.Session()
-        self.session.headers['X-Auth-Token'] = token
+        if token is not None:
+            self.session.headers['X-Auth-Token'] = token
+        self.session.headers.update(headers or {})
         if microversion:
             self.session.headers['OpenStack-API-Version'] = (
                 'compute %s' % microversion)

@@ -54,9 +54,27 @@ CALLERS = (ADMIN, OWNER, OTHER, ANONYMOUS)
 # Refused callers go first, so that an allowed write cannot hide what a
 # refused one would have changed.
 CALL_ORDER = (ANONYMOUS, OTHER, OWNER, ADMIN)
-OWNER_USER, OWNER_PROJECT = 'alice', 'proj-a'
-TOKENS = {ADMIN: 'admin', OWNER: '%s:%s' % (OWNER_USER, OWNER_PROJECT),
-          OTHER: 'bob:proj-b', ANONYMOUS: None}
+# Under noauth2 a token names the user and project; the other modes'
+# matrices (tests/functional/test_auth_modes.py) log in as users of
+# these names and read their ids back.
+OWNER_USER_NAME, OWNER_PROJECT_NAME = 'alice', 'proj-a'
+OTHER_USER_NAME, OTHER_PROJECT_NAME = 'bob', 'proj-b'
+NOAUTH2_TOKENS = {
+    ADMIN: 'admin',
+    OWNER: '%s:%s' % (OWNER_USER_NAME, OWNER_PROJECT_NAME),
+    OTHER: '%s:%s' % (OTHER_USER_NAME, OTHER_PROJECT_NAME),
+    ANONYMOUS: None}
+
+
+def owner_user_id(test, caller):
+    """The owner's user id, in a row's query or body."""
+    return test.owner_user
+
+
+def owner_project_id(test, caller):
+    """The owner's project id, in a row's query or body."""
+    return test.owner_project
+
 
 OK, DENY, HIDE, ANON = 'ok', 403, 404, 401
 SKIP = None  # a variant row that means nothing for this caller
@@ -309,7 +327,7 @@ COMPUTE = [
     # not name alice (403); an administrator names her (2.10).
     row('compute', 'GET', '/v2.1/os-keypairs', ANY_USER),
     row('compute', 'GET', '/v2.1/os-keypairs', (OK, OK, DENY, ANON),
-        variant='user_id of the owner', query={'user_id': OWNER_USER}),
+        variant='user_id of the owner', query={'user_id': owner_user_id}),
     row('compute', 'POST', '/v2.1/os-keypairs', (201, 201, 201, ANON),
         body={'keypair': {'name': by('kp-by-%s')}},
         after=lambda t, c, r: t.call(
@@ -318,7 +336,7 @@ COMPUTE = [
     row('compute', 'POST', '/v2.1/os-keypairs', (201, 201, DENY, ANON),
         variant='for the owner',
         body={'keypair': {'name': by('kp-for-alice-by-%s'),
-                          'user_id': OWNER_USER}},
+                          'user_id': owner_user_id}},
         after=lambda t, c, r: t.call(
             'compute', 'DELETE', '/v2.1/os-keypairs/kp-for-alice-by-%s' % c,
             OWNER, expect=204)),
@@ -328,13 +346,13 @@ COMPUTE = [
         (404, OK, HIDE, ANON)),
     row('compute', 'GET', '/v2.1/os-keypairs/{keypair_name}',
         (OK, OK, DENY, ANON), variant='user_id of the owner',
-        query={'user_id': OWNER_USER}),
+        query={'user_id': owner_user_id}),
     row('compute', 'DELETE', '/v2.1/os-keypairs/{keypair_name}',
         (404, OK, HIDE, ANON),
         fresh=lambda t: {'keypair_name': t.new_owner_keypair()}),
     row('compute', 'DELETE', '/v2.1/os-keypairs/{keypair_name}',
         (OK, OK, DENY, ANON), variant='user_id of the owner',
-        query={'user_id': OWNER_USER},
+        query={'user_id': owner_user_id},
         fresh=lambda t: {'keypair_name': t.new_owner_keypair()}),
     # availability zones: the list for everyone, details for admins
     row('compute', 'GET', '/v2.1/os-availability-zone', ANY_USER),
@@ -374,7 +392,7 @@ COMPUTE = [
     row('compute', 'GET', '/v2.1/limits', ANY_USER),
     row('compute', 'GET', '/v2.1/limits', (OK, OK, DENY, ANON),
         variant='tenant_id of the owner',
-        query={'tenant_id': OWNER_PROJECT}),
+        query={'tenant_id': owner_project_id}),
 ]
 
 
@@ -405,7 +423,7 @@ def _generation(test, caller):
 def _allocation(test, consumer_generation):
     return {'allocations': {test.ids['uuid']: {
         'resources': {'CUSTOM_MATRIX': 1}}},
-        'project_id': OWNER_PROJECT, 'user_id': OWNER_USER,
+        'project_id': test.owner_project, 'user_id': test.owner_user,
         'consumer_generation': consumer_generation}
 
 
@@ -485,7 +503,7 @@ PLACEMENT = [
     # Upstream lets a project reader see its own usages from Xena on;
     # the issue asks for placement to be admin-only, as it was before.
     row('placement', 'GET', '/usages', ADMIN_ONLY,
-        query={'project_id': OWNER_PROJECT}),
+        query={'project_id': owner_project_id}),
     row('placement', 'POST', '/reshaper', ADMIN_ONLY,
         body=lambda t, c: {'inventories': {t.ids['uuid']: {
             'resource_provider_generation': _generation(t, c),
@@ -564,7 +582,7 @@ NETWORK = [
     row('network', 'POST', '/v2.0/networks', (201, 201, 400, ANON),
         variant="in the owner's project",
         body={'network': {'name': by('for-owner-by-%s'),
-                          'project_id': OWNER_PROJECT}},
+                          'project_id': owner_project_id}},
         after=_delete_created('/v2.0/networks/%s', 'network')),
     row('network', 'GET', '/v2.0/networks', (OK, DENY, DENY, ANON),
         variant='provider filter',
@@ -697,6 +715,16 @@ MATRIX = COMPUTE + PLACEMENT + NETWORK
 
 
 class TestPolicyMatrix(base.ControlPlaneTestCase):
+    """The matrix under noauth2; subclasses run it in the other auth
+    modes by saying how each caller authenticates."""
+
+    owner_user, owner_project = OWNER_USER_NAME, OWNER_PROJECT_NAME
+
+    @classmethod
+    def auth_headers(cls, caller):
+        """The headers by which ``caller`` says who it is."""
+        token = NOAUTH2_TOKENS[caller]
+        return {'X-Auth-Token': token} if token else {}
 
     @classmethod
     def setUpClass(cls):
@@ -724,7 +752,7 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
         call = cls._call
         ids = cls.ids = {'tag': 'keep', 'unknown_uuid': str(uuid.uuid4()),
                          'class_name': 'default',
-                         'project_id': OWNER_PROJECT,
+                         'project_id': cls.owner_project,
                          'image_id': cls.plane.image_id,
                          'migration_id': '1', 'alias': 'binding-extended'}
         server = call('compute', 'POST', '/v2.1/servers', OWNER,
@@ -775,7 +803,7 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
         ids['shared_network_id'] = call(
             'network', 'POST', '/v2.0/networks', ADMIN,
             body={'network': {'name': 'owners-shared', 'shared': True,
-                              'project_id': OWNER_PROJECT}},
+                              'project_id': cls.owner_project}},
         ).json()['network']['id']
         ids['others_port_id'] = cls.new_others_port()
         ids['others_network_id'] = call(
@@ -800,9 +828,7 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
     @classmethod
     def _call(cls, api, method, path, caller, body=None, query=None,
               expect=None):
-        headers = {}
-        if TOKENS[caller]:
-            headers['X-Auth-Token'] = TOKENS[caller]
+        headers = cls.auth_headers(caller)
         if api == 'compute':
             headers['OpenStack-API-Version'] = COMPUTE_VERSION
         elif api == 'placement':
@@ -940,7 +966,7 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
     def new_owner_qos_policy(cls):
         return cls._call('network', 'POST', '/v2.0/qos/policies', ADMIN,
                          body={'policy': {'name': 'owners',
-                                          'project_id': OWNER_PROJECT}}
+                                          'project_id': cls.owner_project}}
                          ).json()['policy']['id']
 
     def new_qos_rule(self):
@@ -1063,7 +1089,8 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
     # -- lists ----------------------------------------------------------------
 
     def _listed(self, api, path, caller, collection, key='id', query=None):
-        items = self.call(api, 'GET', path, caller, query=query).json()[
+        items = self.call(api, 'GET', path, caller,
+                          query=_render(query, self, caller)).json()[
             collection]
         # Key pairs come wrapped: [{"keypair": {...}}].
         return {(item.get('keypair') or item)[key] for item in items}
@@ -1078,7 +1105,7 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
         ('compute', '/v2.1/os-server-groups', 'server_groups', 'group_id',
          'id', {'all_projects': 'True'}),
         ('compute', '/v2.1/os-keypairs', 'keypairs', 'keypair_name', 'name',
-         {'user_id': OWNER_USER}),
+         {'user_id': owner_user_id}),
         ('network', '/v2.0/networks', 'networks', 'network_id', 'id', None),
         ('network', '/v2.0/ports', 'ports', 'port_id', 'id', None),
         ('network', '/v2.0/qos/policies', 'policies', 'policy_id', 'id',
@@ -1099,7 +1126,7 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
         for path in ('/v2.1/servers', '/v2.1/servers/detail'):
             for name in ('project_id', 'tenant_id'):
                 response = self.call('compute', 'GET', path, OTHER,
-                                     query={name: OWNER_PROJECT},
+                                     query={name: self.owner_project},
                                      expect=(200, 403))
                 if response.status_code == 200:
                     self.assertNotIn(self.ids['server_id'], {
@@ -1108,7 +1135,8 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
         for path, collection in (('/v2.0/ports', 'ports'),
                                  ('/v2.0/networks', 'networks')):
             listed = self.call('network', 'GET', path, OTHER,
-                               query={'project_id': OWNER_PROJECT}).json()[
+                               query={'project_id': self.owner_project}
+                               ).json()[
                 collection]
             self.assertEqual([], [item['id'] for item in listed
                                   if not item.get('shared')], path)

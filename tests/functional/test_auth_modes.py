@@ -1,0 +1,271 @@
+"""The control plane in the auth modes a deployment runs, against the
+real daemons, and the policy matrix (``test_policy_matrix``) in each.
+
+keystone
+    A real Keystone 30.0.0 (``tests/functional/keystone.py``). The
+    daemons log in as the service user ``nova-lite`` and find placement
+    and the port service in the catalog (their ``endpoint_override`` is
+    emptied), keystonemiddleware validates every caller's token, and
+    openstacksdk and the ``openstack`` CLI log in with passwords and find
+    the Compute API, placement and the port service in the catalog.
+http_basic
+    An htpasswd file of bcrypt digests and a roles file; the services
+    call each other with keystoneauth1's http_basic plugin.
+"""
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import bcrypt
+import openstack
+from openstack import exceptions as sdk_exceptions
+import requests
+
+from tests.functional import keystone
+from tests.functional import test_policy_matrix as matrix
+
+
+SERVICE_USER, SERVICE_PASSWORD = 'nova-lite', 'service-secret'
+PASSWORDS = {matrix.ADMIN: 'admin-secret', matrix.OWNER: 'alice-secret',
+             matrix.OTHER: 'bob-secret'}
+NAMES = {matrix.ADMIN: ('admin', 'admin'),
+         matrix.OWNER: (matrix.OWNER_USER_NAME, matrix.OWNER_PROJECT_NAME),
+         matrix.OTHER: (matrix.OTHER_USER_NAME, matrix.OTHER_PROJECT_NAME)}
+
+
+class TestPolicyMatrixUnderKeystone(matrix.TestPolicyMatrix):
+    """The matrix with Keystone tokens, and the clients of a Keystone
+    deployment."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.keystone = keystone.Keystone().start()
+        try:
+            cls._make_identities()
+            super().setUpClass()
+        except Exception:
+            cls.keystone.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            super().tearDownClass()
+        finally:
+            cls.keystone.stop()
+
+    @classmethod
+    def _make_identities(cls):
+        ks = cls.keystone
+        assert PASSWORDS[matrix.ADMIN] == keystone.ADMIN_PASSWORD
+        ks.user(SERVICE_USER, SERVICE_PASSWORD, 'service',
+                ['admin', 'service'])
+        cls.owner_user, cls.owner_project = ks.user(
+            matrix.OWNER_USER_NAME, PASSWORDS[matrix.OWNER],
+            matrix.OWNER_PROJECT_NAME, ['member'])
+        ks.user(matrix.OTHER_USER_NAME, PASSWORDS[matrix.OTHER],
+                matrix.OTHER_PROJECT_NAME, ['member'])
+        cls.tokens = {caller: ks.token(NAMES[caller][0], PASSWORDS[caller],
+                                       NAMES[caller][1])
+                      for caller in NAMES}
+        services = ''.join(
+            ks.service_conf(group, SERVICE_USER, SERVICE_PASSWORD) +
+            # No override: the endpoint comes from the catalog.
+            'endpoint_override =\n' for group in ('placement', 'network'))
+        cls.extra_conf = textwrap.dedent("""
+            [api]
+            auth_strategy = keystone
+            """) + ks.service_conf(
+            'keystone_authtoken', SERVICE_USER, SERVICE_PASSWORD) + \
+            'www_authenticate_uri = %s\n' % ks.auth_url + services
+        cls.compute_conf = {index: services
+                            for index in range(1, cls.computes + 1)}
+
+    @classmethod
+    def new_plane(cls):
+        plane = super().new_plane()
+        plane.admin_headers = {'X-Auth-Token': cls.tokens[matrix.ADMIN]}
+        cls.keystone.catalog('compute', 'nova', plane.api_url + '/v2.1')
+        cls.keystone.catalog('placement', 'placement', plane.placement_url)
+        cls.keystone.catalog('network', 'neutron', plane.network_url)
+        return plane
+
+    @classmethod
+    def auth_headers(cls, caller):
+        if caller == matrix.ANONYMOUS:
+            return {}
+        return {'X-Auth-Token': cls.tokens[caller]}
+
+    # -- clients --------------------------------------------------------------
+
+    def connect(self, caller):
+        user, project = NAMES[caller]
+        return openstack.connect(
+            auth_url=self.keystone.auth_url, username=user,
+            password=PASSWORDS[caller], project_name=project,
+            user_domain_name=keystone.DOMAIN,
+            project_domain_name=keystone.DOMAIN,
+            region_name=keystone.REGION)
+
+    def test_openstacksdk_boots_a_server_found_in_the_catalog(self):
+        conn = self.connect(matrix.OWNER)
+        server = conn.compute.create_server(
+            name='sdk-under-keystone', image_id=self.plane.image_id,
+            flavor_id='2', networks='none')
+        self.addCleanup(self._delete, conn, server)
+        server = conn.compute.wait_for_server(server, wait=120)
+        self.assertEqual('ACTIVE', server.status)
+        self.assertEqual(self.owner_project, server.project_id)
+        self.assertIn(server.id, [s.id for s in conn.compute.servers()])
+        # The port service, found in the catalog too.
+        self.assertIsInstance(list(conn.network.ports()), list)
+        # The other project does not see it.
+        other = self.connect(matrix.OTHER)
+        self.assertNotIn(server.id, [s.id for s in other.compute.servers()])
+        self.assertRaises(sdk_exceptions.NotFoundException,
+                          other.compute.get_server, server.id)
+
+    @staticmethod
+    def _delete(conn, server):
+        conn.compute.delete_server(server, ignore_missing=True)
+        conn.compute.wait_for_delete(server, wait=120)
+
+    def test_placement_is_for_administrators(self):
+        providers = [p.name for p in
+                     self.connect(matrix.ADMIN).placement.resource_providers()]
+        self.assertIn('compute1', providers)
+        self.assertRaises(sdk_exceptions.ForbiddenException, list,
+                          self.connect(matrix.OWNER).placement
+                          .resource_providers())
+
+    def openstack_cli(self, caller, *args):
+        user, project = NAMES[caller]
+        path = os.path.join(self.plane.workdir, 'clouds-keystone.yaml')
+        with open(path, 'w') as f:
+            f.write(textwrap.dedent("""
+                clouds:
+                  nova-lite:
+                    auth_type: password
+                    auth:
+                      auth_url: %s
+                      username: %s
+                      password: %s
+                      project_name: %s
+                      user_domain_name: Default
+                      project_domain_name: Default
+                    region_name: RegionOne
+                """) % (self.keystone.auth_url, user, PASSWORDS[caller],
+                        project))
+        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=path,
+                   OS_CLOUD='nova-lite')
+        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
+        result = subprocess.run([cli] + list(args) + ['-f', 'json'],
+                                capture_output=True, text=True, env=env,
+                                timeout=180)
+        self.assertEqual(0, result.returncode, result.stderr[-3000:])
+        return json.loads(result.stdout)
+
+    def test_the_openstack_cli_logs_in_with_a_password(self):
+        flavors = self.openstack_cli(matrix.OWNER, 'flavor', 'list')
+        self.assertIn('m1.small', [f['Name'] for f in flavors])
+        for resource in ('server', 'port'):
+            self.assertIsInstance(
+                self.openstack_cli(matrix.OWNER, resource, 'list'), list)
+        providers = self.openstack_cli(matrix.ADMIN, 'resource', 'provider',
+                                       'list')
+        self.assertIn('compute1', [p['name'] for p in providers])
+
+    def test_a_token_keystone_did_not_issue_is_401_everywhere(self):
+        for url in (self.plane.api_url + '/v2.1/servers',
+                    self.plane.placement_url + '/resource_providers',
+                    self.plane.network_url + '/v2.0/ports'):
+            for token in ('admin', 'admin:admin', 'gAAAAAforged'):
+                response = requests.get(url, timeout=30,
+                                        headers={'X-Auth-Token': token})
+                self.assertEqual(401, response.status_code, (url, token))
+
+
+def _htpasswd_line(user, password):
+    # Cost 4, the least bcrypt takes, keeps the test quick; a deployment
+    # uses htpasswd -B's default.
+    digest = bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=4))
+    return '%s:%s\n' % (user, digest.decode())
+
+
+class TestPolicyMatrixUnderHTTPBasic(matrix.TestPolicyMatrix):
+    """The matrix with HTTP basic logins."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.auth_dir = tempfile.mkdtemp(prefix='nova-lite-basic-')
+        users = dict(PASSWORDS, service=SERVICE_PASSWORD)
+        names = dict(NAMES, service=(SERVICE_USER, 'service'))
+        roles = {matrix.ADMIN: 'admin, member, reader',
+                 matrix.OWNER: 'member, reader',
+                 matrix.OTHER: 'member, reader', 'service': 'admin, service'}
+        user_file = os.path.join(cls.auth_dir, 'htpasswd')
+        roles_file = os.path.join(cls.auth_dir, 'roles.conf')
+        with open(user_file, 'w') as f:
+            f.writelines(_htpasswd_line(names[who][0], users[who])
+                         for who in users)
+        with open(roles_file, 'w') as f:
+            for who in users:
+                f.write('[%s]\nproject_id = %s\nroles = %s\n\n' % (
+                    names[who][0], names[who][1], roles[who]))
+        services = ''.join(textwrap.dedent("""
+            [%s]
+            auth_type = http_basic
+            username = %s
+            password = %s
+            """) % (group, SERVICE_USER, SERVICE_PASSWORD)
+            for group in ('placement', 'network'))
+        cls.extra_conf = textwrap.dedent("""
+            [api]
+            auth_strategy = http_basic
+            http_basic_auth_user_file = %s
+            http_basic_auth_roles_file = %s
+            """) % (user_file, roles_file) + services
+        cls.compute_conf = {index: services
+                            for index in range(1, cls.computes + 1)}
+        try:
+            super().setUpClass()
+        except Exception:
+            shutil.rmtree(cls.auth_dir, ignore_errors=True)
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            super().tearDownClass()
+        finally:
+            shutil.rmtree(cls.auth_dir, ignore_errors=True)
+
+    @classmethod
+    def new_plane(cls):
+        plane = super().new_plane()
+        plane.admin_headers = cls.auth_headers(matrix.ADMIN)
+        return plane
+
+    @classmethod
+    def auth_headers(cls, caller):
+        if caller == matrix.ANONYMOUS:
+            return {}
+        login = '%s:%s' % (NAMES[caller][0], PASSWORDS[caller])
+        return {'Authorization': 'Basic ' +
+                base64.b64encode(login.encode()).decode()}
+
+    def test_a_wrong_password_or_a_token_is_401_everywhere(self):
+        wrong = 'Basic ' + base64.b64encode(b'alice:wrong').decode()
+        for url in (self.plane.api_url + '/v2.1/servers',
+                    self.plane.placement_url + '/resource_providers',
+                    self.plane.network_url + '/v2.0/ports'):
+            for headers in ({'Authorization': wrong},
+                            {'X-Auth-Token': 'admin'}):
+                response = requests.get(url, timeout=30, headers=headers)
+                self.assertEqual(401, response.status_code, (url, headers))
