@@ -16,6 +16,7 @@ after the first cost a few reads. Until the compute node provider exists
 nothing and answers False; the next report tries again.
 """
 
+import threading
 import uuid
 
 from oslo_log import log as logging
@@ -45,8 +46,17 @@ def bandwidth_provider_uuid(host, physical_network):
                           bandwidth_provider_name(host, physical_network)))
 
 
+_CLIENT = []
+_CLIENT_LOCK = threading.Lock()
+
+
 def report_client():
-    return placement_client.PlacementClient()
+    """The port service's placement client: one per process, so a
+    service user logs in once, not on every agent report."""
+    with _CLIENT_LOCK:
+        if not _CLIENT:
+            _CLIENT.append(placement_client.PlacementClient())
+        return _CLIENT[0]
 
 
 def inventories_for(bandwidths):
