@@ -27,6 +27,7 @@ import openstack
 from openstack import exceptions as sdk_exceptions
 import requests
 
+from tests.functional import base
 from tests.functional import keystone
 from tests.functional import test_policy_matrix as matrix
 
@@ -39,9 +40,11 @@ NAMES = {matrix.ADMIN: ('admin', 'admin'),
          matrix.OTHER: (matrix.OTHER_USER_NAME, matrix.OTHER_PROJECT_NAME)}
 
 
-class TestPolicyMatrixUnderKeystone(matrix.TestPolicyMatrix):
-    """The matrix with Keystone tokens, and the clients of a Keystone
-    deployment."""
+class _UnderKeystone:
+    """Mixed into a ControlPlaneTestCase: the class's plane authenticates
+    with a real Keystone, where the owner (alice, proj-a), the other
+    project (bob, proj-b), the administrator (admin, admin) and the
+    services' user (nova-lite, service) log in with passwords."""
 
     @classmethod
     def setUpClass(cls):
@@ -102,8 +105,6 @@ class TestPolicyMatrixUnderKeystone(matrix.TestPolicyMatrix):
             return {}
         return {'X-Auth-Token': cls.tokens[caller]}
 
-    # -- clients --------------------------------------------------------------
-
     def connect(self, caller):
         user, project = NAMES[caller]
         return openstack.connect(
@@ -112,6 +113,50 @@ class TestPolicyMatrixUnderKeystone(matrix.TestPolicyMatrix):
             user_domain_name=keystone.DOMAIN,
             project_domain_name=keystone.DOMAIN,
             region_name=keystone.REGION)
+
+    def run_openstack(self, caller, *args):
+        user, project = NAMES[caller]
+        path = os.path.join(self.plane.workdir, 'clouds-%s.yaml' % caller)
+        with open(path, 'w') as f:
+            f.write(textwrap.dedent("""
+                clouds:
+                  nova-lite:
+                    auth_type: password
+                    auth:
+                      auth_url: %s
+                      username: %s
+                      password: %s
+                      project_name: %s
+                      user_domain_name: Default
+                      project_domain_name: Default
+                    region_name: RegionOne
+                """) % (self.keystone.auth_url, user, PASSWORDS[caller],
+                        project))
+        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=path,
+                   OS_CLOUD='nova-lite')
+        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
+        return subprocess.run([cli] + list(args), capture_output=True,
+                              text=True, env=env, timeout=180)
+
+    def openstack(self, caller, *args):
+        result = self.run_openstack(caller, *args)
+        self.assertEqual(0, result.returncode, result.stderr[-3000:])
+        return result.stdout
+
+    def openstack_json(self, caller, *args):
+        return json.loads(self.openstack(caller, *args, '-f', 'json'))
+
+
+class TestPolicyMatrixUnderKeystone(_UnderKeystone,
+                                    matrix.TestPolicyMatrix):
+    """The matrix with Keystone's tokens and ids."""
+
+
+class TestClientsUnderKeystone(_UnderKeystone, base.ControlPlaneTestCase):
+    """openstacksdk and the openstack CLI against a Keystone deployment:
+    password logins, every service found in the catalog."""
+
+    computes = 1
 
     def test_openstacksdk_boots_a_server_found_in_the_catalog(self):
         conn = self.connect(matrix.OWNER)
@@ -144,41 +189,14 @@ class TestPolicyMatrixUnderKeystone(matrix.TestPolicyMatrix):
                           self.connect(matrix.OWNER).placement
                           .resource_providers())
 
-    def openstack_cli(self, caller, *args):
-        user, project = NAMES[caller]
-        path = os.path.join(self.plane.workdir, 'clouds-keystone.yaml')
-        with open(path, 'w') as f:
-            f.write(textwrap.dedent("""
-                clouds:
-                  nova-lite:
-                    auth_type: password
-                    auth:
-                      auth_url: %s
-                      username: %s
-                      password: %s
-                      project_name: %s
-                      user_domain_name: Default
-                      project_domain_name: Default
-                    region_name: RegionOne
-                """) % (self.keystone.auth_url, user, PASSWORDS[caller],
-                        project))
-        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=path,
-                   OS_CLOUD='nova-lite')
-        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
-        result = subprocess.run([cli] + list(args) + ['-f', 'json'],
-                                capture_output=True, text=True, env=env,
-                                timeout=180)
-        self.assertEqual(0, result.returncode, result.stderr[-3000:])
-        return json.loads(result.stdout)
-
     def test_the_openstack_cli_logs_in_with_a_password(self):
-        flavors = self.openstack_cli(matrix.OWNER, 'flavor', 'list')
+        flavors = self.openstack_json(matrix.OWNER, 'flavor', 'list')
         self.assertIn('m1.small', [f['Name'] for f in flavors])
         for resource in ('server', 'port'):
             self.assertIsInstance(
-                self.openstack_cli(matrix.OWNER, resource, 'list'), list)
-        providers = self.openstack_cli(matrix.ADMIN, 'resource', 'provider',
-                                       'list')
+                self.openstack_json(matrix.OWNER, resource, 'list'), list)
+        providers = self.openstack_json(matrix.ADMIN, 'resource',
+                                        'provider', 'list')
         self.assertIn('compute1', [p['name'] for p in providers])
 
     def test_a_token_keystone_did_not_issue_is_401_everywhere(self):
@@ -189,6 +207,105 @@ class TestPolicyMatrixUnderKeystone(matrix.TestPolicyMatrix):
                 response = requests.get(url, timeout=30,
                                         headers={'X-Auth-Token': token})
                 self.assertEqual(401, response.status_code, (url, token))
+
+    # -- quotas of Keystone's projects ---------------------------------------
+
+    def new_project(self, name):
+        """A Keystone project (its id), its quotas removed afterwards."""
+        project_id = self.keystone.project('%s-%s' % (name, self.id()[-8:]))
+        self.addCleanup(self.admin.delete, '/os-quota-sets/' + project_id)
+        return project_id
+
+    def cli_quota(self, project, *options):
+        rows = self.openstack_json(matrix.ADMIN, 'quota', 'show',
+                                   '--compute', *options, project)
+        return {row['Resource']: row['Limit'] for row in rows}
+
+    def test_openstack_quota_set_show_and_delete(self):
+        project = self.new_project('qp-cli')
+        self.openstack(matrix.ADMIN, 'quota', 'set', '--instances', '3',
+                       '--cores', '7', project)
+        shown = self.cli_quota(project)
+        self.assertEqual((3, 7, 51200), (shown['instances'], shown['cores'],
+                                         shown['ram']))
+        self.assertEqual(3, self.admin.get(
+            '/os-quota-sets/' + project).json()['quota_set']['instances'])
+        self.assertEqual(10, self.cli_quota(project, '--default')[
+            'instances'])
+        self.openstack(matrix.ADMIN, 'quota', 'delete', '--compute',
+                       project)
+        self.assertEqual(10, self.cli_quota(project)['instances'])
+
+    def test_openstack_quota_set_below_usage_needs_force(self):
+        project = self.keystone_project_of(matrix.OTHER)
+        self.addCleanup(self.admin.delete, '/os-quota-sets/' + project)
+        conn = self.connect(matrix.OTHER)
+        server = conn.compute.create_server(
+            name='used', image_id=self.plane.image_id, flavor_id='2',
+            networks='none')
+        self.addCleanup(self._delete, conn, server)
+        conn.compute.wait_for_server(server, wait=120)
+        result = self.run_openstack(matrix.ADMIN, 'quota', 'set',
+                                    '--instances', '0', project)
+        self.assertNotEqual(0, result.returncode)
+        self.assertIn('instances 0 < 1 in use', result.stderr)
+        self.openstack(matrix.ADMIN, 'quota', 'set', '--force',
+                       '--instances', '0', project)
+        self.assertEqual(0, self.cli_quota(project)['instances'])
+
+    def keystone_project_of(self, caller):
+        return self.keystone.admin.get(
+            self.keystone.auth_url + '/projects',
+            params={'name': NAMES[caller][1]}).json()['projects'][0]['id']
+
+    def test_openstack_limits_show_absolute(self):
+        project = self.new_project('qp-lim')
+        self.openstack(matrix.ADMIN, 'quota', 'set', '--instances', '4',
+                       project)
+        absolute = {row['Name']: row['Value'] for row in self.openstack_json(
+            matrix.ADMIN, 'limits', 'show', '--absolute', '--project',
+            project)}
+        self.assertEqual((4, 20, 0), (absolute['max_total_instances'],
+                                      absolute['max_total_cores'],
+                                      absolute['total_instances_used']))
+        # The caller's own project.
+        own = {row['Name']: row['Value'] for row in self.openstack_json(
+            matrix.OWNER, 'limits', 'show', '--absolute')}
+        self.assertEqual(10, own['max_total_instances'])
+
+    # -- the port service, found in the catalog --------------------------
+
+    def test_openstack_cli_makes_a_port_with_minimum_bandwidth(self):
+        suffix = self.id()[-8:]
+        net, policy, port = ('cli-net-' + suffix, 'cli-bw-' + suffix,
+                             'cli-port-' + suffix)
+
+        def cli(*args):
+            return self.openstack(matrix.ADMIN, *args)
+        cli('network', 'create', '--provider-network-type', 'vlan',
+            '--provider-physical-network', 'physnet-cli', net)
+        cli('network', 'qos', 'policy', 'create', policy)
+        cli('network', 'qos', 'rule', 'create', '--type',
+            'minimum-bandwidth', '--min-kbps', '1000', '--egress', policy)
+        cli('port', 'create', '--network', net, '--qos-policy', policy,
+            '--tag', 'cli', port)
+        self.assertEqual(
+            "{'resources': {'NET_BW_EGR_KILOBIT_PER_SEC': 1000}, "
+            "'required': ['CUSTOM_PHYSNET_PHYSNET_CLI', "
+            "'CUSTOM_VNIC_TYPE_NORMAL']}",
+            cli('port', 'show', port, '-f', 'value', '-c',
+                'resource_request').strip())
+        self.assertIn(port, cli('port', 'list', '--tags', 'cli', '-f',
+                                'value', '-c', 'Name'))
+        # No agent reports a host of that name.
+        cli('port', 'set', '--host', 'nowhere-' + suffix, port)
+        self.assertEqual('binding_failed', cli(
+            'port', 'show', port, '-f', 'value', '-c',
+            'binding_vif_type').strip())
+        cli('port', 'delete', port)
+        cli('network', 'qos', 'policy', 'delete', policy)
+        cli('network', 'delete', net)
+        self.assertNotIn(net, cli('network', 'list', '-f', 'value'))
 
 
 def _htpasswd_line(user, password):

@@ -5,8 +5,6 @@ holds when requests race (one active binding per port, always)."""
 
 import concurrent.futures
 import os
-import subprocess
-import sys
 import textwrap
 import uuid
 
@@ -14,7 +12,6 @@ import openstack
 import requests
 import testtools
 
-from tests.functional import fake_identity
 from tests.functional import fixtures
 from tests.functional import placement_fixtures
 
@@ -147,51 +144,6 @@ class NetworkAPITestCase(testtools.TestCase):
 
 
 class TestClients(NetworkAPITestCase):
-
-    def _openstack(self, identity, *args):
-        path = os.path.join(self.server.workdir, 'clouds.yaml')
-        with open(path, 'w') as f:
-            f.write(identity.clouds_yaml())
-        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=path,
-                   OS_CLOUD='nova-lite')
-        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
-        result = subprocess.run([cli] + list(args), capture_output=True,
-                                text=True, env=env, timeout=120)
-        self.assertEqual(0, result.returncode, result.stderr)
-        return result.stdout
-
-    def test_openstack_cli_makes_a_port_with_minimum_bandwidth(self):
-        identity = fake_identity.FakeIdentity(
-            'http://127.0.0.1:1', network_url=self.server.network_url)
-        identity.start()
-        self.addCleanup(identity.stop)
-        cli = lambda *args: self._openstack(identity, *args)  # noqa: E731
-        net, policy, port = ('cli-net-' + self.suffix,
-                             'cli-bw-' + self.suffix,
-                             'cli-port-' + self.suffix)
-        cli('network', 'create', '--provider-network-type', 'vlan',
-            '--provider-physical-network', 'physnet-cli', net)
-        cli('network', 'qos', 'policy', 'create', policy)
-        cli('network', 'qos', 'rule', 'create', '--type',
-            'minimum-bandwidth', '--min-kbps', '1000', '--egress', policy)
-        cli('port', 'create', '--network', net, '--qos-policy', policy,
-            '--tag', 'cli', port)
-        self.assertEqual(
-            "{'resources': {'NET_BW_EGR_KILOBIT_PER_SEC': 1000}, "
-            "'required': ['CUSTOM_PHYSNET_PHYSNET_CLI', "
-            "'CUSTOM_VNIC_TYPE_NORMAL']}",
-            cli('port', 'show', port, '-f', 'value', '-c',
-                'resource_request').strip())
-        self.assertIn(port, cli('port', 'list', '--tags', 'cli', '-f',
-                                'value', '-c', 'Name'))
-        cli('port', 'set', '--host', self.host('nowhere'), port)
-        self.assertEqual('binding_failed', cli(
-            'port', 'show', port, '-f', 'value', '-c',
-            'binding_vif_type').strip())
-        cli('port', 'delete', port)
-        cli('network', 'qos', 'policy', 'delete', policy)
-        cli('network', 'delete', net)
-        self.assertNotIn(net, cli('network', 'list', '-f', 'value'))
 
     def test_openstacksdk_binds_a_port_to_its_bandwidth_provider(self):
         host = self.host('sdk')
