@@ -209,14 +209,17 @@ class WSGIService(_ServiceBase):
     """A daemon serving a WSGI application over HTTP."""
 
     def __init__(self, binary, app, bind_host, bind_port, threads,
-                 register=True, keep_alive_timeout=10):
+                 register=True, keep_alive_timeout=None):
         super().__init__(binary)
         from nova_lite.api import auth
         auth.check_bind_address(binary, bind_host)
         from nova_lite.api import wsgi_server
+        if keep_alive_timeout is None:
+            keep_alive_timeout = CONF.api.wsgi_keep_alive_timeout
         self.server = wsgi_server.Server(
             binary, app, bind_host, bind_port, threads,
-            keep_alive_timeout=keep_alive_timeout)
+            keep_alive_timeout=keep_alive_timeout,
+            header_timeout=CONF.api.wsgi_header_timeout)
         self.register = register
 
     @property

@@ -1,17 +1,33 @@
 """An HTTP server for a WSGI application, in the daemon's concurrency mode.
 
-Native threads by default: the standard library's WSGI server with a thread
-per connection, at most ``threads`` at once (further connections wait in
-the listen backlog), speaking HTTP/1.1 with persistent connections so that
-a client with a session (the computes' report client, openstacksdk) does
-not pay a TCP handshake and a new thread per request. An idle connection
-is closed after ``keep_alive_timeout`` seconds, or at once when every
-worker is busy and a new connection is waiting. With ``[DEFAULT]
-concurrency_backend = eventlet`` the eventlet WSGI server and a green pool
-of the same size. Access lines go to the oslo.log logger of this module,
-not to stderr.
+A connection is given a *worker* only for what the application does: at
+most ``threads`` requests are in the application at once (the rest wait
+for a worker), and reading a request's line and headers, waiting for a
+persistent connection's next request, or writing a response out does not
+take one. So clients that send their headers slowly, or keep idle
+connections open, cannot stop the service from serving others before
+they have even been authenticated:
+
+- a client has ``header_timeout`` seconds to send a request's line and
+  headers (from its connection, or from its first byte on a persistent
+  connection); then it is answered 408 and the connection closed;
+- an idle persistent connection is closed after ``keep_alive_timeout``;
+- at most ``max_connections`` connections are open (a bound on threads
+  and file descriptors); when a new one would exceed it, the connection
+  that has waited longest for a request is closed, idle ones first.
+
+Native threads by default (a thread per connection, standard library's
+WSGI handler, HTTP/1.1 with persistent connections, so that a client with
+a session -- the computes' report client, openstacksdk -- does not pay a
+TCP handshake per request). With ``[DEFAULT] concurrency_backend =
+eventlet`` the eventlet WSGI server with a green thread per connection
+and the same rules. Access lines go to the oslo.log logger of this
+module, not to stderr.
 """
 
+import contextlib
+import io
+import resource
 import select
 import socket
 import socketserver
@@ -28,6 +44,133 @@ LOG = logging.getLogger(__name__)
 # A request body the application left unread is skipped up to this size
 # (to keep the connection); a larger one closes the connection.
 _MAX_SKIPPED_BODY = 1 << 20
+# Seconds one read or write of a connection may wait, once the request
+# head is in (a body, a response the client is slow to take).
+_SOCKET_TIMEOUT = 60
+_REQUEST_TIMEOUT = (b'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n'
+                    b'Content-Length: 0\r\n\r\n')
+
+
+def connection_limit(threads):
+    """How many connections a server with ``threads`` workers keeps open
+    at most: eight per worker, at least 1024, and no more than half the
+    process's file descriptors (the rest are its database and broker
+    connections and its files)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = max(1024, 8 * threads)
+    if soft != resource.RLIM_INFINITY:
+        wanted = min(wanted, soft // 2)
+    return max(wanted, threads + 1)
+
+
+class _DeadlinePassed(Exception):
+    """The client did not send what it had to in time."""
+
+
+class _Waiting:
+    """The connections waiting for a request head (idle persistent ones
+    included), so that the one that has waited longest can be closed
+    when a new connection needs its place."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._since = {}  # socket -> (busy, since): idle ones sort first
+
+    def add(self, sock, idle):
+        with self._lock:
+            self._since[sock] = (not idle, time.monotonic())
+
+    def remove(self, sock):
+        with self._lock:
+            self._since.pop(sock, None)
+
+    def close_longest_waiting(self):
+        """Shut the longest-waiting connection down (its reader then sees
+        the end of it); False when no connection is waiting."""
+        with self._lock:
+            if not self._since:
+                return False
+            sock = min(self._since, key=self._since.get)
+            del self._since[sock]
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        LOG.warning('Every connection slot is taken: closed the connection '
+                    'that waited longest for a request')
+        return True
+
+
+class _Workers:
+    """At most ``threads`` requests in the application at once: the app
+    wrapped so that a request holds a worker while the application runs
+    and its response is produced, not while the client's bytes travel."""
+
+    def __init__(self, threads, semaphore_class=threading.BoundedSemaphore):
+        self._slots = semaphore_class(threads)
+
+    def wrap(self, app):
+        slots = self._slots
+
+        def in_a_worker(environ, start_response):
+            with slots:
+                result = app(environ, start_response)
+                try:
+                    return list(result)
+                finally:
+                    if hasattr(result, 'close'):
+                        result.close()
+        return in_a_worker
+
+
+class _ClientStream(socket.SocketIO):
+    """A connection's raw reads, each allowed no more than the time left
+    to ``deadline`` (when one is set) or ``timeout``; past the deadline a
+    read raises _DeadlinePassed. ``received`` counts the bytes read since
+    the deadline was set."""
+
+    def __init__(self, sock, timeout):
+        super().__init__(sock, 'rb')
+        self.timeout = timeout
+        self.deadline = None
+        self.received = 0
+        self._polling = False
+
+    def set_deadline(self, seconds):
+        self.deadline = None if seconds is None else (
+            time.monotonic() + seconds)
+        self.received = 0
+        if seconds is None:
+            # The response's writes wait as long as any read may.
+            self._sock.settimeout(self.timeout)
+
+    @contextlib.contextmanager
+    def polling(self):
+        """Reads that answer at once, with what is there or nothing."""
+        self._polling = True
+        try:
+            yield
+        finally:
+            self._polling = False
+            self._sock.settimeout(self.timeout)
+
+    def readinto(self, buffer):
+        timeout = self.timeout
+        if self._polling:
+            timeout = 0.0
+        elif self.deadline is not None:
+            timeout = min(timeout, self.deadline - time.monotonic())
+            if timeout <= 0:
+                raise _DeadlinePassed()
+        self._sock.settimeout(timeout)
+        try:
+            count = super().readinto(buffer)
+        except socket.timeout:
+            if self.deadline is not None and \
+                    time.monotonic() >= self.deadline:
+                raise _DeadlinePassed()
+            raise
+        if count:
+            self.received += count
+        return count
 
 
 class _RequestBody:
@@ -96,8 +239,8 @@ class _ServerHandler(simple_server.ServerHandler):
 
 class _RequestHandler(simple_server.WSGIRequestHandler):
     protocol_version = 'HTTP/1.1'
-    # A client that stops half-way through a request frees its worker.
-    timeout = 60
+    # A client that stops half-way through a body frees its thread.
+    timeout = _SOCKET_TIMEOUT
     # Buffered: the status line, headers and a small body leave in one
     # send (wsgiref flushes after each body chunk).
     wbufsize = 65536
@@ -108,26 +251,58 @@ class _RequestHandler(simple_server.WSGIRequestHandler):
         # and the client's delayed ACK hold each response back ~40 ms.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY,
                                    1)
+        self.rfile.close()  # socketserver's: ours reads with deadlines
+        self.stream = _ClientStream(self.connection, self.timeout)
+        self.rfile = io.BufferedReader(self.stream)
+
+    def finish(self):
+        # A connection closed to make room, or by its client, may still
+        # have an error answer buffered for it: nobody is there to read it.
+        with contextlib.suppress(OSError):
+            super().finish()
 
     def handle(self):
-        self.close_connection = True
-        self._handle_one_request()
-        while not self.close_connection and self._next_request_arrives():
-            self._handle_one_request()
+        self.close_connection = False
+        while True:
+            if not self._read_head():
+                return
+            self._serve_request()
+            if self.close_connection or not self._next_request_arrives():
+                return
 
-    def _handle_one_request(self):
+    def _read_head(self):
+        """Read the request line and headers within the server's
+        header_timeout; False when the connection is to be closed (it
+        ended, the client was too slow, or an error was answered)."""
         self.close_connection = True
-        self.raw_requestline = self.rfile.readline(65537)
-        if not self.raw_requestline:
-            return
-        if len(self.raw_requestline) > 65536:
-            self.requestline = ''
-            self.request_version = ''
-            self.command = ''
-            self.send_error(414)
-            return
-        if not self.parse_request():
-            return
+        self.server.waiting.add(self.connection, idle=False)
+        self.stream.set_deadline(self.server.header_timeout)
+        try:
+            self.raw_requestline = self.rfile.readline(65537)
+            if not self.raw_requestline:
+                return False
+            if len(self.raw_requestline) > 65536:
+                self.requestline = ''
+                self.request_version = ''
+                self.command = ''
+                self.send_error(414)
+                return False
+            return self.parse_request()
+        except _DeadlinePassed:
+            if self.stream.received:
+                LOG.info('%s sent no whole request head in %ss: closed',
+                         self.client_address[0], self.server.header_timeout)
+                with contextlib.suppress(OSError):
+                    self.connection.sendall(_REQUEST_TIMEOUT)
+            return False
+        except OSError:  # reset, timed out, or closed to make room
+            return False
+        finally:
+            self.stream.set_deadline(None)
+            self.server.waiting.remove(self.connection)
+
+    def _serve_request(self):
+        self.close_connection = False
         if self.request_version != 'HTTP/1.1' or \
                 not self.server.keep_alive_timeout or \
                 'Transfer-Encoding' in self.headers:
@@ -146,35 +321,45 @@ class _RequestHandler(simple_server.WSGIRequestHandler):
                                  environ, multithread=True)
         handler.request_handler = self
         handler.run(self.server.get_app())
-        if not body.skip_rest():
+        if not self._skip_unread(body):
             self.close_connection = True
 
+    def _skip_unread(self, body):
+        """Read what the application left of the body (an answer that
+        did not need it: a 401, a 413) within header_timeout; False when
+        the connection is to be closed instead."""
+        self.stream.set_deadline(self.server.header_timeout)
+        try:
+            return body.skip_rest()
+        except (_DeadlinePassed, OSError):
+            return False
+        finally:
+            self.stream.set_deadline(None)
+
     def _next_request_arrives(self):
-        """Wait for the client's next request on this connection; False
-        when it stays idle too long or the worker is wanted elsewhere."""
+        """Wait, holding no worker, for the client's next request on this
+        connection; False when it stays idle too long or is closed to
+        make room for a new one."""
         if self._request_buffered():
             return True
-        deadline = time.monotonic() + self.server.keep_alive_timeout
-        while not self.server.saturated:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            readable, _w, _x = select.select([self.connection], [], [],
-                                             min(remaining, 0.25))
-            if readable:
-                return True
-        return False
+        self.server.waiting.add(self.connection, idle=True)
+        try:
+            readable, _w, _x = select.select(
+                [self.connection], [], [], self.server.keep_alive_timeout)
+        except (OSError, ValueError):
+            return False
+        finally:
+            self.server.waiting.remove(self.connection)
+        return bool(readable)
 
     def _request_buffered(self):
         # A pipelined request may already sit in rfile's buffer, where
         # select() cannot see it: peek without blocking.
-        self.connection.settimeout(0.0)
         try:
-            return bool(self.rfile.peek(1))
+            with self.stream.polling():
+                return bool(self.rfile.peek(1))
         except OSError:
             return False
-        finally:
-            self.connection.settimeout(self.timeout)
 
     def log_message(self, format, *args):
         LOG.info('%s ' + format, self.client_address[0], *args)
@@ -216,46 +401,117 @@ class _ThreadingServer(socketserver.ThreadingMixIn,
     # scheduler and conductor asks placement together).
     request_queue_size = 1024
 
-    def __init__(self, address, max_threads, keep_alive_timeout, ipv6=False):
+    def __init__(self, address, max_connections, keep_alive_timeout,
+                 header_timeout, ipv6=False):
         if ipv6:
             self.address_family = socket.AF_INET6
-        self._slots = threading.BoundedSemaphore(max_threads)
+        self._connections = threading.BoundedSemaphore(max_connections)
         self.keep_alive_timeout = keep_alive_timeout
-        # True while a new connection waits for a worker: idle persistent
-        # connections then give theirs up.
-        self.saturated = False
+        self.header_timeout = header_timeout
+        self.waiting = _Waiting()
         super().__init__(address, _RequestHandler)
 
     def process_request(self, request, client_address):
-        # Back-pressure: with every worker busy, stop accepting until one
-        # is free rather than starting unbounded threads.
-        if not self._slots.acquire(blocking=False):
-            self.saturated = True
-            self._slots.acquire()
-            self.saturated = False
+        # Every connection slot taken: make room by closing the connection
+        # that has waited longest for a request; with none waiting (every
+        # one in the application), wait for one to end.
+        # (A connection just accepted may not be waiting yet: look again.)
+        while not self._connections.acquire(blocking=False):
+            closed = self.waiting.close_longest_waiting()
+            if self._connections.acquire(timeout=1 if closed else 0.05):
+                break
         try:
             super().process_request(request, client_address)
         except Exception:
-            self._slots.release()
+            self._connections.release()
             raise
 
     def process_request_thread(self, request, client_address):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self._connections.release()
+
+
+def _green_protocol(header_timeout, keep_alive_timeout, waiting):
+    """eventlet.wsgi's protocol with the request head deadline: the first
+    request's head within ``header_timeout`` of the connection, a later
+    one's within the keep-alive wait and ``header_timeout``."""
+    import eventlet
+    import eventlet.wsgi
+
+    class _GreenProtocol(eventlet.wsgi.HttpProtocol):
+        _heads = 0
+
+        def handle_one_request(self):
+            limit = header_timeout
+            if self._heads and keep_alive_timeout:
+                limit += keep_alive_timeout
+            self._heads += 1
+            waiting.add(self.connection, idle=self._heads > 1)
+            self._head_timer = eventlet.Timeout(limit, _DeadlinePassed)
+            try:
+                super().handle_one_request()
+            except _DeadlinePassed:
+                LOG.info('%s sent no whole request head in %ss: closed',
+                         self.client_address[0], limit)
+                with contextlib.suppress(OSError):
+                    self.connection.sendall(_REQUEST_TIMEOUT)
+                self.close_connection = 1
+            finally:
+                self._head_in()
+
+        def parse_request(self):
+            try:
+                return super().parse_request()
+            finally:
+                self._head_in()
+
+        def _head_in(self):
+            self._head_timer.cancel()
+            waiting.remove(self.connection)
+
+    return _GreenProtocol
+
+
+def _room_making_pool(size, waiting):
+    """A green pool of ``size`` connections that, when full, closes the
+    connection that has waited longest for a request before it takes a
+    new one."""
+    import eventlet
+
+    class _RoomMakingPool(eventlet.GreenPool):
+
+        def spawn(self, function, *args, **kwargs):
+            # As _ThreadingServer.process_request does: the connection
+            # closed is given a second to end before another is.
+            ends_by = None
+            while not self.free():
+                if ends_by is None or time.monotonic() > ends_by:
+                    ends_by = (time.monotonic() + 1 if
+                               waiting.close_longest_waiting() else None)
+                eventlet.sleep(0.01)
+            return super().spawn(function, *args, **kwargs)
+
+    return _RoomMakingPool(size)
 
 
 class Server:
-    """Serve ``app`` on ``host``:``port`` (0 picks a free port)."""
+    """Serve ``app`` on ``host``:``port`` (0 picks a free port): at most
+    ``threads`` requests in the application at once, each client given
+    ``header_timeout`` seconds for a request's line and headers and
+    ``keep_alive_timeout`` between requests."""
 
     def __init__(self, name, app, host='0.0.0.0', port=0, threads=32,
-                 backend=None, keep_alive_timeout=10):
+                 backend=None, keep_alive_timeout=10, header_timeout=30,
+                 max_connections=None):
         self.name = name
         self.app = app
         self.host = host
         self.threads = threads
         self.keep_alive_timeout = keep_alive_timeout
+        self.header_timeout = header_timeout
+        self.max_connections = max_connections or connection_limit(threads)
         if backend is None:
             backend = concurrency.backend()
         self.backend = backend
@@ -271,14 +527,15 @@ class Server:
             self._start_eventlet()
         else:
             self._start_threading()
-        LOG.info('%s listening on %s:%s (%s, %d workers)', self.name,
-                 self.host, self.port, self.backend, self.threads)
+        LOG.info('%s listening on %s:%s (%s, %d workers, at most %d '
+                 'connections)', self.name, self.host, self.port,
+                 self.backend, self.threads, self.max_connections)
 
     def _start_threading(self):
-        self._server = _ThreadingServer((self.host, self.port), self.threads,
-                                        self.keep_alive_timeout,
-                                        ipv6=self._ipv6)
-        self._server.set_app(self.app)
+        self._server = _ThreadingServer(
+            (self.host, self.port), self.max_connections,
+            self.keep_alive_timeout, self.header_timeout, ipv6=self._ipv6)
+        self._server.set_app(_Workers(self.threads).wrap(self.app))
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         name='%s-wsgi' % self.name,
@@ -287,19 +544,25 @@ class Server:
 
     def _start_eventlet(self):
         import eventlet
+        import eventlet.semaphore
         import eventlet.wsgi
         family = socket.AF_INET6 if self._ipv6 else socket.AF_INET
         self._socket = eventlet.listen((self.host, self.port), family=family)
         self.port = self._socket.getsockname()[1]
-        pool = eventlet.GreenPool(self.threads)
+        waiting = _Waiting()
+        pool = _room_making_pool(self.max_connections, waiting)
+        app = _Workers(self.threads, eventlet.semaphore.Semaphore).wrap(
+            self.app)
         self._greenthread = eventlet.spawn(
-            eventlet.wsgi.server, self._socket, self.app, custom_pool=pool,
+            eventlet.wsgi.server, self._socket, app, custom_pool=pool,
+            protocol=_green_protocol(self.header_timeout,
+                                     self.keep_alive_timeout, waiting),
             log=LOG.logger if hasattr(LOG, 'logger') else LOG,
             log_format='%(client_ip)s "%(request_line)s" status: '
                        '%(status_code)s len: %(body_length)s time: '
                        '%(wall_seconds).4f',
             keepalive=self.keep_alive_timeout or False,
-            debug=False)
+            socket_timeout=_SOCKET_TIMEOUT, debug=False)
 
     def stop(self):
         """Stop accepting connections; requests in progress may finish."""

@@ -69,19 +69,31 @@ api_opts = [
                     'links. Default: derived from the request.'),
     cfg.IntOpt('wsgi_threads',
                default=128, min=1,
-               help='Requests a REST daemon serves at once. Each client '
-                    'keeps its connection open between requests, so give '
-                    'placement at least one per compute, scheduler, '
-                    'conductor and port service; with fewer, idle '
-                    'connections are closed whenever all are busy and '
-                    'clients reconnect.'),
+               help='Requests a REST daemon (its built-in HTTP server) has '
+                    'in the application at once; more wait for one to '
+                    'finish. A connection that is idle, or whose client is '
+                    'still sending its request line and headers, holds '
+                    'none. The daemon keeps at most eight connections per '
+                    'thread open (at least 1024, at most half its file '
+                    'descriptor limit); past that, the connection that has '
+                    'waited longest for a request is closed.'),
     cfg.IntOpt('wsgi_keep_alive_timeout',
                default=10, min=0,
                help='Seconds a REST daemon keeps an idle HTTP/1.1 '
-                    'connection open for the client\'s next request; '
-                    'an idle connection also gives its worker up as soon '
-                    'as every worker is busy. 0 closes each connection '
-                    'after one response.'),
+                    'connection open for the client\'s next request. 0 '
+                    'closes each connection after one response.'),
+    cfg.IntOpt('wsgi_header_timeout',
+               default=30, min=1,
+               help='Seconds a client of a REST daemon (its built-in HTTP '
+                    'server) has to send a request\'s line and headers, '
+                    'counted from its connection (on a persistent '
+                    'connection, once the idle wait '
+                    'wsgi_keep_alive_timeout allows is over); a '
+                    'client that has not is answered 408 and its '
+                    'connection closed. This stops clients that send '
+                    'their headers a byte at a time from holding the '
+                    'daemon\'s connections. Under gunicorn, uWSGI or '
+                    'mod_wsgi the server\'s own settings apply instead.'),
     cfg.IntOpt('rpc_call_timeout',
                default=60, min=1,
                help='Seconds the API waits for an RPC call (for example to '

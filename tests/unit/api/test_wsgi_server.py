@@ -1,12 +1,19 @@
 """The HTTP server that serves a REST application."""
 
 import http.client
+import select
+import socket
+import subprocess
+import sys
+import threading
 import time
 
 import fixtures
 import testtools
 
 from nova_lite.api import wsgi_server
+from nova_lite import service
+from tests.unit import fixtures as nova_fixtures
 
 
 def _hello(environ, start_response):
@@ -173,3 +180,159 @@ class TestPersistentConnections(testtools.TestCase):
         waiting = self._connect(server)
         waiting.request('GET', '/')
         self.assertEqual(b'hello', waiting.getresponse().read())
+
+
+# -- hostile clients: slow heads, idle connections ----------------------------
+
+HEAD = (b'GET / HTTP/1.1\r\nHost: test\r\nX-Auth-Token: someone\r\n'
+        b'Accept: application/json\r\n\r\n')
+# One more slow client than the server below has workers, and more.
+SLOW_CLIENTS = 12
+
+# The same server as a daemon in eventlet mode runs it, in a process of
+# its own (eventlet needs its monkey-patching from the start).
+_GREEN_SERVER = '''
+import eventlet
+eventlet.monkey_patch()
+from nova_lite.api import wsgi_server
+
+def hello(environ, start_response):
+    start_response('200 OK', [('Content-Type', 'text/plain')])
+    return [b'hello']
+
+server = wsgi_server.Server('green', hello, '127.0.0.1', 0, threads=2,
+                            backend='eventlet', header_timeout=%(header)s,
+                            max_connections=%(connections)s)
+server.start()
+print(server.port, flush=True)
+server.wait()
+'''
+
+
+class _HostileClients:
+    """Slow-head tests, run against one server mode; ``serve(threads,
+    header_timeout, max_connections)`` returns its port."""
+
+    def slow_client(self, port, sent=HEAD[:20]):
+        """A connection that sent ``sent`` of its head and then stalls."""
+        sock = socket.create_connection(('127.0.0.1', port), timeout=30)
+        self.addCleanup(sock.close)
+        sock.sendall(sent)
+        return sock
+
+    def answered(self, port):
+        connection = http.client.HTTPConnection('127.0.0.1', port,
+                                                timeout=10)
+        self.addCleanup(connection.close)
+        connection.request('GET', '/')
+        response = connection.getresponse()
+        return response.status, response.read()
+
+    def test_slow_heads_hold_no_worker_a_request_is_still_answered(self):
+        # More clients stalled in their headers than there are workers:
+        # none of them holds one.
+        port = self.serve(threads=2, header_timeout=60)
+        for _ in range(SLOW_CLIENTS):
+            self.slow_client(port)
+        self.assertEqual((200, b'hello'), self.answered(port))
+
+    def test_a_head_not_sent_by_the_deadline_is_cut_with_408(self):
+        port = self.serve(threads=2, header_timeout=1)
+        sock = self.slow_client(port)
+        self.assertTrue(reply(sock).startswith(b'HTTP/1.1 408 '))
+
+    def test_a_byte_at_a_time_does_not_put_the_deadline_off(self):
+        port = self.serve(threads=2, header_timeout=1)
+        sock = self.slow_client(port, b'G')
+        stop = threading.Event()
+
+        def trickle():
+            for byte in HEAD[1:]:
+                if stop.wait(0.2):
+                    return
+                try:
+                    sock.send(bytes([byte]))
+                except OSError:
+                    return
+        sender = threading.Thread(target=trickle, daemon=True)
+        sender.start()
+        self.addCleanup(sender.join)
+        self.addCleanup(stop.set)
+        # The whole head would take over 16 s to arrive: it is cut first.
+        self.assertTrue(reply(sock).startswith(b'HTTP/1.1 408 '))
+        self.assertTrue(sender.is_alive())
+
+    def test_with_every_connection_taken_the_longest_waiting_is_closed(self):
+        port = self.serve(threads=2, header_timeout=60, max_connections=4)
+        stalled = [self.slow_client(port) for _ in range(4)]
+        self.assertEqual((200, b'hello'), self.answered(port))
+        # One that stalled was closed to make room for the request.
+        closed, _w, _x = select.select(stalled, [], [], 10)
+        self.assertEqual(b'', reply(closed[0]))
+
+
+def reply(sock):
+    """What the server sends until it closes the connection."""
+    chunks = []
+    while True:
+        try:
+            chunk = sock.recv(4096)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b''.join(chunks)
+
+
+class TestHostileClientsThreading(_HostileClients, testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.FakeLogger())
+
+    def serve(self, threads, header_timeout, max_connections=None):
+        server = wsgi_server.Server(
+            'test', _hello, '127.0.0.1', 0, threads, backend='threading',
+            header_timeout=header_timeout, max_connections=max_connections)
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        return server.port
+
+    def test_a_body_left_unread_and_trickling_frees_the_worker(self):
+        # The application answers without the body (as a 401 does); the
+        # client never sends it. Its one worker serves the next client,
+        # and the connection is closed at the deadline.
+        port = self.serve(threads=1, header_timeout=1)
+        sock = self.slow_client(
+            port, b'POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n'
+                  b'\r\n{"a"')
+        self.assertEqual((200, b'hello'), self.answered(port))
+        self.assertIn(b'hello', reply(sock))
+
+
+class TestHostileClientsEventlet(_HostileClients, testtools.TestCase):
+
+    def serve(self, threads, header_timeout, max_connections=None):
+        self.assertEqual(2, threads)  # the script's
+        process = subprocess.Popen(
+            [sys.executable, '-c', _GREEN_SERVER % {
+                'header': header_timeout, 'connections': max_connections}],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.addCleanup(process.wait, 30)
+        self.addCleanup(process.kill)
+        self.addCleanup(process.stdout.close)
+        return int(process.stdout.readline())
+
+
+class TestDaemonOptions(testtools.TestCase):
+
+    def test_a_rest_daemon_serves_with_its_configured_timeouts(self):
+        conf = self.useFixture(nova_fixtures.Config())
+        conf.config(group='api', wsgi_header_timeout=7,
+                    wsgi_keep_alive_timeout=3)
+        daemon = service.WSGIService('nova-lite-placement', _hello,
+                                     '127.0.0.1', 0, 2, register=False)
+        self.assertEqual((7, 3), (daemon.server.header_timeout,
+                                  daemon.server.keep_alive_timeout))
