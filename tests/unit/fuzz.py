@@ -6,7 +6,10 @@ requests: path parameters that name existing objects, look valid but name
 nothing, or are garbage; bodies derived from the JSON schemas the handler
 validates with (found by reading the handler, its decorators and its
 helpers) with values swapped for wrong types, boundaries, nulls, missing
-or unknown keys; non-JSON, deeply nested or empty bodies; random query
+or unknown keys, or one list or map made longer than its bound (distinct
+objects where a list is to hold unique items: the costliest to check);
+non-JSON, deeply nested, empty or over-size bodies (past the services'
+112 KiB body limit); random query
 strings; odd tokens, microversion and Content-Type headers. Each answer
 must be below 500, carry no traceback or internal names, and an error must
 be the service's error document with a message.
@@ -64,6 +67,9 @@ HOSTILE_BODIES = (
     b'\xff\xfe\x00', b'\xef\xbb\xbf{}', b'{"a": 1, "a": 2}',
     b'not json at all', b'<xml/>', b'a=1&b=2',
     b'9' * 5000, b'"' + b'x' * 100000 + b'"',
+    # Past [oslo_middleware] max_request_body_size (112 KiB): a 413.
+    b'{"a": "' + b'x' * 120000 + b'"}', b'[' + b'0,' * 70000 + b'0]',
+    b' ' * 200000 + b'{}',
 )
 CONTENT_TYPES = ('application/json', 'application/json',
                  'application/json; charset=UTF-8', None, 'text/plain',
@@ -257,12 +263,16 @@ class Values:
 
     ``known`` maps a path parameter name to the ids of existing objects;
     ``strings`` are other strings worth trying (names, hosts, classes).
+    With ``oversize`` set, a document drawn from a schema has one list
+    or open map (one of its ``maxItems`` / ``maxProperties`` bounds,
+    picked at random) made longer than its bound.
     """
 
     def __init__(self, data, known, strings=()):
         self.data = data
         self.known = known
         self.strings = list(strings)
+        self.oversize = False
         self._known_values = [v for ids in known.values() for v in ids]
         self._known_values.extend(self.strings)
 
@@ -329,7 +339,18 @@ class Values:
                 return self.hostile_value()
         return getattr(self, '_' + kind)(schema, mutate, depth)
 
+    def _overflows(self, schema, bound):
+        """Whether this node is the one made longer than its bound."""
+        if self.oversize and bound in schema and self.chance(50):
+            self.oversize = False
+            return True
+        return False
+
     def _object(self, schema, mutate, depth):
+        open_keys = (schema.get('patternProperties') or
+                     schema.get('additionalProperties', True) is not False)
+        if open_keys and self._overflows(schema, 'maxProperties'):
+            return self._too_many_keys(schema, mutate, depth)
         document = {}
         required = set(schema.get('required', ()))
         for name, sub in sorted(schema.get('properties', {}).items()):
@@ -356,6 +377,18 @@ class Values:
             document[self.hostile_string()] = self.hostile_value()
         return document
 
+    def _too_many_keys(self, schema, mutate, depth):
+        count = schema['maxProperties'] + self.pick((1, 1, 50))
+        patterns = sorted(schema.get('patternProperties', {}).items())
+        if patterns:
+            pattern, sub = self.pick(patterns)
+        else:
+            pattern, sub = None, schema.get('additionalProperties')
+        # One value for every key: the bound is what is under test.
+        value = self.from_schema(sub if isinstance(sub, dict) else {},
+                                 mutate, depth + 1)
+        return {key: value for key in _distinct_keys(pattern, count)}
+
     def _pattern_key(self, pattern):
         fitting = [v for v in self._known_values
                    if isinstance(v, str) and re.search(pattern, v)]
@@ -364,6 +397,8 @@ class Values:
         return self.draw(_regex_text(pattern))
 
     def _array(self, schema, mutate, depth):
+        if self._overflows(schema, 'maxItems'):
+            return self._too_many_items(schema, mutate, depth)
         items = schema.get('items', {})
         if isinstance(items, list):
             return [self.from_schema(sub, mutate, depth + 1) for sub in items]
@@ -371,6 +406,19 @@ class Values:
         high = min(schema.get('maxItems', low + 3), low + 3)
         return [self.from_schema(items, mutate, depth + 1)
                 for _ in range(self.number(low, max(low, high)))]
+
+    def _too_many_items(self, schema, mutate, depth):
+        count = schema['maxItems'] + self.pick((1, 1, schema['maxItems'] + 1))
+        kind = self.number(0, 2)
+        if kind == 0:
+            # Distinct objects: what uniqueItems takes longest over.
+            return [{'i': index} for index in range(count)]
+        if kind == 1:
+            return ['x%d' % index for index in range(count)]
+        items = schema.get('items', {})
+        item = self.from_schema(items if isinstance(items, dict) else {},
+                                mutate, depth + 1)
+        return [item] * count
 
     def _string(self, schema, mutate, depth):
         pattern = schema.get('pattern', '')
@@ -454,6 +502,21 @@ class Values:
         if not plausible and self.chance(5):
             query = self.pick(_RAW_QUERIES)
         return query
+
+
+# Families of distinct keys, for a map made longer than its bound: the
+# first whose keys fit the map's key pattern is used.
+_KEY_FAMILIES = (lambda i: 'k%d' % i, lambda i: 'K%d' % i,
+                 lambda i: 'CUSTOM_K%d' % i,
+                 lambda i: str(uuid_lib.UUID(int=i + 1)))
+
+
+def _distinct_keys(pattern, count):
+    for family in _KEY_FAMILIES:
+        if pattern is None or all(re.search(pattern, family(i))
+                                  for i in (0, count)):
+            return [family(i) for i in range(count)]
+    return ['k%d' % i for i in range(count)]
 
 
 def nested(depth, leaf='1'):
@@ -574,6 +637,7 @@ class RouteFuzzer:
             if facts.schemas:
                 schema = values.pick(facts.schemas)
                 mutate = values.pick((0, 0, 2, 5), label='mutate %')
+                values.oversize = values.chance(25)
                 return dump(values.from_schema(schema, mutate))
         kind = values.number(0, 9, label='body kind')
         if not wants_body and kind < 7:
@@ -581,6 +645,7 @@ class RouteFuzzer:
         if facts.schemas and kind < 6:
             schema = values.pick(facts.schemas)
             mutate = values.pick((0, 5, 15, 40), label='mutate %')
+            values.oversize = values.chance(25)
             return dump(values.from_schema(schema, mutate))
         if kind < 7:
             return dump(values.draw(_ANY_JSON))

@@ -21,6 +21,8 @@ import testtools
 from nova_lite.api.compute import handler as compute_handler
 from nova_lite.api.network import handler as network_handler
 from nova_lite.api.placement import handler as placement_handler
+from nova_lite.api import validation
+from nova_lite import exception
 from tests.unit import fuzz
 
 SERVICES = {
@@ -44,37 +46,57 @@ def _types(schema):
     return {kind} if isinstance(kind, str) else set(kind)
 
 
-def unbounded(schema, where):
-    """[(where, what is missing)] for ``schema`` and every node in it."""
+def _takes_any_key(schema):
+    return bool(schema.get('patternProperties') or
+                schema.get('additionalProperties', True) is not False)
+
+
+def nodes(schema, where):
+    """(where, node) of ``schema`` and every schema inside it."""
     if not isinstance(schema, dict):
-        return []
-    found = []
-    kinds = _types(schema) or set()
-    if 'array' in kinds and 'maxItems' not in schema:
-        found.append((where, 'an array without maxItems'))
-    open_keys = (schema.get('patternProperties') or
-                 schema.get('additionalProperties', True) is not False)
-    if 'object' in kinds and open_keys and 'maxProperties' not in schema:
-        found.append((where, 'an object taking any keys without '
-                             'maxProperties'))
+        return
+    yield where, schema
     for name, sub in sorted(schema.get('properties', {}).items()):
-        found += unbounded(sub, '%s.%s' % (where, name))
+        yield from nodes(sub, '%s.%s' % (where, name))
     for pattern, sub in sorted(schema.get('patternProperties', {}).items()):
-        found += unbounded(sub, '%s[/%s/]' % (where, pattern))
-    found += unbounded(schema.get('additionalProperties'),
-                       where + '[*]')
+        yield from nodes(sub, '%s[/%s/]' % (where, pattern))
+    yield from nodes(schema.get('additionalProperties'), where + '[*]')
     items = schema.get('items')
     if isinstance(items, list):
         for index, sub in enumerate(items):
-            found += unbounded(sub, '%s[%d]' % (where, index))
+            yield from nodes(sub, '%s[%d]' % (where, index))
     else:
-        found += unbounded(items, where + '[]')
-    found += unbounded(schema.get('additionalItems'), where + '[+]')
+        yield from nodes(items, where + '[]')
+    yield from nodes(schema.get('additionalItems'), where + '[+]')
     for combinator in _COMBINATORS:
         for index, sub in enumerate(schema.get(combinator, ())):
-            found += unbounded(sub, '%s/%s[%d]' % (where, combinator,
-                                                   index))
+            yield from nodes(sub, '%s/%s[%d]' % (where, combinator, index))
+
+
+def unbounded(schema, where):
+    """[(where, what is missing)] for ``schema`` and every node in it."""
+    found = []
+    for place, node in nodes(schema, where):
+        kinds = _types(node) or set()
+        if 'array' in kinds and 'maxItems' not in node:
+            found.append((place, 'an array without maxItems'))
+        if 'object' in kinds and _takes_any_key(node) and \
+                'maxProperties' not in node:
+            found.append((place, 'an object taking any keys without '
+                                 'maxProperties'))
     return found
+
+
+def all_schemas():
+    """{id: (name, schema)} of every schema of the three services, by a
+    module's name where one has it."""
+    named = {}
+    for package, declarations in sorted(SERVICES.items()):
+        for source in (module_schemas(package),
+                       route_schemas(declarations)):
+            for name, schema in sorted(source.items()):
+                named.setdefault(id(schema), (name, schema))
+    return named
 
 
 def module_schemas(package_name):
@@ -109,16 +131,35 @@ class TestRequestSchemasAreBounded(testtools.TestCase):
 
     def test_every_list_and_open_map_of_every_request_schema_is_bounded(
             self):
-        named = {}  # id -> (name, schema): a module's name first
-        for package, declarations in sorted(SERVICES.items()):
-            for source in (module_schemas(package),
-                           route_schemas(declarations)):
-                for name, schema in sorted(source.items()):
-                    named.setdefault(id(schema), (name, schema))
         problems = []
-        for name, schema in sorted(named.values(), key=lambda n: n[0]):
+        for name, schema in sorted(all_schemas().values()):
             problems += unbounded(schema, name)
         self.assertEqual([], ['%s: %s' % problem for problem in problems])
+
+    def test_one_item_or_key_more_than_a_bound_is_refused_for_it(self):
+        # Validation enforces each bound, and says so, whatever the items
+        # are (they are not looked at: no error per item, no uniqueness
+        # check over the whole list).
+        checked = 0
+        for name, schema in sorted(all_schemas().values()):
+            for where, node in nodes(schema, name):
+                kinds = _types(node) or set()
+                if 'array' in kinds and 'maxItems' in node:
+                    bound = node['maxItems']
+                    too_many = [{'i': i} for i in range(bound + 1)]
+                elif 'object' in kinds and 'maxProperties' in node and \
+                        _takes_any_key(node):
+                    bound = node['maxProperties']
+                    too_many = {'k%d' % i: None for i in range(bound + 1)}
+                else:
+                    continue
+                error = self.assertRaises(
+                    exception.ValidationError, validation.validate, node,
+                    too_many)
+                self.assertIn('at most %d are allowed' % bound,
+                              error.format_message(), where)
+                checked += 1
+        self.assertGreater(checked, 50)
 
     def test_the_routes_schemas_are_found(self):
         # Not a vacuous pass: the handlers' schemas are reached, the
