@@ -168,7 +168,7 @@ class TestInitHost(InterruptedTestCase):
     def test_init_host_resolves_a_spawn_cut_off_by_the_restart(self):
         self.useFixture(fixtures.MonkeyPatch(
             'nova_lite.network.agent.report_state',
-            lambda host, nodename: True))
+            lambda host, nodename, ports: True))
         self.manager.conductor_api = ConductorThatAnswers()
         instance = self.server(vm_state=states.BUILDING,
                                task_state=states.SPAWNING)
