@@ -99,6 +99,22 @@ def empty_response(status=204, headers=None):
     return response
 
 
+# A URL (credentials in it included), or an address with a port: where a
+# peer service, the broker or a database lives.
+_ADDRESS = re.compile(
+    r'[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\'")]+'
+    r'|\[[0-9a-fA-F:.]+\](?::\d+)?'
+    r'|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b'
+    r'|\b(?=[a-zA-Z0-9.-]*[a-zA-Z])[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*'
+    r':\d{2,5}\b')
+
+
+def redact_addresses(message):
+    """``message`` with every URL and host:port in it replaced: what a
+    client is told when a peer failed."""
+    return _ADDRESS.sub('<address>', message)
+
+
 def check_url(request):
     """400 unless the path and query string are UTF-8 once unquoted
     (webob would raise UnicodeDecodeError on reading them)."""
@@ -234,6 +250,10 @@ class Application:
             LOG.exception('Unexpected error in %s %s (request %s)',
                           request.method, safe_path(request), request_id)
             status, message = 500, faults.generic_500_message(request_id)
+        if status >= 500:
+            # The log has the whole message; the client gets it without
+            # the deployment's internal addresses.
+            message = redact_addresses(message)
         if status == 503:
             # A peer (the broker, a database, a service) is away: nothing
             # was accepted, and asking again in a moment may well work.

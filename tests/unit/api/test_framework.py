@@ -63,6 +63,13 @@ def _conflict(request):
     raise exception.Conflict(reason='busy')
 
 
+def _peer_away(request):
+    raise exception.NetworkUnavailable(
+        reason="GET /ports: Unable to establish connection to "
+               "http://10.0.0.7:9696/v2.0/ports: HTTPConnectionPool("
+               "host='10.0.0.7', port=9696)")
+
+
 class TestErrorMapping(testtools.TestCase):
 
     def setUp(self):
@@ -86,6 +93,28 @@ class TestErrorMapping(testtools.TestCase):
         self.assertEqual(409, response.status_int)
         self.assertEqual('Conflict: busy',
                          response.json['conflictingRequest']['message'])
+
+    def test_a_peers_address_is_logged_not_told_to_the_client(self):
+        response = self._get(_peer_away)
+        self.assertEqual(503, response.status_int)
+        [fault] = response.json.values()
+        message = fault['message']
+        self.assertNotIn('10.0.0.7', message)
+        self.assertIn('The port service is unavailable: GET /ports', message)
+        self.assertIn('http://10.0.0.7:9696/v2.0/ports', self.logs.output)
+
+    def test_urls_and_addresses_are_redacted(self):
+        for text, told in (
+                ('rabbit://guest:secret@rmq1:5672,guest:secret@rmq2:5672/',
+                 '<address>'),
+                ('mysql+pymysql://root:pw@db.example/nova_cell1?x=1',
+                 '<address>'),
+                ('AMQP server on controller.example:5672 is away',
+                 'AMQP server on <address> is away'),
+                ('host [fd00::7]:8778 refused', 'host <address> refused'),
+                ('GET /resource_providers/abc answered 502', None),
+                ('at 2026-11-26 12:30:01 it failed', None)):
+            self.assertEqual(told or text, wsgi.redact_addresses(text))
 
     def test_error_formatter_is_pluggable(self):
         def placement_style(status, message, error_code=None):
