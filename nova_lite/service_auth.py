@@ -50,18 +50,11 @@ NOAUTH2_USER = 'admin'
 ClientException = ksa_exceptions.ClientException
 
 
-class _NoAuth2(ksa_plugin.BaseAuthPlugin):
+class _NoAuth2(ksa_plugin.FixedEndpointPlugin):
     """The token is the claimed user; the endpoint is given."""
-
-    def __init__(self, endpoint):
-        super().__init__()
-        self.endpoint = endpoint
 
     def get_token(self, session, **kwargs):
         return NOAUTH2_USER
-
-    def get_endpoint(self, session, **kwargs):
-        return self.endpoint
 
 
 def _auth(group, default_endpoint):
