@@ -44,7 +44,9 @@ class TestUnderGunicorn(base.ControlPlaneTestCase):
         def answers():
             try:
                 return requests.get(url + '/healthcheck', timeout=5).ok
-            except requests.ConnectionError:
+            except requests.RequestException:
+                # Refused until gunicorn listens; unanswered while its
+                # workers are still loading the application.
                 return False
         fixtures.wait_for(answers, 90, interval=0.5,
                           what='gunicorn serving %s' % module)
