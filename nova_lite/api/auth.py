@@ -27,8 +27,9 @@ http_basic (deployments without Keystone, as Ironic runs standalone)
     ``[api] http_basic_auth_roles_file``: an INI section per user with its
     ``project_id`` and ``roles``. A wrong password is 401, a user with no
     section 403. A login checked once is remembered (as a keyed digest,
-    never the password) until the htpasswd file changes: bcrypt costs
-    tens of milliseconds a check, too much for every call a service makes.
+    never the password) until the htpasswd file changes: a bcrypt check
+    costs milliseconds to hundreds of them (by the digest's cost), too much
+    for every call a service makes.
 
 Version discovery documents (``public_paths``) are served without a token,
 as clients fetch them before they authenticate.
