@@ -93,6 +93,11 @@ class Instance(_SoftDelete, Base):
     power_state = sa.Column(sa.Integer, nullable=True)
     image_ref = sa.Column(sa.String(255), nullable=True)
     flavor = sa.Column(sa.Text, nullable=True)
+    # While a resize waits to be confirmed or reverted: the flavor it had
+    # and the one it has (JSON), so a revert finds the old one even if
+    # that flavor was deleted meanwhile.
+    old_flavor = sa.Column(sa.Text, nullable=True)
+    new_flavor = sa.Column(sa.Text, nullable=True)
     memory_mb = sa.Column(sa.Integer, nullable=True)
     vcpus = sa.Column(sa.Integer, nullable=True)
     root_gb = sa.Column(sa.Integer, nullable=True)
@@ -169,7 +174,8 @@ class InstanceActionEvent(Base):
 # remains on the source host) is in one of these statuses; such a move is
 # never archived, nor is its server.
 MIGRATION_IN_PROGRESS = ('accepted', 'pre-migrating', 'migrating', 'running',
-                         'preparing', 'queued', 'done')
+                         'preparing', 'queued', 'done', 'post-migrating',
+                         'finished', 'confirming', 'reverting')
 
 
 class Migration(_SoftDelete, Base):
@@ -193,6 +199,10 @@ class Migration(_SoftDelete, Base):
     dest_compute = sa.Column(sa.String(255), nullable=True)
     dest_node = sa.Column(sa.String(255), nullable=True)
     dest_host = sa.Column(sa.String(255), nullable=True)
+    # A resize's or cold migration's flavors (flavors.id in the API
+    # database), as /os-migrations shows them.
+    old_instance_type_id = sa.Column(sa.Integer, nullable=True)
+    new_instance_type_id = sa.Column(sa.Integer, nullable=True)
     # Progress of a live migration, in bytes.
     memory_total = sa.Column(sa.BigInteger, nullable=True)
     memory_processed = sa.Column(sa.BigInteger, nullable=True)

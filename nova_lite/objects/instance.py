@@ -41,6 +41,8 @@ _JSON_DEFAULTS = {'metadata': {}, 'system_metadata': {}, 'tags': []}
 _BOOT_DETAIL_DEFAULTS = {'key_data': None, 'trusted_certs': None,
                          'block_device_mapping': []}
 _COLUMN_OF = {'metadata': 'metadata_'}
+# Set only while a resize waits to be confirmed or reverted (1.3).
+_RESIZE_FLAVORS = ('old_flavor', 'new_flavor')
 # Optional attributes a query can load up front instead of lazily.
 INSTANCE_OPTIONAL_ATTRS = ('fault',)
 
@@ -50,7 +52,8 @@ class Instance(base.NovaLiteObject):
     # Version 1.0: Initial version
     # Version 1.1: Added key_data, trusted_certs, block_device_mapping
     # Version 1.2: Added end_task_if_stale()
-    VERSION = '1.2'
+    # Version 1.3: Added old_flavor and new_flavor (resize)
+    VERSION = '1.3'
 
     fields = dict(base.NovaLitePersistentObject.fields, **{
         'id': fields.IntegerField(),
@@ -68,6 +71,9 @@ class Instance(base.NovaLiteObject):
         'power_state': fields.IntegerField(nullable=True),
         'image_ref': fields.StringField(nullable=True),
         'flavor': fields.ObjectField('Flavor'),
+        # While a resize waits to be confirmed or reverted.
+        'old_flavor': fields.ObjectField('Flavor', nullable=True),
+        'new_flavor': fields.ObjectField('Flavor', nullable=True),
         'memory_mb': fields.IntegerField(nullable=True),
         'vcpus': fields.IntegerField(nullable=True),
         'root_gb': fields.IntegerField(nullable=True),
@@ -119,9 +125,13 @@ class Instance(base.NovaLiteObject):
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
-        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+        target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 1):
             for name in _BOOT_DETAIL_DEFAULTS:
                 primitive.pop(name, None)
+        if target < (1, 3):
+            primitive.pop('old_flavor', None)
+            primitive.pop('new_flavor', None)
 
     @staticmethod
     def _from_db(context, instance, row, expected_attrs=(), faults=None):
@@ -133,6 +143,10 @@ class Instance(base.NovaLiteObject):
                     type(_JSON_DEFAULTS[name])())
         instance.flavor = flavor_obj.Flavor.obj_from_primitive(
             jsonutils.loads(row.flavor))
+        for name in _RESIZE_FLAVORS:
+            raw = getattr(row, name)
+            setattr(instance, name, flavor_obj.Flavor.obj_from_primitive(
+                jsonutils.loads(raw)) if raw else None)
         instance.key_data = row.key_data
         instance.trusted_certs = (jsonutils.loads(row.trusted_certs)
                                   if row.trusted_certs else None)
@@ -151,6 +165,9 @@ class Instance(base.NovaLiteObject):
             value = getattr(self, name)
             if name == 'flavor':
                 value = jsonutils.dumps(value.obj_to_primitive())
+            elif name in _RESIZE_FLAVORS:
+                value = (jsonutils.dumps(value.obj_to_primitive())
+                         if value is not None else None)
             elif name == 'block_device_mapping':
                 value = jsonutils.dumps([b.obj_to_primitive()
                                          for b in value])
@@ -331,6 +348,11 @@ class Instance(base.NovaLiteObject):
         if attrname in _BOOT_DETAIL_DEFAULTS:
             setattr(self, attrname,
                     copy.copy(_BOOT_DETAIL_DEFAULTS[attrname]))
+            return
+        if attrname in _RESIZE_FLAVORS:
+            # Not resizing (an instance from an older sender, or one made
+            # in memory): no old or new flavor.
+            setattr(self, attrname, None)
             return
         if attrname != 'fault':
             raise exception.ObjectActionError(

@@ -35,6 +35,8 @@ from nova_lite.objects import base
 
 EVACUATION = 'evacuation'
 LIVE_MIGRATION = 'live-migration'
+RESIZE = 'resize'
+COLD_MIGRATION = 'migration'
 # A live migration that has not reached its compute yet can be aborted by
 # marking it cancelled; one that runs is aborted on its source.
 QUEUED = ('accepted', 'queued', 'preparing')
@@ -50,7 +52,8 @@ PROGRESS = ('memory_total', 'memory_processed', 'memory_remaining',
 _COLUMNS = ('id', 'uuid', 'instance_uuid', 'migration_type', 'status',
             'source_compute', 'source_node', 'dest_compute', 'dest_node',
             'dest_host', 'created_at', 'updated_at', 'deleted_at',
-            'deleted', 'flow') + PROGRESS
+            'deleted', 'flow', 'old_instance_type_id',
+            'new_instance_type_id') + PROGRESS
 
 
 # In nova_lite.exception so that they cross RPC as themselves.
@@ -64,7 +67,8 @@ class Migration(base.NovaLiteObject):
     # Version 1.1: Added memory_* and disk_* (live migration progress)
     # Version 1.2: Added flow and record_flow()
     # Version 1.3: Added end_if_stale()
-    VERSION = '1.3'
+    # Version 1.4: Added old_instance_type_id and new_instance_type_id
+    VERSION = '1.4'
 
     fields = dict(base.NovaLitePersistentObject.fields, **{
         'id': fields.IntegerField(),
@@ -79,11 +83,15 @@ class Migration(base.NovaLiteObject):
         'dest_host': fields.StringField(nullable=True),
         # JSON: {'flow': its name, 'steps': [[step, arg], ...]}.
         'flow': fields.StringField(nullable=True),
+        'old_instance_type_id': fields.IntegerField(nullable=True),
+        'new_instance_type_id': fields.IntegerField(nullable=True),
     }, **{name: fields.IntegerField(nullable=True) for name in PROGRESS})
 
     lazy_defaults = dict({'source_compute': None, 'source_node': None,
                           'dest_compute': None, 'dest_node': None,
-                          'dest_host': None, 'flow': None},
+                          'dest_host': None, 'flow': None,
+                          'old_instance_type_id': None,
+                          'new_instance_type_id': None},
                          **{name: None for name in PROGRESS})
 
     def obj_make_compatible(self, primitive, target_version):
@@ -94,6 +102,9 @@ class Migration(base.NovaLiteObject):
                 primitive.pop(name, None)
         if version < (1, 2):
             primitive.pop('flow', None)
+        if version < (1, 4):
+            primitive.pop('old_instance_type_id', None)
+            primitive.pop('new_instance_type_id', None)
 
     @classmethod
     def _from_db(cls, context, row):
