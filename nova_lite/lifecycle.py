@@ -95,6 +95,22 @@ def give_back(reportclient, instance_uuid, if_on=None):
                     instance_uuid, e)
 
 
+def claim_alternate(reportclient, instance, selection):
+    """Claim ``selection``'s allocation candidate for ``instance``; True
+    when it holds (or the selection carries none: the compute claims)."""
+    request = selection.allocation
+    if request is None:
+        return True
+    try:
+        return reportclient.claim_resources(
+            instance.uuid, request, instance.project_id, instance.user_id)
+    except (placement_client.PlacementUnavailable,
+            placement_client.PlacementConflict) as e:
+        LOG.warning('Cannot claim %s on %s: %s', instance.uuid,
+                    selection.service_host, e)
+        return False
+
+
 def return_source_side(reportclient, migration_uuid, instance_uuid):
     """Give the server back what its migration's consumer holds (the
     source side of a move that is undone), in place of what the server

@@ -43,6 +43,11 @@ UNSHELVE = 'unshelve'
 REBOOT = 'reboot'
 LOCK = 'lock'
 UNLOCK = 'unlock'
+PAUSE = 'pause'
+UNPAUSE = 'unpause'
+SUSPEND = 'suspend'
+RESUME = 'resume'
+RESET_STATE = 'resetState'
 
 
 def record_action(context, instance_uuid, action, cell_mapping=None):

@@ -43,7 +43,7 @@ LOG = logging.getLogger(__name__)
 
 
 class ComputeManager(manager.Manager):
-    target = messaging.Target(version='1.4')
+    target = messaging.Target(version='1.5')
 
     def __init__(self, host=None, driver=None):
         self.host = host or CONF.host
@@ -183,6 +183,23 @@ class ComputeManager(manager.Manager):
 
     def start_instance(self, context, instance):
         power.start(self, context, instance)
+
+    # -- reboot, pause, suspend (1.5) ----------------------------------------
+
+    def reboot_instance(self, context, instance, reboot_type):
+        power.reboot(self, context, instance, reboot_type)
+
+    def pause_instance(self, context, instance):
+        power.pause(self, context, instance)
+
+    def unpause_instance(self, context, instance):
+        power.unpause(self, context, instance)
+
+    def suspend_instance(self, context, instance):
+        power.suspend(self, context, instance)
+
+    def resume_instance(self, context, instance):
+        power.resume(self, context, instance)
 
     # -- live migration ------------------------------------------------------
 

@@ -19,6 +19,8 @@ API version history:
           post_live_migration_at_destination (calls to the destination),
           rollback_live_migration_at_destination (cast),
           live_migration_abort (cast to the source).
+    1.5 - reboot_instance (SOFT or HARD), pause_instance,
+          unpause_instance, suspend_instance and resume_instance.
 """
 
 import oslo_messaging as messaging
@@ -30,7 +32,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'compute'
-LATEST_VERSION = '1.4'
+LATEST_VERSION = '1.5'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -66,14 +68,20 @@ class ComputeAPI:
     def can_send_version(self, context, host, version):
         return self._client(context, host).can_send_version(version)
 
-    def _cast_1_1(self, context, instance, method, **kwargs):
-        client = self._client(context, instance.host)
-        if not client.can_send_version('1.1'):
+    def _cast_at(self, version, context, host, instance, method, **kwargs):
+        """Cast ``method`` to ``host`` at ``version``; ComputeTooOld,
+        nothing sent, if computes are pinned below it."""
+        client = self._client(context, host)
+        if not client.can_send_version(version):
             raise exception.ComputeTooOld(
-                host=instance.host, action=method, version='1.1',
+                host=host, action=method, version=version,
                 pinned=self.version_cap)
-        client.prepare(version='1.1', retry=CAST_RETRIES).cast(
+        client.prepare(version=version, retry=CAST_RETRIES).cast(
             context, method, instance=instance, **kwargs)
+
+    def _cast_1_1(self, context, instance, method, **kwargs):
+        self._cast_at('1.1', context, instance.host, instance, method,
+                      **kwargs)
 
     def rebuild_instance(self, context, instance, image, orig_image_ref,
                          preserve_ephemeral=False):
@@ -109,13 +117,7 @@ class ComputeAPI:
             migration=migration, selection=selection, **kwargs)
 
     def _cast_1_3(self, context, host, instance, method, **kwargs):
-        client = self._client(context, host)
-        if not client.can_send_version('1.3'):
-            raise exception.ComputeTooOld(
-                host=host, action=method, version='1.3',
-                pinned=self.version_cap)
-        client.prepare(version='1.3', retry=CAST_RETRIES).cast(
-            context, method, instance=instance, **kwargs)
+        self._cast_at('1.3', context, host, instance, method, **kwargs)
 
     def shelve_instance(self, context, instance, image_id):
         """Power off and keep ``image_id`` as the server's snapshot; the
@@ -209,6 +211,32 @@ class ComputeAPI:
 
     def start_instance(self, context, instance):
         self._cast_1_1(context, instance, 'start_instance')
+
+    # -- reboot, pause, suspend (1.5) -----------------------------------------
+
+    POWER_ACTIONS_VERSION = '1.5'
+
+    def _cast_1_5(self, context, instance, method, **kwargs):
+        self._cast_at(self.POWER_ACTIONS_VERSION, context, instance.host,
+                      instance, method, **kwargs)
+
+    def reboot_instance(self, context, instance, reboot_type):
+        """``reboot_type``: SOFT (the guest is asked to restart) or
+        HARD (it is powered off and on)."""
+        self._cast_1_5(context, instance, 'reboot_instance',
+                       reboot_type=reboot_type)
+
+    def pause_instance(self, context, instance):
+        self._cast_1_5(context, instance, 'pause_instance')
+
+    def unpause_instance(self, context, instance):
+        self._cast_1_5(context, instance, 'unpause_instance')
+
+    def suspend_instance(self, context, instance):
+        self._cast_1_5(context, instance, 'suspend_instance')
+
+    def resume_instance(self, context, instance):
+        self._cast_1_5(context, instance, 'resume_instance')
 
     def terminate_instance(self, context, instance):
         self._client(context, instance.host).prepare(

@@ -8,6 +8,8 @@ ERROR = 'error'
 DELETED = 'deleted'
 SHELVED = 'shelved'
 SHELVED_OFFLOADED = 'shelved_offloaded'
+PAUSED = 'paused'
+SUSPENDED = 'suspended'
 
 # task_state
 SCHEDULING = 'scheduling'
@@ -23,9 +25,26 @@ SHELVING = 'shelving'
 SHELVING_OFFLOADING = 'shelving_offloading'
 UNSHELVING = 'unshelving'
 MIGRATING = 'migrating'
+PAUSING = 'pausing'
+UNPAUSING = 'unpausing'
+SUSPENDING = 'suspending'
+RESUMING = 'resuming'
+# A reboot: the API sets the first, the compute the other two as it goes.
+REBOOTING = 'rebooting'
+REBOOT_PENDING = 'reboot_pending'
+REBOOT_STARTED = 'reboot_started'
+REBOOTING_HARD = 'rebooting_hard'
+REBOOT_PENDING_HARD = 'reboot_pending_hard'
+REBOOT_STARTED_HARD = 'reboot_started_hard'
+SOFT_REBOOT_STATES = (REBOOTING, REBOOT_PENDING, REBOOT_STARTED)
+HARD_REBOOT_STATES = (REBOOTING_HARD, REBOOT_PENDING_HARD,
+                      REBOOT_STARTED_HARD)
 
-# power_state
+# power_state (Nova's numbers; a paused or suspended guest's are named
+# apart from the vm_states of the same name)
 NOSTATE = 0
 RUNNING = 1
+PAUSED_POWER = 3
 SHUTDOWN = 4
 CRASHED = 6
+SUSPENDED_POWER = 7

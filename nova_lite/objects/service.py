@@ -17,7 +17,7 @@ from nova_lite.objects import base
 # Version 1: conductor 1.0, scheduler 1.0, compute 1.0
 # Version 2: scheduler 1.1 (select_destinations returns alternates)
 # Version 3: scheduler 1.2 (RequestSpec 1.1 with the server group)
-SERVICE_VERSION = 9
+SERVICE_VERSION = 10
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: no version recorded
@@ -47,6 +47,9 @@ SERVICE_VERSION_HISTORY = (
     # Version 9: Instance 1.2 (end_task_if_stale), InstanceList 1.1
     # (stale_for: a compute judges its tasks by the database's clock)
     {'conductor': '1.4', 'scheduler': '1.4', 'compute': '1.4'},
+    # Version 10: compute 1.5 (reboot_instance, pause_instance,
+    # unpause_instance, suspend_instance, resume_instance)
+    {'conductor': '1.4', 'scheduler': '1.4', 'compute': '1.5'},
 )
 
 _COLUMNS = ('id', 'uuid', 'host', 'binary', 'topic', 'report_count',

@@ -9,6 +9,7 @@ import time
 
 from oslo_serialization import jsonutils
 
+from nova_lite.compute import states
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 
@@ -68,6 +69,37 @@ class FakeDriver:
     def power_on(self, instance):
         with self._lock:
             self._instances[instance.uuid] = {'state': 'running'}
+
+    def reboot(self, instance, reboot_type):
+        """A SOFT or HARD reboot: either way the guest runs after it."""
+        self.power_on(instance)
+
+    def pause(self, instance):
+        with self._lock:
+            self._instances[instance.uuid] = {'state': 'paused'}
+
+    def unpause(self, instance):
+        self.power_on(instance)
+
+    def suspend(self, instance):
+        with self._lock:
+            self._instances[instance.uuid] = {'state': 'suspended'}
+
+    def resume(self, instance):
+        self.power_on(instance)
+
+    _POWER_STATES = {'running': states.RUNNING, 'shutdown': states.SHUTDOWN,
+                     'paused': states.PAUSED_POWER,
+                     'suspended': states.SUSPENDED_POWER}
+
+    def power_state(self, instance):
+        """The guest's power state as the hypervisor sees it (NOSTATE for
+        a guest it does not know)."""
+        with self._lock:
+            guest = self._instances.get(instance.uuid)
+        if guest is None:
+            return states.NOSTATE
+        return self._POWER_STATES.get(guest['state'], states.NOSTATE)
 
     # -- live migration ------------------------------------------------------
 

@@ -404,6 +404,104 @@ class TestVersionCapAcrossCells(RPCTestCase):
                          self.cell2)
         self.assertEqual('1.1', conductor_rpcapi.ConductorAPI().version_cap)
 
+    def test_computes_at_the_version_that_reboots_are_capped_at_1_5(self):
+        # The service version that brought compute RPC 1.5 (reboot, pause,
+        # suspend) lets the API send it; the one before does not.
+        history = service_obj.SERVICE_VERSION_HISTORY
+        rebooting = min(version for version, caps in enumerate(history)
+                        if caps['compute'] == '1.5')
+        self.add_service('nova-lite-compute', 'compute1', rebooting)
+        self.add_service('nova-lite-compute', 'compute2', rebooting,
+                         self.cell2)
+        self.assertEqual('1.5', compute_rpcapi.ComputeAPI().version_cap)
+        self.add_service('nova-lite-compute', 'compute3', rebooting - 1,
+                         self.cell2)
+        self.assertEqual('1.4', compute_rpcapi.ComputeAPI().version_cap)
+
+
+class RecordingCompute:
+    """A 1.5 compute that notes the power actions cast to it."""
+
+    target = messaging.Target(version='1.5')
+
+    def __init__(self):
+        self.casts = []
+        self.arrived = threading.Semaphore(0)
+
+    def _note(self, method, instance, **kwargs):
+        self.casts.append((method, instance.uuid, kwargs))
+        self.arrived.release()
+
+    def reboot_instance(self, context, instance, reboot_type):
+        self._note('reboot_instance', instance, reboot_type=reboot_type)
+
+    def pause_instance(self, context, instance):
+        self._note('pause_instance', instance)
+
+    def unpause_instance(self, context, instance):
+        self._note('unpause_instance', instance)
+
+    def suspend_instance(self, context, instance):
+        self._note('suspend_instance', instance)
+
+    def resume_instance(self, context, instance):
+        self._note('resume_instance', instance)
+
+
+class TestPowerActionsVersions(RPCTestCase):
+    """Compute RPC 1.5: reboot, pause, unpause, suspend and resume."""
+
+    def setUp(self):
+        super().setUp()
+        self.compute = RecordingCompute()
+        self.dispatcher = VersionRecordingDispatcher(
+            [self.compute], rpc.RequestContextSerializer(),
+            rpc_dispatcher.DefaultRPCAccessPolicy)
+        server = rpc_server.RPCServer(
+            rpc.TRANSPORT, messaging.Target(
+                topic=compute_rpcapi.topic_for('host1'), server='host1'),
+            self.dispatcher, executor='threading')
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        self.instance = objects.Instance(
+            uuid=uuidutils.generate_uuid(), host='host1', node='host1',
+            flavor=make_flavor())
+
+    def send_each(self, client):
+        client.reboot_instance(self.context, self.instance, 'HARD')
+        for method in ('pause_instance', 'unpause_instance',
+                       'suspend_instance', 'resume_instance'):
+            getattr(client, method)(self.context, self.instance)
+
+    def test_each_is_cast_to_the_servers_host_at_1_5(self):
+        self.send_each(compute_rpcapi.ComputeAPI())
+        for _cast in range(5):
+            self.assertTrue(self.compute.arrived.acquire(timeout=10))
+        self.assertEqual(
+            [('reboot_instance', self.instance.uuid, {'reboot_type': 'HARD'}),
+             ('pause_instance', self.instance.uuid, {}),
+             ('unpause_instance', self.instance.uuid, {}),
+             ('suspend_instance', self.instance.uuid, {}),
+             ('resume_instance', self.instance.uuid, {})],
+            self.compute.casts)
+        self.assertEqual(['1.5'] * 5, self.dispatcher.versions)
+
+    def test_computes_pinned_to_1_4_refuse_each_unsent(self):
+        self.config.config(compute='1.4', group='upgrade_levels')
+        client = compute_rpcapi.ComputeAPI()
+        for method, args in (('reboot_instance', ('SOFT',)),
+                             ('pause_instance', ()),
+                             ('unpause_instance', ()),
+                             ('suspend_instance', ()),
+                             ('resume_instance', ())):
+            error = self.assertRaises(
+                exception.ComputeTooOld, getattr(client, method),
+                self.context, self.instance, *args)
+            self.assertIn('compute RPC API 1.5', error.format_message())
+        self.assertFalse(self.compute.arrived.acquire(timeout=0.5))
+        self.assertEqual([], self.compute.casts)
+
 
 class TestScheduleForA10Caller(testtools.TestCase):
     """The scheduler's answer to a 1.0 call: no alternates."""

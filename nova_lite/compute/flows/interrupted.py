@@ -3,10 +3,10 @@ at start, those the previous process was doing when it died; every
 [compute] recovery_interval, any task that has not moved for [compute]
 interrupted_task_timeout (its message was lost). Each is finished when
 doing it again is harmless (a delete, a power off or on, an offload, a
-rebuild in place) and undone otherwise: a build is undone and scheduled
-again, an evacuation here goes back to its source, a live migration from
-here is rolled back, anything else ends in ERROR in place with a fault
-saying why.
+rebuild in place, a reboot, a pause, a suspend or their undoing) and
+undone otherwise: a build is undone and scheduled again, an evacuation
+here goes back to its source, a live migration from here is rolled back,
+anything else ends in ERROR in place with a fault saying why.
 
 A move whose flow recorded its steps on the migration (a live migration
 from here, an evacuation to here) is undone by replaying the undos of
@@ -43,7 +43,17 @@ LOG = logging.getLogger(__name__)
 # Task states only this compute sets: a server found in one when the
 # compute starts was being worked on by the process that died.
 _STARTED_HERE = (states.NETWORKING, states.BLOCK_DEVICE_MAPPING,
-                 states.SPAWNING, states.REBUILD_SPAWNING)
+                 states.SPAWNING, states.REBUILD_SPAWNING,
+                 states.REBOOT_PENDING, states.REBOOT_STARTED,
+                 states.REBOOT_PENDING_HARD, states.REBOOT_STARTED_HARD)
+
+# Tasks done again when interrupted: each is harmless twice.
+_DONE_AGAIN = {states.POWERING_OFF: power.stop,
+               states.POWERING_ON: power.start,
+               states.PAUSING: power.pause,
+               states.UNPAUSING: power.unpause,
+               states.SUSPENDING: power.suspend,
+               states.RESUMING: power.resume}
 
 
 def recover_live_migrations(compute, context, instances=None, stale=False):
@@ -228,12 +238,15 @@ def _resolve(compute, context, instance, restarted):
                 'it', instance.uuid, task or instance.vm_state, why)
     if task == states.DELETING:
         delete.terminate(compute, context, instance)
-    elif task in (states.POWERING_OFF, states.POWERING_ON):
-        # Done again: powering off or on twice is harmless.
-        if task == states.POWERING_OFF:
-            power.stop(compute, context, instance, resumed=True)
-        else:
-            power.start(compute, context, instance, resumed=True)
+    elif task in _DONE_AGAIN:
+        _DONE_AGAIN[task](compute, context, instance, resumed=True)
+    elif task in states.SOFT_REBOOT_STATES + states.HARD_REBOOT_STATES:
+        # Rebooted again, as Nova does at start: hard unless a soft one
+        # was asked for and the guest still runs.
+        soft = (task in states.SOFT_REBOOT_STATES and
+                compute.driver.power_state(instance) == states.RUNNING)
+        power.reboot(compute, context, instance,
+                     power.SOFT if soft else power.HARD, resumed=True)
     elif task == states.SHELVING_OFFLOADING:
         shelve.shelve_offload(compute, context, instance)
     elif task == states.SHELVING:

@@ -49,7 +49,6 @@ from nova_lite.scheduler import rpcapi as scheduler_rpc
 from nova_lite import outage
 from nova_lite.objects import cell_mapping as cell_mapping_obj
 from nova_lite.objects import instance_action as instance_action_obj
-from nova_lite import placement_client
 from nova_lite import quota
 
 CONF = nova_conf.CONF
@@ -374,22 +373,6 @@ def _unmap(context, instance_uuid, owner=None):
                  gone.format_message())
 
 
-def _claim_alternate(reportclient, instance, selection):
-    """Claim ``selection``'s allocation candidate for ``instance``; True
-    when it holds (or the selection carries none: the compute claims)."""
-    request = selection.allocation
-    if request is None:
-        return True
-    try:
-        return reportclient.claim_resources(
-            instance.uuid, request, instance.project_id, instance.user_id)
-    except (placement_client.PlacementUnavailable,
-            placement_client.PlacementConflict) as e:
-        LOG.warning('Cannot claim %s on %s: %s', instance.uuid,
-                    selection.service_host, e)
-        return False
-
-
 def reschedule(context, compute_rpcapi, instances, request_spec,
                host_lists, image, reportclient, scheduler_api=None):
     """Send each instance whose spawn failed (or was cut off) to its next
@@ -410,8 +393,8 @@ def reschedule(context, compute_rpcapi, instances, request_spec,
                 lifecycle.set_error(context, instance, error)
                 continue
         host_list = list(host_list)
-        while host_list and not _claim_alternate(reportclient, instance,
-                                                 host_list[0]):
+        while host_list and not lifecycle.claim_alternate(
+                reportclient, instance, host_list[0]):
             LOG.info('Alternate %s has no room left for %s in placement',
                      host_list[0].service_host, instance.uuid)
             host_list.pop(0)

@@ -193,6 +193,32 @@ class TestRebuildCutOffByARestart(InterruptedTestCase):
                              self.guests(), self.resources(instance.uuid)))
 
 
+class TestRebootCutOffByARestart(InterruptedTestCase):
+    """The previous process died while it rebooted a server: it is
+    rebooted again, as Nova does at start."""
+
+    def test_a_reboot_started_is_rebooted_again_active_and_running(self):
+        for task_state in (states.REBOOT_PENDING, states.REBOOT_STARTED,
+                           states.REBOOT_PENDING_HARD,
+                           states.REBOOT_STARTED_HARD):
+            instance = self.server(task_state=task_state,
+                                   power_state=states.NOSTATE)
+            self.manager.driver.power_off(instance)
+            self.restart()
+            self.assertEqual(
+                ((states.ACTIVE, None, 'dst'), states.RUNNING, 'running'),
+                (self.state(instance), self.stored(instance).power_state,
+                 self.manager.driver._instances[instance.uuid]['state']),
+                task_state)
+
+    def test_a_stopped_server_whose_hard_reboot_was_cut_off_is_active(self):
+        instance = self.server(vm_state=states.STOPPED,
+                               task_state=states.REBOOT_STARTED_HARD,
+                               power_state=states.SHUTDOWN)
+        self.restart()
+        self.assertEqual((states.ACTIVE, None, 'dst'), self.state(instance))
+
+
 class TestLateOrRepeatedMessages(InterruptedTestCase):
     """A message whose work was done already (a repeat), or that a later
     request on the server overtook (late: its request id is not the
@@ -281,6 +307,13 @@ class TestFreshTasksAtStart(InterruptedTestCase):
         self.restart()
         self.assertUntouched(instance)
 
+    def test_rebooting_pausing_and_resuming_are_left_alone(self):
+        for task_state in (states.REBOOTING, states.REBOOTING_HARD,
+                           states.PAUSING, states.RESUMING):
+            instance = self.server(task_state=task_state)
+            self.restart()
+            self.assertUntouched(instance)
+
 
 # -- after interrupted_task_timeout -------------------------------------------
 
@@ -318,6 +351,33 @@ class TestStaleTasks(InterruptedTestCase):
         self.assertEqual((states.ACTIVE, None, states.RUNNING),
                          (stored.vm_state, stored.task_state,
                           stored.power_state))
+
+    def test_rebooting_is_finished_active_and_running(self):
+        for task_state in (states.REBOOTING, states.REBOOTING_HARD):
+            instance = self.server(task_state=task_state,
+                                   seconds_ago=STALE)
+            self.look()
+            stored = self.stored(instance)
+            self.assertEqual((states.ACTIVE, None, states.RUNNING),
+                             (stored.vm_state, stored.task_state,
+                              stored.power_state), task_state)
+
+    def test_pausing_suspending_and_their_undoing_are_finished(self):
+        for vm_state, task_state, outcome in (
+                (states.ACTIVE, states.PAUSING,
+                 (states.PAUSED, None, states.PAUSED_POWER)),
+                (states.PAUSED, states.UNPAUSING,
+                 (states.ACTIVE, None, states.RUNNING)),
+                (states.ACTIVE, states.SUSPENDING,
+                 (states.SUSPENDED, None, states.SUSPENDED_POWER)),
+                (states.SUSPENDED, states.RESUMING,
+                 (states.ACTIVE, None, states.RUNNING))):
+            instance = self.server(vm_state=vm_state, task_state=task_state,
+                                   seconds_ago=STALE)
+            self.look()
+            stored = self.stored(instance)
+            self.assertEqual(outcome, (stored.vm_state, stored.task_state,
+                                       stored.power_state), task_state)
 
     def test_deleting_is_finished_deleted(self):
         instance = self.server(task_state=states.DELETING,
