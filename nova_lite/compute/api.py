@@ -15,7 +15,8 @@ records, and leaves it when it is deleted.
 ``API`` is the whole surface the REST handlers call. Reading, the task
 mechanics every server action shares, power and shelve actions and delete
 are here; creating is ``server_create``, rebuilding (on its host or from
-cell0) ``server_rebuild``, live migration and evacuation ``server_moves``.
+cell0) ``server_rebuild``, live migration and evacuation ``server_moves``,
+resize and cold migration ``server_resize``.
 """
 
 import re2
@@ -34,6 +35,7 @@ from nova_lite.compute import server_common
 from nova_lite.compute import server_create
 from nova_lite.compute import server_moves
 from nova_lite.compute import server_rebuild
+from nova_lite.compute import server_resize
 from nova_lite.compute import states
 
 LOG = logging.getLogger(__name__)
@@ -409,6 +411,20 @@ class API:
                                           migration_id, allow_queued)
 
     # -- evacuate ----------------------------------------------------------
+
+    # -- resize and cold migration ------------------------------------------
+
+    def resize(self, context, instance, flavor):
+        server_resize.resize(self, context, instance, flavor)
+
+    def migrate(self, context, instance, host=None):
+        server_resize.migrate(self, context, instance, host=host)
+
+    def confirm_resize(self, context, instance):
+        server_resize.confirm_resize(self, context, instance)
+
+    def revert_resize(self, context, instance):
+        server_resize.revert_resize(self, context, instance)
 
     def evacuate(self, context, instance, host=None):
         """See ``server_moves.evacuate``."""

@@ -24,6 +24,7 @@ from nova_lite.compute.flows import interrupted
 from nova_lite.compute.flows import live_migration
 from nova_lite.compute.flows import power
 from nova_lite.compute.flows import rebuild
+from nova_lite.compute.flows import resize
 from nova_lite.compute.flows import shelve
 from nova_lite.compute import resource_tracker
 from nova_lite.compute import work
@@ -43,7 +44,7 @@ LOG = logging.getLogger(__name__)
 
 
 class ComputeManager(manager.Manager):
-    target = messaging.Target(version='1.5')
+    target = messaging.Target(version='1.6')
 
     def __init__(self, host=None, driver=None):
         self.host = host or CONF.host
@@ -235,6 +236,37 @@ class ComputeManager(manager.Manager):
                                                migrate_data):
         live_migration.rollback_at_destination(self, context, instance,
                                                migrate_data)
+
+    # -- resize and cold migration (1.6) -------------------------------------
+
+    @messaging.expected_exceptions(exception.MigrationPreCheckError)
+    def prep_resize(self, context, instance, migration, flavor, limits=None):
+        resize.check_destination(self, context, instance, migration, flavor,
+                                 limits)
+
+    def resize_instance(self, context, instance, migration, flavor,
+                        request_spec, claimed_node):
+        self._submit(resize.resize_instance, context, instance, migration,
+                     flavor, request_spec, claimed_node)
+
+    def finish_resize(self, context, instance, migration, flavor,
+                      request_spec, claimed_node):
+        self._submit(resize.finish_resize, context, instance, migration,
+                     flavor, request_spec, claimed_node)
+
+    def confirm_resize(self, context, instance, migration):
+        self._submit(resize.confirm_resize, context, instance, migration)
+
+    def revert_resize(self, context, instance, migration):
+        self._submit(resize.revert_resize, context, instance, migration)
+
+    def finish_revert_resize(self, context, instance, migration):
+        self._submit(resize.finish_revert_resize, context, instance,
+                     migration)
+
+    @manager.periodic_task(lambda: CONF.compute.update_resources_interval)
+    def confirm_old_resizes(self):
+        resize.confirm_old_resizes(self, nova_context.get_admin_context())
 
     # -- shelve, offload, unshelve -------------------------------------------
 

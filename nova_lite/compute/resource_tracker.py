@@ -385,6 +385,17 @@ class ResourceTracker:
                     reason='%s: %s used + %s requested > limit %s on %s' %
                     (name, used, requested, int(ceilings[name]), self.host))
 
+    def check_room(self, context, instance, nodename, limits=None):
+        """Whether ``instance`` (at its flavor) would fit on ``nodename``
+        now, without claiming anything: ComputeResourcesUnavailable if
+        not. A move's destination answers with it before the move
+        starts; its claim comes with the move."""
+        usage = _usage_of(instance)
+        resources = self.driver.get_available_resource(nodename)
+        with self._lock:
+            node = self._ensure_node(context, nodename, resources)
+            self._check(node, usage, limits)
+
     def claim(self, context, instance, nodename, limits=None,
               port_allocations=None):
         """Reserve ``instance``'s resources here, locally and in placement

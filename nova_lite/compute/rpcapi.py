@@ -21,18 +21,26 @@ API version history:
           live_migration_abort (cast to the source).
     1.5 - reboot_instance (SOFT or HARD), pause_instance,
           unpause_instance, suspend_instance and resume_instance.
+    1.6 - resize and cold migration: prep_resize (call to the
+          destination), resize_instance (cast to the source),
+          finish_resize (cast to the destination), confirm_resize (cast
+          to the source), revert_resize (cast to the destination),
+          finish_revert_resize (cast to the source).
 """
 
 import oslo_messaging as messaging
+from oslo_utils import versionutils
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite.objects import service as service_obj
 from nova_lite import rpc
+from nova_lite import servicegroup
 
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'compute'
-LATEST_VERSION = '1.5'
+LATEST_VERSION = '1.6'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -237,6 +245,82 @@ class ComputeAPI:
 
     def resume_instance(self, context, instance):
         self._cast_1_5(context, instance, 'resume_instance')
+
+    # -- resize and cold migration (1.6) --------------------------------------
+
+    RESIZE_VERSION = '1.6'
+
+    def can_resize(self, context, host):
+        """Whether ``host``'s compute takes a resize: the cap allows
+        1.6, and the compute there runs a release that speaks it (its
+        service record says so: in a rolling upgrade one old compute
+        may remain while the cap is already up)."""
+        return self.can_send_version(context, host, self.RESIZE_VERSION) \
+            and self.host_speaks(context, host, self.RESIZE_VERSION)
+
+    @staticmethod
+    def host_speaks(context, host, version):
+        """Whether the compute of ``host`` (in the cell ``context``
+        targets) speaks compute RPC ``version``, by the service version
+        it recorded; False when it has no record."""
+        service = servicegroup.compute_service(context, host)
+        if service is None:
+            return False
+        history = service_obj.SERVICE_VERSION_HISTORY
+        spoken = history[min(service.version or 0, len(history) - 1)][
+            'compute']
+        return versionutils.is_compatible(version, spoken)
+
+    def prep_resize(self, context, instance, migration, flavor, limits):
+        """Ask the destination (``migration.dest_compute``) whether it can
+        take ``instance`` at ``flavor``: MigrationPreCheckError if not.
+        A destination that does not answer is refused like one that
+        says no."""
+        client = self._client(context, migration.dest_compute)
+        if not client.can_send_version(self.RESIZE_VERSION):
+            raise exception.ComputeTooOld(
+                host=migration.dest_compute, action='resize',
+                version=self.RESIZE_VERSION, pinned=self.version_cap)
+        return client.prepare(version=self.RESIZE_VERSION,
+                              timeout=self.PRE_CHECK_TIMEOUT).call(
+            context, 'prep_resize', instance=instance, migration=migration,
+            flavor=flavor, limits=limits)
+
+    def _cast_1_6(self, context, host, instance, method, **kwargs):
+        self._cast_at(self.RESIZE_VERSION, context, host, instance, method,
+                      **kwargs)
+
+    def resize_instance(self, context, instance, migration, flavor,
+                        request_spec, claimed_node):
+        """To the source: power off and hand the server over to the
+        destination; ``claimed_node`` is the compute node the server's
+        claim is on."""
+        self._cast_1_6(context, migration.source_compute, instance,
+                       'resize_instance', migration=migration, flavor=flavor,
+                       request_spec=request_spec, claimed_node=claimed_node)
+
+    def finish_resize(self, context, instance, migration, flavor,
+                      request_spec, claimed_node):
+        """To the destination: take the server over at ``flavor``."""
+        self._cast_1_6(context, migration.dest_compute, instance,
+                       'finish_resize', migration=migration, flavor=flavor,
+                       request_spec=request_spec, claimed_node=claimed_node)
+
+    def confirm_resize(self, context, instance, migration):
+        """To the source: drop what the server left there."""
+        self._cast_1_6(context, migration.source_compute, instance,
+                       'confirm_resize', migration=migration)
+
+    def revert_resize(self, context, instance, migration):
+        """To the destination: give the server back to its source."""
+        self._cast_1_6(context, migration.dest_compute, instance,
+                       'revert_resize', migration=migration)
+
+    def finish_revert_resize(self, context, instance, migration):
+        """To the source: run the server there again at its old
+        flavor."""
+        self._cast_1_6(context, migration.source_compute, instance,
+                       'finish_revert_resize', migration=migration)
 
     def terminate_instance(self, context, instance):
         self._client(context, instance.host).prepare(

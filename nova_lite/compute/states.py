@@ -8,6 +8,8 @@ ERROR = 'error'
 DELETED = 'deleted'
 SHELVED = 'shelved'
 SHELVED_OFFLOADED = 'shelved_offloaded'
+# Resized or cold migrated, waiting for the user to confirm or revert.
+RESIZED = 'resized'
 PAUSED = 'paused'
 SUSPENDED = 'suspended'
 
@@ -25,6 +27,14 @@ SHELVING = 'shelving'
 SHELVING_OFFLOADING = 'shelving_offloading'
 UNSHELVING = 'unshelving'
 MIGRATING = 'migrating'
+# Resize and cold migration, in order; then, from RESIZED, one of the
+# last two.
+RESIZE_PREP = 'resize_prep'
+RESIZE_MIGRATING = 'resize_migrating'
+RESIZE_MIGRATED = 'resize_migrated'
+RESIZE_FINISH = 'resize_finish'
+RESIZE_REVERTING = 'resize_reverting'
+RESIZE_CONFIRMING = 'resize_confirming'
 PAUSING = 'pausing'
 UNPAUSING = 'unpausing'
 SUSPENDING = 'suspending'

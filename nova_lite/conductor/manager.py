@@ -17,6 +17,7 @@ from nova_lite.conductor import move_leases
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import evacuate
 from nova_lite.conductor.tasks import live_migrate
+from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import rebuild_from_cell0
 from nova_lite.conductor.tasks import recover
 from nova_lite.conductor.tasks import unshelve
@@ -88,7 +89,7 @@ def _lease_renewal_spacing():
 
 
 class ConductorManager(manager.Manager):
-    target = messaging.Target(version='1.4')
+    target = messaging.Target(version='1.6')
 
     def __init__(self):
         self.scheduler_rpcapi = scheduler_rpcapi.SchedulerAPI()
@@ -211,16 +212,23 @@ class ConductorManager(manager.Manager):
             build_request, request_spec, image, self.reportclient,
             leases=self.build_leases.task()).execute()
 
-    def evacuate_instance(self, context, instance, host=None):
+    def evacuate_instance(self, context, instance, host=None, force=True):
+        # (A 1.4 API sends no force: it meant every named host forced.)
         evacuate.EvacuateTask(
             context, instance, host, self.scheduler_rpcapi,
-            self.compute_rpcapi, self.reportclient,
-            moves=self.moves).execute()
+            self.compute_rpcapi, self.reportclient, moves=self.moves,
+            force=force).execute()
 
     def live_migrate_instance(self, context, instance, host=None,
-                              block_migration=False):
+                              block_migration=False, force=True):
         live_migrate.LiveMigrationTask(
             context, instance, host, block_migration, self.scheduler_rpcapi,
+            self.compute_rpcapi, self.reportclient, moves=self.moves,
+            force=force).execute()
+
+    def migrate_server(self, context, instance, flavor, host=None):
+        migrate.MigrationTask(
+            context, instance, flavor, host, self.scheduler_rpcapi,
             self.compute_rpcapi, self.reportclient,
             moves=self.moves).execute()
 

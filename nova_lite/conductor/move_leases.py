@@ -47,6 +47,9 @@ EVACUATING = ('accepted', 'pre-migrating')
 # The statuses of a live migration its conductor still works on (from
 # ``queued`` on, its source compute's).
 LIVE_MIGRATING = ('accepted', 'queued')
+# The status of a resize or cold migration its conductor still works on
+# (from ``migrating`` on, its source compute's).
+RESIZING = ('pre-migrating',)
 
 
 class MovesInProgress:
@@ -67,6 +70,15 @@ class MovesInProgress:
         with self._working_on(('migration', migration.uuid), cctxt,
                               lambda c: objects.Migration.renew(
                                   c, [migration.uuid], EVACUATING)):
+            yield
+
+    @contextlib.contextmanager
+    def resize(self, cctxt, migration):
+        """Keep ``migration``'s resize or cold migration alive while the
+        block runs."""
+        with self._working_on(('migration', migration.uuid), cctxt,
+                              lambda c: objects.Migration.renew(
+                                  c, [migration.uuid], RESIZING)):
             yield
 
     @contextlib.contextmanager

@@ -15,6 +15,13 @@ API version history:
     1.4 - object_action and object_class_action_versions take a
           call_id: a call asked again after its answer was lost is run
           once (conductor/answers.py).
+    1.5 - live_migrate_instance and evacuate_instance take force: a named
+          host is only a candidate that the scheduler's filters check,
+          unless the caller forced it. A 1.4 conductor forces every named
+          host, so an unforced move to a named host is refused
+          (ConductorTooOld) rather than sent to it.
+    1.6 - migrate_server: resize, or cold migrate, with the reschedule
+          to the alternates (conductor/tasks/migrate.py).
 """
 
 import oslo_messaging as messaging
@@ -28,7 +35,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'conductor'
-LATEST_VERSION = '1.4'
+LATEST_VERSION = '1.6'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -123,29 +130,71 @@ class ConductorAPI:
     def can_evacuate(self):
         return self.client.can_send_version('1.2')
 
-    def evacuate_instance(self, context, instance, host=None):
+    def evacuate_instance(self, context, instance, host=None, force=False):
         """Evacuate ``instance`` (its host is down) to ``host`` or to a
-        host the scheduler picks. ConductorTooOld if the conductors are
-        pinned below 1.2."""
+        host the scheduler picks; ``host`` skips the filters only with
+        ``force``. ConductorTooOld if the conductors are pinned below 1.2,
+        or below 1.5 for an unforced ``host``."""
         if not self.can_evacuate():
             raise exception.ConductorTooOld(
                 action='evacuate', version='1.2', pinned=self.version_cap)
-        cctxt = self.client.prepare(version='1.2', retry=CAST_RETRIES)
+        cctxt = self._prepare_move('evacuate', host, force, '1.2')
+        kwargs = {'force': force} if cctxt.target.version == '1.5' else {}
         cctxt.cast(context, 'evacuate_instance', instance=instance,
-                   host=host)
+                   host=host, **kwargs)
 
     def can_live_migrate(self):
         return self.client.can_send_version('1.3')
 
+    def can_filter_named_host(self, host, force):
+        """Whether the conductors would move a server to ``host`` the way
+        the caller asked: with the filters run on it unless ``force``. A
+        conductor below 1.5 forces every named host."""
+        return not host or force or self.client.can_send_version('1.5')
+
     def live_migrate_instance(self, context, instance, host=None,
-                              block_migration=False):
+                              block_migration=False, force=False):
+        """Live migrate ``instance`` to ``host`` or to a host the scheduler
+        picks; ``host`` skips the filters only with ``force``.
+        ConductorTooOld if the conductors are pinned below 1.3, or below
+        1.5 for an unforced ``host``."""
         if not self.can_live_migrate():
             raise exception.ConductorTooOld(
                 action='live migrate', version='1.3',
                 pinned=self.version_cap)
-        cctxt = self.client.prepare(version='1.3', retry=CAST_RETRIES)
+        cctxt = self._prepare_move('live migrate', host, force, '1.3')
+        kwargs = {'force': force} if cctxt.target.version == '1.5' else {}
         cctxt.cast(context, 'live_migrate_instance', instance=instance,
-                   host=host, block_migration=block_migration)
+                   host=host, block_migration=block_migration, **kwargs)
+
+    def _prepare_move(self, action, host, force, version):
+        """The cast's context for a move to ``host``: at 1.5 when the
+        conductors speak it, else at ``version`` without ``force`` --
+        which an older conductor takes as forced, so that is refused for
+        an unforced named host."""
+        if self.client.can_send_version('1.5'):
+            return self.client.prepare(version='1.5', retry=CAST_RETRIES)
+        if not self.can_filter_named_host(host, force):
+            raise exception.ConductorTooOld(
+                action='%s to a named host without force (the scheduler '
+                       'filters checking it)' % action,
+                version='1.5', pinned=self.version_cap)
+        return self.client.prepare(version=version, retry=CAST_RETRIES)
+
+    def can_resize(self):
+        return self.client.can_send_version('1.6')
+
+    def migrate_server(self, context, instance, flavor, host=None):
+        """Resize ``instance`` to ``flavor`` or, at its own flavor, cold
+        migrate it -- to ``host`` (checked by the scheduler's filters) or
+        to a host the scheduler picks. ConductorTooOld if the conductors
+        are pinned below 1.6."""
+        if not self.can_resize():
+            raise exception.ConductorTooOld(
+                action='resize', version='1.6', pinned=self.version_cap)
+        cctxt = self.client.prepare(version='1.6', retry=CAST_RETRIES)
+        cctxt.cast(context, 'migrate_server', instance=instance,
+                   flavor=flavor, host=host)
 
     def unshelve_instance(self, context, instance):
         if not self.can_evacuate():

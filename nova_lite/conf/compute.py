@@ -41,6 +41,11 @@ compute_opts = [
                 help='Failure injection: this compute answers every live '
                      'migration pre-check as a destination with a refusal, '
                      'so the conductor\'s reschedule loop can be watched.'),
+    cfg.BoolOpt('fake_refuse_resize', default=False,
+                help='Failure injection: this compute refuses every resize '
+                     'and cold migration it is asked to take as a '
+                     'destination, so the conductor\'s reschedule to the '
+                     'alternates can be watched.'),
     cfg.IntOpt('max_concurrent_builds', default=10, min=1,
                help='Builds this compute runs at once; more wait.'),
     cfg.IntOpt('update_resources_interval', default=60, min=1,

@@ -52,6 +52,17 @@ default_opts = [
                     'bind the ports: -1 tries until no host is left, 0 '
                     'never reschedules. When it gives up the server stays '
                     'ACTIVE on its source and the migration is in error.'),
+    cfg.BoolOpt('allow_resize_to_same_host', default=False,
+                help='Whether a resize may keep the server on its own host '
+                     '(the scheduler may then choose it like any other). '
+                     'The host must have room for both flavors until the '
+                     'resize is confirmed. A cold migration always leaves '
+                     'its host.'),
+    cfg.IntOpt('resize_confirm_window', default=0, min=0,
+               help='Seconds after which a resize or cold migration that '
+                    'waits to be confirmed (VERIFY_RESIZE) is confirmed '
+                    'by its destination compute; 0 never confirms one '
+                    'automatically.'),
     cfg.IntOpt('periodic_interval',
                default=60, min=1,
                help='Default spacing in seconds of periodic tasks that have '

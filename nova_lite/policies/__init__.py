@@ -18,6 +18,7 @@ from nova_lite.policies import network
 from nova_lite.policies import placement
 from nova_lite.policies import quota_sets
 from nova_lite.policies import server_groups
+from nova_lite.policies import server_resize
 from nova_lite.policies import server_tags
 from nova_lite.policies import servers
 from nova_lite.policies import services
@@ -26,6 +27,7 @@ from nova_lite.policies import services
 def list_rules():
     return list(itertools.chain(base.list_rules(), flavors.list_rules(),
                                 images.list_rules(), servers.list_rules(),
+                                server_resize.list_rules(),
                                 server_groups.list_rules(),
                                 hypervisors.list_rules(),
                                 services.list_rules(),

@@ -11,6 +11,7 @@ from nova_lite import exception
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.api.compute import microversion as mv
+from nova_lite.api.compute import server_resize
 from nova_lite.api.compute import server_views
 from nova_lite.api.compute import servers
 from nova_lite.api.compute.schemas import server_actions as schema
@@ -162,10 +163,12 @@ def migrate_live(request, server_id, document):
     return wsgi.empty_response(202)
 
 
+# Every server action, by the name the request body gives it; resize,
+# migrate, confirmResize and revertResize are in server_resize.
 ACTIONS = {'rebuild': rebuild, 'os-stop': stop, 'os-start': start,
            'evacuate': evacuate, 'shelve': shelve,
            'shelveOffload': shelve_offload, 'unshelve': unshelve,
-           'os-migrateLive': migrate_live}
+           'os-migrateLive': migrate_live, **server_resize.ACTIONS}
 
 
 def action(request, server_id):

@@ -17,6 +17,7 @@ _STATUS_OF_VM_STATE = {
     states.DELETED: 'DELETED',
     states.SHELVED: 'SHELVED',
     states.SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
+    states.RESIZED: 'VERIFY_RESIZE',
 }
 VM_STATES_OF_STATUS = {status: [vm_state] for vm_state, status in
                        _STATUS_OF_VM_STATE.items()}
@@ -29,6 +30,10 @@ _STATUS_OF_TASK_STATE = {
     states.REBUILDING: 'REBUILD',
     states.REBUILD_SPAWNING: 'REBUILD',
     states.MIGRATING: 'MIGRATING',
+    states.RESIZE_PREP: 'RESIZE',
+    states.RESIZE_MIGRATING: 'RESIZE',
+    states.RESIZE_MIGRATED: 'RESIZE',
+    states.RESIZE_FINISH: 'RESIZE',
 }
 
 
@@ -37,6 +42,9 @@ def status_of(instance):
         status = _STATUS_OF_TASK_STATE.get(instance.task_state)
         if status:
             return status
+    if instance.vm_state == states.RESIZED and \
+            instance.task_state == states.RESIZE_REVERTING:
+        return 'REVERT_RESIZE'
     return _STATUS_OF_VM_STATE.get(instance.vm_state, 'UNKNOWN')
 
 

@@ -63,13 +63,15 @@ class EvacuateTask:
 
     def __init__(self, context, instance, host, scheduler_rpcapi,
                  compute_rpcapi, reportclient, port_client=None,
-                 moves=None):
+                 moves=None, force=False):
         self.moves = (moves if moves is not None else
                       move_leases.MovesInProgress())
         self.context = context
         self.instance = instance
         self.migration = None
         self.host = host
+        # Whether the requested host skips the scheduler's filters.
+        self.force = bool(force)
         self.scheduler_rpcapi = scheduler_rpcapi
         self.compute_rpcapi = compute_rpcapi
         self.reportclient = reportclient

@@ -81,12 +81,14 @@ class LiveMigrationTask:
 
     def __init__(self, context, instance, host, block_migration,
                  scheduler_rpcapi, compute_rpcapi, reportclient,
-                 port_client=None, moves=None):
+                 port_client=None, moves=None, force=False):
         self.moves = (moves if moves is not None else
                       move_leases.MovesInProgress())
         self.context = context
         self.instance = instance
         self.requested_host = host
+        # Whether the requested host skips the scheduler's filters.
+        self.force = bool(force)
         self.block_migration = bool(block_migration)
         self.scheduler_rpcapi = scheduler_rpcapi
         self.compute_rpcapi = compute_rpcapi

@@ -31,9 +31,9 @@ GUEST_MEMORY = 512 * 1024 * 1024
 
 class LiveMigrationConductorRecorder(test_server_moves.MoveConductorRecorder):
     """The conductor recorder, also for conductor RPC 1.3: the live
-    migrations."""
+    migrations (and from 1.5 their force)."""
 
-    target = messaging.Target(version='1.3')
+    target = messaging.Target(version='1.5')
 
     def _setUp(self):
         self.live_migrations = []

@@ -25,9 +25,10 @@ from tests.unit.objects import test_migration_and_groups as db_fixtures
 
 class MoveConductorRecorder(nova_fixtures.ConductorRecorder):
     """The conductor recorder, also for conductor RPC 1.2: the evacuations
-    and the unshelves of offloaded servers."""
+    and the unshelves of offloaded servers (and from 1.5 an evacuation's
+    force)."""
 
-    target = messaging.Target(version='1.2')
+    target = messaging.Target(version='1.5')
 
     def _setUp(self):
         self.evacuations = []

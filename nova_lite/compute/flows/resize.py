@@ -1,0 +1,531 @@
+"""Resize and cold migration, the computes' halves (DESIGN.md, flow 7).
+
+The conductor (``conductor/tasks/migrate.py``) has created the migration
+(``pre-migrating``), moved what the server holds on its source to the
+migration's consumer, claimed the destination for the server at the new
+flavor and had the destination check it can take the server
+(``check_destination``). Then:
+
+As the source (``resize_instance``), a ``nova_lite.flow.Flow`` recorded on
+the migration; the first three steps are the conductor's, handed over
+with the cast (``handed_over``):
+
+1. ``migration`` -- the migration record (undo: it ends ``error``);
+2. ``move_source_to_migration`` -- the migration's consumer holds what the
+   server holds here (undo: it goes back to the server, in place of the
+   destination's claim);
+3. ``claim_destination`` -- the server's consumer holds the destination at
+   the new flavor (undo: given back);
+4. ``migrating`` -- the migration from ``pre-migrating`` to ``migrating``:
+   the fence (a migration that is not pre-migrating any more is not this
+   cast's: nothing is written or undone); no undo of its own;
+5. ``power_off`` -- the guest here powered off (undo: powered on again,
+   if it ran);
+6. ``hand_over`` -- the migration ``post-migrating``, the server's task
+   ``resize_migrated``, and ``finish_resize`` cast to the destination,
+   which takes every step above over.
+
+A failure here undoes the steps taken: the server stays where it was, as
+it was, with a fault saying why, and the migration is ``error``.
+
+As the destination (``finish_resize``), the flow goes on under its own
+name, with the steps above inherited:
+
+7. ``claim_here`` -- the claim on this node at the new flavor, with the
+   ports' request groups on the providers the scheduler chose (undo: the
+   resource tracker drops it);
+8. ``bind_here`` -- each port bound to this host with this host's
+   provider as ``allocation`` (undo: bound to the source again with the
+   profile it had);
+9. ``take_over`` -- the server's host, node and flavor are this one's,
+   the old flavor kept (undo: back on its source at its old flavor);
+10. ``spawn`` -- the guest built here (undo: destroyed).
+
+Then the server is RESIZED (``VERIFY_RESIZE``) here and the migration
+``finished``. A failure here undoes the steps taken and leaves the server
+on its source in ERROR with a fault (its guest there is off): as in Nova,
+an admin looks at it (hard reboot, reset state) before it runs again.
+
+What a finished resize becomes:
+
+- confirmed (``confirm_resize``, on the source): the remains of the guest
+  there go, and what the migration's consumer holds there is deleted;
+  the migration ``confirmed``;
+- reverted (``revert_resize`` on the destination, then
+  ``finish_revert_resize`` on the source): the guest here goes, each port
+  is bound to the source again with the profile it had, the server gets
+  its source allocation back from the migration in place of this host's,
+  and the source runs it again at its old flavor; the migration
+  ``reverted``.
+
+A resize left ``finished`` longer than ``[DEFAULT] resize_confirm_window``
+seconds is confirmed by its destination (``confirm_old_resizes``).
+"""
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_lite.compute.flows import common
+from nova_lite.compute import instance_actions
+from nova_lite.compute import states
+from nova_lite import conf as nova_conf
+from nova_lite import exception
+from nova_lite import flow as flows
+from nova_lite import lifecycle
+from nova_lite import objects
+
+CONF = nova_conf.CONF
+LOG = logging.getLogger(__name__)
+
+# The conductor's flow, recorded on the migration until the source
+# records its own there.
+CONDUCTOR_FLOW = 'resize'
+SOURCE_FLOW = 'resize at the source'
+DEST_FLOW = 'resize at the destination'
+# Where the server's vm_state before the move is kept: a resize of a
+# stopped server ends stopped.
+OLD_VM_STATE = 'old_vm_state'
+
+
+def action_of(migration):
+    return (instance_actions.RESIZE
+            if migration.migration_type == 'resize'
+            else instance_actions.MIGRATE)
+
+
+def _sized(instance, flavor):
+    """``instance`` as it will be at ``flavor`` (for a claim)."""
+    sized = instance.obj_clone()
+    sized.flavor = flavor
+    return sized
+
+
+def _set_flavor(instance, flavor):
+    """The server at ``flavor``: the flavor and the figures the quota
+    counts."""
+    instance.flavor = flavor
+    for name in ('memory_mb', 'vcpus', 'root_gb', 'ephemeral_gb'):
+        setattr(instance, name, getattr(flavor, name))
+
+
+# -- as the destination, before anything moves -------------------------------
+
+def check_destination(compute, context, instance, migration, flavor,
+                      limits=None):
+    """Can ``instance`` come here at ``flavor``? The scheduler has claimed
+    the room in placement; what is left is this host's own say."""
+    if CONF.compute.fake_refuse_resize:
+        raise exception.MigrationPreCheckError(
+            reason='%s refuses resizes and cold migrations ([compute] '
+                   'fake_refuse_resize)' % compute.host)
+    same_host = migration.source_compute == compute.host
+    if not same_host and \
+            instance.uuid in compute.driver.list_instance_uuids():
+        raise exception.MigrationPreCheckError(
+            reason='%s already has a guest of %s' % (compute.host,
+                                                     instance.uuid))
+    try:
+        compute.rt.check_room(context, _sized(instance, flavor),
+                              migration.dest_node or
+                              compute.driver.nodename, limits)
+    except exception.ComputeResourcesUnavailable as error:
+        raise exception.MigrationPreCheckError(
+            reason=error.format_message())
+
+
+# -- as the source -----------------------------------------------------------
+
+def resize_instance(compute, context, instance, migration, flavor,
+                    request_spec, claimed_node):
+    """The source's half: power the guest off here and hand the server
+    to the destination (the module's docstring)."""
+    with compute.work.lock(instance.uuid), instance_actions.event(
+            context, instance.uuid, 'compute_resize_instance',
+            host=compute.host, action=action_of(migration)) as step:
+        was_running = instance.power_state == states.RUNNING
+        flow = flows.Flow(
+            SOURCE_FLOW, instance.uuid,
+            source_undos(compute, context, instance, migration, was_running),
+            record=common.recorded_on(migration, SOURCE_FLOW),
+            not_ours=(exception.MigrationStatusChanged,))
+        try:
+            with flow:
+                flow.inherit(_conductor_steps(claimed_node))
+                migration.status = 'migrating'
+                migration.save(expected_status=['pre-migrating'])
+                flow.step('migrating')
+                instance.task_state = states.RESIZE_MIGRATING
+                instance.save(expected_task_state=[states.RESIZE_PREP])
+                flow.step('power_off')
+                compute.driver.power_off(instance)
+                instance.power_state = states.SHUTDOWN
+                instance.task_state = states.RESIZE_MIGRATED
+                instance.system_metadata[OLD_VM_STATE] = instance.vm_state
+                instance.save(expected_task_state=[states.RESIZE_MIGRATING])
+                flow.step('hand_over', migration.dest_compute)
+                migration.status = 'post-migrating'
+                migration.save(expected_status=['migrating'])
+                compute.compute_rpcapi.finish_resize(
+                    context, instance, migration, flavor, request_spec,
+                    claimed_node)
+                flow.done()
+        except exception.MigrationStatusChanged as error:
+            LOG.warning('Resize %s of %s not started here: %s',
+                        migration.uuid, instance.uuid, error)
+            return
+        except Exception as error:
+            LOG.warning('%s of %s to %s failed at its source: %s',
+                        action_of(migration), instance.uuid,
+                        migration.dest_compute, error)
+            step.fail('The %s to %s failed: %s' % (
+                action_of(migration), migration.dest_compute,
+                instance_actions.error_details(error)), error)
+            _stays_on_source(compute, context, instance, error)
+            return
+        LOG.info('%s of %s handed over to %s', action_of(migration),
+                 instance.uuid, migration.dest_compute)
+
+
+def _conductor_steps(claimed_node):
+    """The conductor's steps, whose undo is the source's from the cast
+    on (steps 1-3 of the module's docstring)."""
+    return [['migration', None], ['move_source_to_migration', None],
+            ['claim_destination', claimed_node]]
+
+
+def _stays_on_source(compute, context, instance, error):
+    """A resize undone before it left the source: the server as it was,
+    with a fault saying why and no task."""
+    lifecycle.record_fault(context, instance, error, host=compute.host)
+    instance.task_state = None
+    try:
+        instance.save(expected_task_state=[
+            states.RESIZE_PREP, states.RESIZE_MIGRATING,
+            states.RESIZE_MIGRATED])
+    except (exception.InstanceNotFound,
+            exception.UnexpectedTaskStateError) as e:
+        LOG.info('%s changed during its resize: %s', instance.uuid, e)
+
+
+def _end_migration(migration, status='error'):
+    migration.status = status
+    try:
+        migration.save(expected_status=['pre-migrating', 'migrating',
+                                        'post-migrating'])
+    except exception.MigrationStatusChanged:
+        pass  # ended already
+
+
+def source_undos(compute, context, instance, migration, was_running):
+    """What undoes each step of the source's flow (the module's
+    docstring); each is idempotent."""
+    def power_on(_):
+        if was_running:
+            compute.driver.power_on(instance)
+            instance.power_state = states.RUNNING
+    return flows.undo_table(
+        migration=lambda _: _end_migration(migration),
+        move_source_to_migration=lambda _: lifecycle.return_source_side(
+            compute.rt.reportclient, migration.uuid, instance.uuid),
+        claim_destination=lambda node: lifecycle.give_back(
+            compute.rt.reportclient, instance.uuid, if_on=node),
+        migrating=None,
+        power_off=power_on,
+        hand_over=None)
+
+
+# -- as the destination ------------------------------------------------------
+
+def finish_resize(compute, context, instance, migration, flavor,
+                  request_spec, claimed_node):
+    """The destination's half: claim here at the new flavor, point the
+    ports here, take the server over and build its guest; RESIZED."""
+    with compute.work.lock(instance.uuid), instance_actions.event(
+            context, instance.uuid, 'compute_finish_resize',
+            host=compute.host, action=action_of(migration)) as step:
+        groups = (request_spec.requested_resources
+                  if request_spec is not None else [])
+        provider_of_port = {group.requester_id: group.provider_uuids[0]
+                            for group in groups if group.provider_uuids}
+        node = migration.dest_node or compute.driver.nodename
+        old_flavor = instance.flavor
+        flow = flows.Flow(
+            DEST_FLOW, instance.uuid,
+            destination_undos(compute, context, instance, migration,
+                              old_flavor),
+            record=common.recorded_on(migration, DEST_FLOW))
+        try:
+            with compute.rt.claiming(instance.uuid), flow:
+                flow.inherit(_conductor_steps(claimed_node) + [
+                    ['migrating', None], ['power_off', None],
+                    ['hand_over', compute.host]])
+                if len(provider_of_port) != len(groups):
+                    raise exception.PortUpdateFailed(
+                        port_id=','.join(g.requester_id for g in groups),
+                        reason='the request spec names no provider for '
+                               'every port resource request')
+                ports = compute.ports.ports_of(instance)
+                common.claim_and_bind_here(
+                    compute, context, _sized(instance, flavor), flow, node,
+                    None, groups, provider_of_port, ports)
+                flow.step('take_over', node)
+                instance.host = compute.host
+                instance.node = node
+                instance.old_flavor = old_flavor
+                instance.new_flavor = flavor
+                _set_flavor(instance, flavor)
+                instance.task_state = states.RESIZE_FINISH
+                instance.save(expected_task_state=[states.RESIZE_MIGRATED])
+                flow.step('spawn')
+                compute.driver.spawn(context, instance)
+                was_stopped = instance.system_metadata.get(
+                    OLD_VM_STATE) == states.STOPPED
+                if was_stopped:
+                    compute.driver.power_off(instance)
+                instance.vm_state = states.RESIZED
+                instance.power_state = (states.SHUTDOWN if was_stopped
+                                        else states.RUNNING)
+                instance.task_state = None
+                instance.launched_at = timeutils.utcnow()
+                instance.save(expected_task_state=[states.RESIZE_FINISH])
+                migration.status = 'finished'
+                migration.save(expected_status=['post-migrating'])
+                flow.done()
+        except Exception as error:
+            LOG.warning('%s of %s to %s failed: %s', action_of(migration),
+                        instance.uuid, compute.host, error)
+            step.fail('The %s to %s failed: %s' % (
+                action_of(migration), compute.host,
+                instance_actions.error_details(error)), error)
+            common.set_error(compute, context, instance, error,
+                             host=migration.source_compute)
+            return
+        LOG.info('%s of %s from %s to %s finished; waiting for it to be '
+                 'confirmed or reverted', action_of(migration),
+                 instance.uuid, migration.source_compute, compute.host)
+
+
+def destination_undos(compute, context, instance, migration, old_flavor):
+    """What undoes each step of the destination's flow (the module's
+    docstring); each is idempotent."""
+    def drop_claim(node):
+        compute.rt.drop_instance(context, instance, node)
+
+    def unbind(bound):
+        compute.ports.update_port(bound['port'], **{
+            'binding:host_id': bound['host'],
+            'binding:profile': bound['profile']})
+
+    def back_on_source(_):
+        instance.host = migration.source_compute
+        instance.node = migration.source_node
+        _set_flavor(instance, old_flavor)
+        instance.old_flavor = None
+        instance.new_flavor = None
+        instance.task_state = states.RESIZE_MIGRATED
+        common.save_expecting(instance, states.RESIZE_FINISH)
+
+    def destroy(_):
+        compute.driver.destroy(context, instance)
+
+    return flows.undo_table(
+        migration=lambda _: _end_migration(migration),
+        move_source_to_migration=lambda _: lifecycle.return_source_side(
+            compute.rt.reportclient, migration.uuid, instance.uuid),
+        claim_destination=lambda node: lifecycle.give_back(
+            compute.rt.reportclient, instance.uuid, if_on=node),
+        migrating=None,
+        # The guest on the source stays off: the server ends in ERROR
+        # there, for an admin to look at, as in Nova.
+        power_off=None,
+        hand_over=None,
+        claim_here=drop_claim,
+        bind_here=unbind,
+        take_over=back_on_source,
+        spawn=destroy)
+
+
+# -- confirm -----------------------------------------------------------------
+
+def begin_confirm(context, instance, migration, compute_rpcapi):
+    """Mark ``migration`` (``finished``) ``confirming`` -- a revert asked
+    for meanwhile wins: MigrationStatusChanged -- and have its source
+    drop what the server left there."""
+    migration.status = 'confirming'
+    migration.save(expected_status=['finished'])
+    compute_rpcapi.confirm_resize(context, instance, migration)
+
+
+def confirm_resize(compute, context, instance, migration):
+    """As the source: the guest's remains here go (unless the server
+    resized in place), what the migration holds here is given back, and
+    the server is ACTIVE (or STOPPED) at its new flavor."""
+    with compute.work.lock(instance.uuid), instance_actions.event(
+            context, instance.uuid, 'compute_confirm_resize',
+            host=compute.host,
+            action=instance_actions.CONFIRM_RESIZE) as step:
+        current = _current_migration(context, migration, 'confirming')
+        if current is None:
+            return
+        try:
+            if migration.source_compute != migration.dest_compute:
+                compute.driver.destroy(context, instance)
+                compute.rt.forget_instance(context, instance,
+                                           migration.source_node)
+            compute.rt.reportclient.delete_allocations(migration.uuid)
+            instance.refresh()
+            instance.vm_state = (
+                states.STOPPED if instance.system_metadata.get(
+                    OLD_VM_STATE) == states.STOPPED else states.ACTIVE)
+            instance.system_metadata.pop(OLD_VM_STATE, None)
+            instance.old_flavor = None
+            instance.new_flavor = None
+            instance.save(expected_vm_state=[states.RESIZED],
+                          expected_task_state=[None])
+        except Exception as error:
+            LOG.exception('Confirming the resize of %s failed',
+                          instance.uuid)
+            step.fail('Confirming failed: %s' %
+                      instance_actions.error_details(error), error)
+            migration.status = 'error'
+            migration.save()
+            common.set_error(compute, context, instance, error,
+                             host=migration.dest_compute)
+            return
+        migration.status = 'confirmed'
+        migration.save()
+        LOG.info('Resize of %s confirmed; its source %s is clean',
+                 instance.uuid, compute.host)
+
+
+def _current_migration(context, migration, status):
+    """``migration`` read again, if it is still ``status`` (else None,
+    logged: a late or repeated message)."""
+    try:
+        current = objects.Migration.get_by_uuid(context, migration.uuid)
+    except exception.NotFound:
+        LOG.info('Migration %s is gone', migration.uuid)
+        return None
+    if current.status != status:
+        LOG.info('Migration %s of %s is %s, not %s: nothing to do',
+                 migration.uuid, migration.instance_uuid, current.status,
+                 status)
+        return None
+    return current
+
+
+def confirm_old_resizes(compute, context):
+    """Confirm the resizes to this host that waited longer than
+    ``[DEFAULT] resize_confirm_window`` (0: never)."""
+    window = CONF.resize_confirm_window
+    if not window:
+        return
+    for migration in objects.MigrationList.get_by_filters(
+            context, {'status': 'finished', 'host': compute.host}):
+        if migration.dest_compute != compute.host or \
+                not timeutils.is_older_than(migration.updated_at, window):
+            continue
+        try:
+            instance = objects.Instance.get_by_uuid(context,
+                                                    migration.instance_uuid)
+        except exception.InstanceNotFound:
+            continue
+        if instance.vm_state != states.RESIZED or \
+                instance.task_state is not None:
+            continue
+        LOG.info('Confirming the resize of %s: it waited more than %d s '
+                 '([DEFAULT] resize_confirm_window)', instance.uuid, window)
+        instance_actions.record_action(context, instance.uuid,
+                                       instance_actions.CONFIRM_RESIZE)
+        try:
+            begin_confirm(context, instance, migration,
+                          compute.compute_rpcapi)
+        except exception.MigrationStatusChanged:
+            continue  # confirmed or reverted meanwhile
+        except Exception as error:
+            LOG.warning('Could not confirm the resize of %s now: %s',
+                        instance.uuid, error)
+
+
+# -- revert ------------------------------------------------------------------
+
+def revert_resize(compute, context, instance, migration):
+    """As the destination: the guest here goes, each port is bound to the
+    source again with the profile it had, the server gets its source
+    allocation back in place of this host's; then the source runs it
+    again (``finish_revert_resize``)."""
+    with compute.work.lock(instance.uuid), instance_actions.event(
+            context, instance.uuid, 'compute_revert_resize',
+            host=compute.host,
+            action=instance_actions.REVERT_RESIZE) as step:
+        current = _current_migration(context, migration, 'reverting')
+        if current is None:
+            return
+        try:
+            compute.driver.destroy(context, instance)
+            for name, bound in current.recorded_steps(DEST_FLOW) or []:
+                if name == 'bind_here':
+                    compute.ports.update_port(bound['port'], **{
+                        'binding:host_id': bound['host'],
+                        'binding:profile': bound['profile']})
+            if migration.source_compute != compute.host:
+                compute.rt.forget_instance(context, instance,
+                                           migration.dest_node)
+            compute.rt.reportclient.move_allocations(migration.uuid,
+                                                     instance.uuid)
+            compute.compute_rpcapi.finish_revert_resize(
+                context, instance, migration)
+        except Exception as error:
+            LOG.exception('Reverting the resize of %s failed here',
+                          instance.uuid)
+            step.fail('Reverting failed: %s' %
+                      instance_actions.error_details(error), error)
+            migration.status = 'error'
+            migration.save()
+            common.set_error(compute, context, instance, error)
+
+
+def finish_revert_resize(compute, context, instance, migration):
+    """As the source: the server is here again at its old flavor, its
+    guest running again (or stopped, if it was); the migration
+    ``reverted``."""
+    with compute.work.lock(instance.uuid), instance_actions.event(
+            context, instance.uuid, 'compute_finish_revert_resize',
+            host=compute.host,
+            action=instance_actions.REVERT_RESIZE) as step:
+        if _current_migration(context, migration, 'reverting') is None:
+            return
+        try:
+            instance.refresh()
+            was_stopped = instance.system_metadata.pop(
+                OLD_VM_STATE, None) == states.STOPPED
+            if instance.old_flavor is not None:
+                _set_flavor(instance, instance.old_flavor)
+            instance.old_flavor = None
+            instance.new_flavor = None
+            instance.host = compute.host
+            instance.node = migration.source_node
+            if was_stopped:
+                compute.driver.power_off(instance)
+            else:
+                compute.driver.power_on(instance)
+            instance.vm_state = (states.STOPPED if was_stopped
+                                 else states.ACTIVE)
+            instance.power_state = (states.SHUTDOWN if was_stopped
+                                    else states.RUNNING)
+            instance.task_state = None
+            instance.save(expected_task_state=[states.RESIZE_REVERTING])
+            compute.rt.track_instance(context, instance, instance.node)
+        except Exception as error:
+            LOG.exception('Reverting the resize of %s failed at its source',
+                          instance.uuid)
+            step.fail('Reverting failed: %s' %
+                      instance_actions.error_details(error), error)
+            migration.status = 'error'
+            migration.save()
+            common.set_error(compute, context, instance, error)
+            return
+        migration.status = 'reverted'
+        migration.save()
+        LOG.info('Resize of %s reverted: it runs on %s again',
+                 instance.uuid, compute.host)
