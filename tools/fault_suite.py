@@ -49,6 +49,13 @@ def scenarios(burst):
         'destination compute killed mid-live-migration',
         faults.compute_killed_mid_live_migration('destination', count=4),
         'migrations', 180)
+    found['resize-source'] = (
+        'source compute killed mid-resize',
+        faults.compute_killed_mid_resize('source', count=4), 'resizes', 180)
+    found['resize-destination'] = (
+        'destination compute killed mid-resize',
+        faults.compute_killed_mid_resize('destination', count=4),
+        'resizes', 180)
     found['evacuation'] = (
         'source compute restarted after evacuation',
         faults.source_restarted_after_evacuation(count=6), 'plain', 180)
@@ -78,14 +85,20 @@ def make_plane(kind, computes, services=None):
     compute_extra = faults.COMPUTE_RECOVERY_CONF + (
         '\n[compute]\nfake_vcpus = 64\nfake_memory_mb = 65536\n'
         'fake_local_gb = 1000\n')
-    if kind == 'migrations':
-        compute_extra += 'fake_live_migration_seconds = 8\n'
-    else:
-        compute_extra += 'fake_spawn_seconds = 1\n'
+    compute_conf = {}
+    for index in range(1, computes + 1):
+        if kind == 'migrations':
+            compute_conf[index] = (compute_extra +
+                                   'fake_live_migration_seconds = 8\n')
+        elif kind == 'resizes':
+            compute_conf[index] = compute_extra + faults.RESIZE_CONF.get(
+                index, '').replace('\n[compute]\n', '')
+        else:
+            compute_conf[index] = compute_extra + 'fake_spawn_seconds = 1\n'
 
     return fixtures.ControlPlane(
         computes=computes,
-        compute_conf={i: compute_extra for i in range(1, computes + 1)},
+        compute_conf=compute_conf,
         extra_conf=faults.RECOVERY_CONF, services=services)
 
 
@@ -100,6 +113,10 @@ def run_one(name, scenario, kind, settle_timeout, computes):
     elif kind == 'galera':
         services = galera_cluster.GaleraCluster()
         services.start()
+    if kind == 'resizes':
+        # compute1 the source and compute2 the only destination: the
+        # compute killed is the one the resizes are on.
+        computes = 2
     plane = make_plane(kind, computes, services)
     try:
         plane.start()

@@ -70,6 +70,7 @@ class ComputeManager(manager.Manager):
         self._wait_for_conductor(context)
         evacuate.destroy_evacuated_instances(self, context)
         interrupted.recover_live_migrations(self, context)
+        resize.recover_resizes(self, context, restarted=True)
         interrupted.resolve_interrupted_tasks(self, context, restarted=True)
         self.update_available_resource()
 
@@ -116,8 +117,9 @@ class ComputeManager(manager.Manager):
 
     @manager.periodic_task(lambda: CONF.compute.recovery_interval)
     def resolve_interrupted_tasks(self):
-        interrupted.resolve_interrupted_tasks(
-            self, nova_context.get_admin_context())
+        context = nova_context.get_admin_context()
+        resize.recover_resizes(self, context)
+        interrupted.resolve_interrupted_tasks(self, context)
 
     @manager.periodic_task(lambda: CONF.compute.update_resources_interval)
     def update_available_resource(self):

@@ -41,6 +41,10 @@ compute_opts = [
                 help='Failure injection: this compute answers every live '
                      'migration pre-check as a destination with a refusal, '
                      'so the conductor\'s reschedule loop can be watched.'),
+    cfg.FloatOpt('fake_resize_seconds', default=0.0, min=0.0,
+                 help='How long the fake driver takes to send a resized or '
+                      'cold migrated guest\'s disks to the destination, so '
+                      'a resize can be watched, or cut off, on its way.'),
     cfg.BoolOpt('fake_refuse_resize', default=False,
                 help='Failure injection: this compute refuses every resize '
                      'and cold migration it is asked to take as a '

@@ -130,6 +130,15 @@ class FakeDriver:
                                      'injected by [compute] '
                                      'fake_fail_live_migration_for' % dest)
 
+    def migrate_disk_and_power_off(self, instance, dest):
+        """Send ``instance``'s disks to ``dest`` for a resize or cold
+        migration (the guest is off already): [compute]
+        fake_resize_seconds."""
+        if CONF.compute.fake_resize_seconds:
+            time.sleep(CONF.compute.fake_resize_seconds)
+        with self._lock:
+            self._instances[instance.uuid] = {'state': 'shutdown'}
+
     def accept_migrated(self, instance):
         """The guest arrived here by live migration."""
         with self._lock:

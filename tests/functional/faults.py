@@ -42,7 +42,7 @@ import requests
 
 from tests.functional import fixtures
 
-FINAL = ('ACTIVE', 'SHUTOFF', 'ERROR', 'SHELVED_OFFLOADED')
+FINAL = ('ACTIVE', 'SHUTOFF', 'ERROR', 'SHELVED_OFFLOADED', 'VERIFY_RESIZE')
 
 # What a control plane under fault injection is configured with: builds
 # and tasks nothing moves forward are taken over after 20 s, looked for
@@ -455,6 +455,56 @@ def compute_killed_mid_live_migration(which='source', count=2):
                 '/os-migrations').json()['migrations']
             if m['instance_uuid'] in ids) or None, 30,
             what='live migrations running')
+        victim = 'compute1' if which == 'source' else 'compute2'
+        plane.daemons[victim].kill()
+        time.sleep(2)
+        plane.daemons[victim].start()
+        return time.monotonic()
+    return scenario
+
+
+# The flavor the resize scenarios resize to (m1.small is the boots').
+RESIZE_FLAVOR = '3'
+
+# A resize's source sends the disks for this long, and its destination
+# spawns for this long: the window each kill lands in.
+RESIZE_CONF = {1: '\n[compute]\nfake_resize_seconds = 8\n',
+               2: '\n[compute]\nfake_spawn_seconds = 8\n'}
+
+
+def compute_killed_mid_resize(which='source', count=2):
+    """``count`` servers on compute1 resized to a larger flavor, compute2
+    being the only other host. While the source sends their disks
+    ([compute] fake_resize_seconds on compute1) -- or, for
+    ``destination``, while compute2 spawns them ([compute]
+    fake_spawn_seconds on compute2) -- SIGKILL that compute and start it
+    again. The resizes cut off are undone: the servers ACTIVE on compute1
+    as they were."""
+    def scenario(plane, row):
+        admin = plane.client('admin')
+        if admin.get('/flavors/%s' % RESIZE_FLAVOR).status_code == 404:
+            plane.manage('flavor', 'create', 'm1.medium', '--id',
+                         RESIZE_FLAVOR, '--ram', '4096', '--vcpus', '2',
+                         '--disk', '20')
+        ids = []
+        for index in range(count):
+            created = admin.create_server(
+                'rz-%d' % index, image=plane.image_id,
+                **{'availability_zone': 'nova:compute1'})
+            ids.append(created['server']['id'])
+        for server_id in ids:
+            admin.wait_for_status(server_id, 'ACTIVE', timeout=60)
+        workload = Workload(plane, row)
+        for server_id in ids:
+            workload.action(server_id, {'resize': {
+                'flavorRef': RESIZE_FLAVOR}})
+        workload.wait()
+        cut_at = 'migrating' if which == 'source' else 'post-migrating'
+        fixtures.wait_for(lambda: all(
+            m['status'] == cut_at for m in admin.get(
+                '/os-migrations').json()['migrations']
+            if m['instance_uuid'] in ids) or None, 60,
+            what='resizes %s' % cut_at)
         victim = 'compute1' if which == 'source' else 'compute2'
         plane.daemons[victim].kill()
         time.sleep(2)

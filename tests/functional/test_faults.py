@@ -100,6 +100,21 @@ class TestComputeKilledDuringMoves(FaultTestCase):
                           faults.source_restarted_after_evacuation())
 
 
+class TestComputeKilledMidResize(FaultTestCase):
+
+    computes = 2
+    compute_conf = {index: faults.COMPUTE_RECOVERY_CONF + extra
+                    for index, extra in faults.RESIZE_CONF.items()}
+
+    def test_source_compute_killed_mid_resize(self):
+        self.run_scenario('source compute killed mid-resize',
+                          faults.compute_killed_mid_resize('source'))
+
+    def test_destination_compute_killed_mid_resize(self):
+        self.run_scenario('destination compute killed mid-resize',
+                          faults.compute_killed_mid_resize('destination'))
+
+
 class OwnServicesTestCase(FaultTestCase):
     """A fault test on a broker (and database) of the plane's own, made by
     ``make_services()``, so that no other test feels the restarts."""

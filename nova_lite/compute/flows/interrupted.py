@@ -27,6 +27,7 @@ from nova_lite.compute.flows import evacuate
 from nova_lite.compute.flows import live_migration
 from nova_lite.compute.flows import power
 from nova_lite.compute.flows import rebuild
+from nova_lite.compute.flows import resize
 from nova_lite.compute.flows import shelve
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
@@ -189,7 +190,8 @@ def resolve_interrupted_tasks(compute, context, restarted=False):
     not moved for [compute] interrupted_task_timeout seconds (its
     message was lost: a conductor died, or this compute died after
     taking the message off its queue). A live migration from here is
-    left to recover_live_migrations."""
+    left to recover_live_migrations, a resize to
+    resize.recover_resizes."""
     timeout = CONF.compute.interrupted_task_timeout
     try:
         # Stale is judged by the database's clock, which writes every
@@ -215,6 +217,8 @@ def resolve_interrupted_tasks(compute, context, restarted=False):
         stale = instance.uuid in stale_ones
         if not (interrupted or stale):
             continue
+        if instance.task_state in resize.RESIZE_TASKS:
+            continue  # resize.recover_resizes, by its migration
         if instance.task_state == states.MIGRATING:
             if stale:
                 recover_live_migrations(compute, context, [instance],

@@ -20,8 +20,10 @@ with the cast (``handed_over``):
    the fence (a migration that is not pre-migrating any more is not this
    cast's: nothing is written or undone); no undo of its own;
 5. ``power_off`` -- the guest here powered off (undo: powered on again,
-   if it ran);
-6. ``hand_over`` -- the migration ``post-migrating``, the server's task
+   if it ran -- the step's argument);
+6. ``transfer`` -- the guest's disks sent to the destination (the fake
+   driver takes ``[compute] fake_resize_seconds``); no undo of its own;
+7. ``hand_over`` -- the migration ``post-migrating``, the server's task
    ``resize_migrated``, and ``finish_resize`` cast to the destination,
    which takes every step above over.
 
@@ -31,20 +33,20 @@ it was, with a fault saying why, and the migration is ``error``.
 As the destination (``finish_resize``), the flow goes on under its own
 name, with the steps above inherited:
 
-7. ``claim_here`` -- the claim on this node at the new flavor, with the
+8. ``claim_here`` -- the claim on this node at the new flavor, with the
    ports' request groups on the providers the scheduler chose (undo: the
    resource tracker drops it);
-8. ``bind_here`` -- each port bound to this host with this host's
+9. ``bind_here`` -- each port bound to this host with this host's
    provider as ``allocation`` (undo: bound to the source again with the
    profile it had);
-9. ``take_over`` -- the server's host, node and flavor are this one's,
+10. ``take_over`` -- the server's host, node and flavor are this one's,
    the old flavor kept (undo: back on its source at its old flavor);
-10. ``spawn`` -- the guest built here (undo: destroyed).
+11. ``spawn`` -- the guest built here (undo: destroyed).
 
 Then the server is RESIZED (``VERIFY_RESIZE``) here and the migration
-``finished``. A failure here undoes the steps taken and leaves the server
-on its source in ERROR with a fault (its guest there is off): as in Nova,
-an admin looks at it (hard reboot, reset state) before it runs again.
+``finished``. A failure here undoes the steps taken and gives the server
+back to its source (``give_back_to_source``): the source runs it again
+as it was, with a fault saying why, and the migration ends ``error``.
 
 What a finished resize becomes:
 
@@ -82,6 +84,11 @@ LOG = logging.getLogger(__name__)
 CONDUCTOR_FLOW = 'resize'
 SOURCE_FLOW = 'resize at the source'
 DEST_FLOW = 'resize at the destination'
+# The task states of a resize; a compute's recovery leaves them to
+# ``recover_resizes``.
+RESIZE_TASKS = (states.RESIZE_PREP, states.RESIZE_MIGRATING,
+                states.RESIZE_MIGRATED, states.RESIZE_FINISH,
+                states.RESIZE_REVERTING, states.RESIZE_CONFIRMING)
 # Where the server's vm_state before the move is kept: a resize of a
 # stopped server ends stopped.
 OLD_VM_STATE = 'old_vm_state'
@@ -145,7 +152,7 @@ def resize_instance(compute, context, instance, migration, flavor,
         was_running = instance.power_state == states.RUNNING
         flow = flows.Flow(
             SOURCE_FLOW, instance.uuid,
-            source_undos(compute, context, instance, migration, was_running),
+            source_undos(compute, context, instance, migration),
             record=common.recorded_on(migration, SOURCE_FLOW),
             not_ours=(exception.MigrationStatusChanged,))
         try:
@@ -156,8 +163,11 @@ def resize_instance(compute, context, instance, migration, flavor,
                 flow.step('migrating')
                 instance.task_state = states.RESIZE_MIGRATING
                 instance.save(expected_task_state=[states.RESIZE_PREP])
-                flow.step('power_off')
+                flow.step('power_off', was_running)
                 compute.driver.power_off(instance)
+                flow.step('transfer', migration.dest_compute)
+                compute.driver.migrate_disk_and_power_off(
+                    instance, migration.dest_compute)
                 instance.power_state = states.SHUTDOWN
                 instance.task_state = states.RESIZE_MIGRATED
                 instance.system_metadata[OLD_VM_STATE] = instance.vm_state
@@ -216,10 +226,10 @@ def _end_migration(migration, status='error'):
         pass  # ended already
 
 
-def source_undos(compute, context, instance, migration, was_running):
+def source_undos(compute, context, instance, migration):
     """What undoes each step of the source's flow (the module's
     docstring); each is idempotent."""
-    def power_on(_):
+    def power_on(was_running):
         if was_running:
             compute.driver.power_on(instance)
             instance.power_state = states.RUNNING
@@ -231,6 +241,7 @@ def source_undos(compute, context, instance, migration, was_running):
             compute.rt.reportclient, instance.uuid, if_on=node),
         migrating=None,
         power_off=power_on,
+        transfer=None,  # power_off's undo runs the guest here again
         hand_over=None)
 
 
@@ -243,6 +254,8 @@ def finish_resize(compute, context, instance, migration, flavor,
     with compute.work.lock(instance.uuid), instance_actions.event(
             context, instance.uuid, 'compute_finish_resize',
             host=compute.host, action=action_of(migration)) as step:
+        if _current_migration(context, migration, 'post-migrating') is None:
+            return  # a late or repeated cast: given back, or finished
         groups = (request_spec.requested_resources
                   if request_spec is not None else [])
         provider_of_port = {group.requester_id: group.provider_uuids[0]
@@ -258,7 +271,7 @@ def finish_resize(compute, context, instance, migration, flavor,
             with compute.rt.claiming(instance.uuid), flow:
                 flow.inherit(_conductor_steps(claimed_node) + [
                     ['migrating', None], ['power_off', None],
-                    ['hand_over', compute.host]])
+                    ['transfer', compute.host], ['hand_over', compute.host]])
                 if len(provider_of_port) != len(groups):
                     raise exception.PortUpdateFailed(
                         port_id=','.join(g.requester_id for g in groups),
@@ -297,8 +310,7 @@ def finish_resize(compute, context, instance, migration, flavor,
             step.fail('The %s to %s failed: %s' % (
                 action_of(migration), compute.host,
                 instance_actions.error_details(error)), error)
-            common.set_error(compute, context, instance, error,
-                             host=migration.source_compute)
+            give_back_to_source(compute, context, instance, migration, error)
             return
         LOG.info('%s of %s from %s to %s finished; waiting for it to be '
                  'confirmed or reverted', action_of(migration),
@@ -329,20 +341,50 @@ def destination_undos(compute, context, instance, migration, old_flavor):
         compute.driver.destroy(context, instance)
 
     return flows.undo_table(
-        migration=lambda _: _end_migration(migration),
+        # The migration ends, and the guest on the source runs again,
+        # when the source takes the server back (give_back_to_source).
+        migration=None,
         move_source_to_migration=lambda _: lifecycle.return_source_side(
             compute.rt.reportclient, migration.uuid, instance.uuid),
         claim_destination=lambda node: lifecycle.give_back(
             compute.rt.reportclient, instance.uuid, if_on=node),
         migrating=None,
-        # The guest on the source stays off: the server ends in ERROR
-        # there, for an admin to look at, as in Nova.
         power_off=None,
+        transfer=None,
         hand_over=None,
         claim_here=drop_claim,
         bind_here=unbind,
         take_over=back_on_source,
         spawn=destroy)
+
+
+def give_back_to_source(compute, context, instance, migration, error):
+    """A resize that will not finish here, its steps here undone: the
+    migration ``reverting`` (marked as given back, so it ends ``error``),
+    the server's source allocation returned to it, and the source told to
+    run it again as it was (``finish_revert_resize``)."""
+    lifecycle.return_source_side(compute.rt.reportclient, migration.uuid,
+                                 instance.uuid)
+    migration.status = 'reverting'
+    try:
+        migration.save(expected_status=['post-migrating'])
+    except exception.MigrationStatusChanged as e:
+        LOG.info('Not giving %s back to %s: %s', instance.uuid,
+                 migration.source_compute, e)
+        return
+    migration.record_flow(DEST_FLOW, [['give_back', None]])
+    lifecycle.record_fault(context, instance, error, host=compute.host)
+    instance.task_state = states.RESIZE_REVERTING
+    instance.save(expected_task_state=list(RESIZE_TASKS))
+    LOG.warning('Giving %s back to %s: %s', instance.uuid,
+                migration.source_compute, error)
+    compute.compute_rpcapi.finish_revert_resize(context, instance,
+                                                migration)
+
+
+def _given_back(migration):
+    return any(name == 'give_back' for name, _arg in
+               migration.recorded_steps(DEST_FLOW) or [])
 
 
 # -- confirm -----------------------------------------------------------------
@@ -471,8 +513,8 @@ def revert_resize(compute, context, instance, migration):
             if migration.source_compute != compute.host:
                 compute.rt.forget_instance(context, instance,
                                            migration.dest_node)
-            compute.rt.reportclient.move_allocations(migration.uuid,
-                                                     instance.uuid)
+            lifecycle.return_source_side(compute.rt.reportclient,
+                                         migration.uuid, instance.uuid)
             compute.compute_rpcapi.finish_revert_resize(
                 context, instance, migration)
         except Exception as error:
@@ -493,7 +535,8 @@ def finish_revert_resize(compute, context, instance, migration):
             context, instance.uuid, 'compute_finish_revert_resize',
             host=compute.host,
             action=instance_actions.REVERT_RESIZE) as step:
-        if _current_migration(context, migration, 'reverting') is None:
+        current = _current_migration(context, migration, 'reverting')
+        if current is None:
             return
         try:
             instance.refresh()
@@ -525,7 +568,92 @@ def finish_revert_resize(compute, context, instance, migration):
             migration.save()
             common.set_error(compute, context, instance, error)
             return
-        migration.status = 'reverted'
+        migration.status = 'error' if _given_back(current) else 'reverted'
         migration.save()
-        LOG.info('Resize of %s reverted: it runs on %s again',
-                 instance.uuid, compute.host)
+        LOG.info('%s of %s %s: it runs on %s again', action_of(migration),
+                 instance.uuid, 'undone' if _given_back(current)
+                 else 'reverted', compute.host)
+
+
+# -- recovery ---------------------------------------------------------------
+
+# The statuses of a resize that a compute works on: the source's part,
+# the destination's, a revert's and a confirmation's.
+_COMPUTES_PART = ('migrating', 'post-migrating', 'reverting', 'confirming')
+
+
+def recover_resizes(compute, context, restarted=False):
+    """The resizes this host works on that nothing here works on any more:
+    at start (``restarted``) those the previous process was doing, and
+    later any that made no progress for [compute]
+    interrupted_task_timeout. The source's part cut off is undone (the
+    server runs here again as it was); the destination's is undone and
+    the server given back to its source; a revert or a confirmation is
+    done again (each is harmless twice)."""
+    timeout = CONF.compute.interrupted_task_timeout
+    try:
+        migrations = objects.MigrationList.get_by_filters(
+            context, {'host': compute.host})
+    except Exception:
+        LOG.exception('Cannot read the migrations of %s', compute.host)
+        return
+    for migration in migrations:
+        if migration.migration_type not in ('resize', 'migration') or \
+                migration.status not in _COMPUTES_PART:
+            continue
+        if compute.work.is_worked_on(migration.instance_uuid):
+            continue
+        if not restarted and not (timeout and timeutils.is_older_than(
+                migration.updated_at, timeout)):
+            continue
+        try:
+            instance = objects.Instance.get_by_uuid(context,
+                                                    migration.instance_uuid)
+        except exception.InstanceNotFound:
+            _end_migration(migration)
+            continue
+        with compute.work.working_on(instance.uuid):
+            try:
+                _recover(compute, context, instance, migration, restarted)
+            except Exception:
+                LOG.exception('Could not recover the %s %s of %s',
+                              migration.migration_type, migration.uuid,
+                              instance.uuid)
+
+
+def _recover(compute, context, instance, migration, restarted):
+    why = ('%s restarted during it' % compute.host if restarted else
+           'no progress for %ss' % CONF.compute.interrupted_task_timeout)
+    error = exception.InstanceTaskInterrupted(
+        instance_uuid=instance.uuid, task=instance.task_state or
+        migration.status, reason=why)
+    here = compute.host
+    if migration.status == 'migrating' and migration.source_compute == here:
+        LOG.warning('The %s of %s from here was cut off (%s); undoing it',
+                    action_of(migration), instance.uuid, why)
+        steps = (migration.recorded_steps(SOURCE_FLOW) or
+                 migration.recorded_steps(CONDUCTOR_FLOW) or [])
+        flows.undo_recorded(SOURCE_FLOW, instance.uuid, source_undos(
+            compute, context, instance, migration), steps)
+        _stays_on_source(compute, context, instance, error)
+    elif migration.status == 'post-migrating' and \
+            migration.dest_compute == here:
+        LOG.warning('The %s of %s to here was cut off (%s); giving it back '
+                    'to %s', action_of(migration), instance.uuid, why,
+                    migration.source_compute)
+        old_flavor = instance.old_flavor or instance.flavor
+        steps = migration.recorded_steps(DEST_FLOW) or []
+        flows.undo_recorded(DEST_FLOW, instance.uuid, destination_undos(
+            compute, context, instance, migration, old_flavor), steps)
+        give_back_to_source(compute, context, instance, migration, error)
+    elif migration.status == 'reverting' and \
+            migration.dest_compute == here and \
+            not _given_back(migration) and \
+            instance.host == here:
+        revert_resize(compute, context, instance, migration)
+    elif migration.status == 'reverting' and \
+            migration.source_compute == here:
+        finish_revert_resize(compute, context, instance, migration)
+    elif migration.status == 'confirming' and \
+            migration.source_compute == here:
+        confirm_resize(compute, context, instance, migration)
