@@ -291,15 +291,19 @@ class PlacementClient:
             return False
         self._check(response, 'give back the claim of %s' % consumer_uuid)
 
-    def get_allocation_candidates(self, resources, limit=None, groups=()):
+    def get_allocation_candidates(self, resources, limit=None, groups=(),
+                                  in_tree=None):
         """Allocation candidates for ``resources`` ({class: amount}) plus
         one suffixed group per RequestGroup in ``groups`` (a port's
-        resource request, which one provider must satisfy):
+        resource request, which one provider must satisfy), within the
+        tree of the provider ``in_tree`` if given:
         ([allocation request], {provider uuid: summary}), where each
         summary names its ``root_provider_uuid`` and each request its
         ``mappings`` (group suffix -> providers)."""
         params = {'resources': ','.join(
             '%s:%d' % item for item in sorted(resources.items()))}
+        if in_tree:
+            params['in_tree'] = in_tree
         for group in groups:
             suffix = group.suffix
             params['resources' + suffix] = ','.join(

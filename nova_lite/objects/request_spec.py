@@ -141,12 +141,33 @@ class RequestGroup(base.NovaLiteObject):
 
 
 @base.NovaLiteObjectRegistry.register
+class Destination(base.NovaLiteObject):
+    """The host (and, if named, the node) a move asks for. Unlike a forced
+    host it is only the one candidate: the filters still run on it."""
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'host': fields.StringField(),
+        'node': fields.StringField(nullable=True),
+    }
+
+    lazy_defaults = {'node': None}
+
+    def holds(self, host_state):
+        """Whether ``host_state`` is (a node of) the requested host."""
+        return host_state.host == self.host and (
+            self.node is None or host_state.nodename == self.node)
+
+
+@base.NovaLiteObjectRegistry.register
 class RequestSpec(base.NovaLiteObject):
     # Version 1.0: Initial version
     # Version 1.1: Added instance_group
     # Version 1.2: Added requested_networks
     # Version 1.3: Added requested_resources
-    VERSION = '1.3'
+    # Version 1.4: Added requested_destination
+    VERSION = '1.4'
 
     fields = {
         'id': fields.IntegerField(),
@@ -172,6 +193,11 @@ class RequestSpec(base.NovaLiteObject):
         # resource requests), on top of the flavor.
         'requested_resources': fields.ListOfObjectsField('RequestGroup',
                                                          default=[]),
+        # A move to a named host that did not ask to force it: only that
+        # host is a candidate, and it must pass the filters (force_hosts
+        # skips them).
+        'requested_destination': fields.ObjectField('Destination',
+                                                    nullable=True),
     }
 
     def obj_make_compatible(self, primitive, target_version):
@@ -183,6 +209,8 @@ class RequestSpec(base.NovaLiteObject):
             primitive.pop('requested_networks', None)
         if target < (1, 3):
             primitive.pop('requested_resources', None)
+        if target < (1, 4):
+            primitive.pop('requested_destination', None)
 
     # Optional parts of a spec default to "not asked for".
     lazy_defaults = {'image': None, 'availability_zone': None,
@@ -191,7 +219,8 @@ class RequestSpec(base.NovaLiteObject):
                      'retry': None, 'is_bfv': False, 'num_instances': 1,
                      'project_id': None, 'user_id': None,
                      'instance_group': None, 'requested_networks': None,
-                     'requested_resources': []}
+                     'requested_resources': [],
+                     'requested_destination': None}
 
     def get_scheduler_hint(self, name, default=None):
         values = self.scheduler_hints.get(name)

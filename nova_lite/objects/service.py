@@ -17,7 +17,7 @@ from nova_lite.objects import base
 # Version 1: conductor 1.0, scheduler 1.0, compute 1.0
 # Version 2: scheduler 1.1 (select_destinations returns alternates)
 # Version 3: scheduler 1.2 (RequestSpec 1.1 with the server group)
-SERVICE_VERSION = 12
+SERVICE_VERSION = 13
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: no version recorded
@@ -56,6 +56,9 @@ SERVICE_VERSION_HISTORY = (
     # Version 12: resize and cold migration (conductor migrate_server,
     # compute RPC 1.6), Instance 1.3, Migration 1.4
     {'conductor': '1.6', 'scheduler': '1.4', 'compute': '1.6'},
+    # Version 13: scheduler 1.5 (RequestSpec 1.4: a move's
+    # requested_destination, filtered like any host)
+    {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.6'},
 )
 
 _COLUMNS = ('id', 'uuid', 'host', 'binary', 'topic', 'report_count',

@@ -1,7 +1,8 @@
 """select_destinations: host states -> filters -> weighers -> choice.
 
 For each instance of a request: drop the ignored hosts (or keep only the
-forced ones, which then skip the filters), run the enabled filters in order
+forced ones, which then skip the filters, or only the nodes of a move's
+requested destination, which do not), run the enabled filters in order
 (counting what each removed), weigh the survivors, pick at random among the
 best ``host_subset_size``, consume the instance on that host state and
 record it in the request's server group, so the next instance of the same
@@ -9,7 +10,8 @@ request sees both; return the chosen host followed by up to
 ``max_attempts - 1`` alternates from the same cell. If any instance cannot
 be placed the whole request fails with a NoValidHost that says why, e.g.
 "0/4 hosts available: 3 insufficient RAM, 1 compute service down or
-disabled".
+disabled", or for a move to a named host "0/3 hosts available: 1 ignored
+host, 1 not the requested host, 1 anti-affinity policy".
 
 ``schedule()`` is the pipeline on its own (no database, no RPC): the
 scheduler daemon and ``nova-lite-manage scheduler simulate`` both run it.
@@ -111,10 +113,11 @@ class Trace:
     def __init__(self):
         self.instances = []
 
-    def record(self, candidates, ignored, forced, result, ranked, chosen):
+    def record(self, candidates, ruled_out, forced, result, ranked, chosen):
         self.instances.append({
             'candidates': len(candidates),
-            'ignored': [s.host for s in ignored],
+            'ignored': [s.host for _n, _r, states in ruled_out
+                        for s in states],
             'forced': forced,
             'filters': [{'filter': name, 'reason': reason,
                          'removed': [{'host': s.host,
@@ -129,24 +132,44 @@ class Trace:
         })
 
 
+# (name, reason) of the hosts the request itself rules out before any
+# filter runs.
+_IGNORED = ('ignore_hosts', 'ignored host')
+_NOT_FORCED = ('force_hosts', 'not the forced host')
+_NOT_REQUESTED = ('requested_destination', 'not the requested host')
+
+
 def _excluded(spec, host_states):
-    """(candidates, ignored, forced?): ignore_hosts removed; with
-    force_hosts / force_nodes only those kept."""
+    """(candidates, ruled out, forced?), where ``ruled out`` is [(name,
+    reason, [host state])] of the hosts the request itself leaves out:
+    those it ignores and -- with force_hosts / force_nodes, or else a
+    requested destination -- every host but those. Forced candidates
+    skip the filters; a requested destination's nodes are filtered like
+    any host."""
     ignore = set(spec.ignore_hosts or [])
     candidates = [s for s in host_states if s.host not in ignore]
-    ignored = [s for s in host_states if s.host in ignore]
+    ruled_out = [_IGNORED + ([s for s in host_states if s.host in ignore],)]
     hosts, nodes = spec.force_hosts or [], spec.force_nodes or []
-    if not hosts and not nodes:
-        return candidates, ignored, False
-    forced = [s for s in candidates
-              if (not hosts or s.host in hosts) and
-              (not nodes or s.nodename in nodes)]
-    return forced, ignored + [s for s in candidates if s not in forced], True
+    destination = spec.requested_destination
+    forced = bool(hosts or nodes)
+    if forced:
+        def wanted(state):
+            return ((not hosts or state.host in hosts) and
+                    (not nodes or state.nodename in nodes))
+        why = _NOT_FORCED
+    elif destination is not None:
+        wanted, why = destination.holds, _NOT_REQUESTED
+    else:
+        return candidates, ruled_out, False
+    ruled_out.append(why + ([s for s in candidates if not wanted(s)],))
+    return [s for s in candidates if wanted(s)], ruled_out, forced
 
 
 # Hosts the request itself rules out, whatever their state: a
-# rescheduled build's tried hosts, the hosts it ignores.
-_RULED_OUT_BY_THE_REQUEST = ('RetryFilter', 'ignore_hosts')
+# rescheduled build's tried hosts, the hosts it ignores. (Not the hosts
+# other than a move's requested destination: that one host being late to
+# report is that host's trouble, not a blink of every compute's.)
+_RULED_OUT_BY_THE_REQUEST = ('RetryFilter', _IGNORED[0])
 
 
 def _every_compute_unheard_from(result):
@@ -165,8 +188,9 @@ def _every_compute_unheard_from(result):
 
 def _still_wanted(spec, state):
     """Whether the request may land on ``state``: not ignored, among the
-    forced hosts if any, not tried already."""
-    candidates, _ignored, forced = _excluded(spec, [state])
+    forced hosts or the requested destination if any, not tried
+    already."""
+    candidates, _ruled_out, _forced = _excluded(spec, [state])
     if not candidates:
         return False
     tried = spec.retry.hosts if spec.retry is not None else ()
@@ -198,7 +222,7 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
     check_policy(spec, filter_objs, weighers)
     chooser = chooser or random.choice
     num = len(instance_uuids) or spec.num_instances
-    candidates, ignored, forced = _excluded(spec, host_states)
+    candidates, ruled_out, forced = _excluded(spec, host_states)
     group = spec.instance_group
     active = [f for f in filter_objs if f.applies(spec)]
     passed = ranking = chosen = None
@@ -209,23 +233,32 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
 
     def no_valid_host(index, result):
         set_aside_now = set_aside()
-        total = len(host_states) + sum(len(states)
-                                       for _r, states in set_aside_now)
-        aside = [] if forced else [
-            s for _reason, states in set_aside_now for s in states
-            if s.host not in (spec.ignore_hosts or ())]
-        if result is None or aside:
+        everyone = list(host_states) + [
+            s for _reason, states in set_aside_now for s in states]
+        # A host set aside that the request itself rules out (ignored,
+        # not the requested host) is counted as such, not for lack of
+        # room.
+        _candidates, request_refused, _forced = _excluded(spec, everyone)
+        refused = {id(s) for _n, _r, states in request_refused
+                   for s in states}
+        aside = [s for _reason, states in set_aside_now for s in states
+                 if id(s) not in refused]
+        if forced:
+            # Forced hosts skip the filters.
+            result = FilterResult(len(everyone))
+        elif result is None or aside:
             # The hosts set aside go through the filters too, so that a
             # host that is simply too small says "insufficient RAM";
             # only those the filters would have let through are counted
             # under the reason they were set aside for.
             result = run_filters(filter_objs, candidates + aside, spec)[1]
-        refused = {id(s) for _n, _r, hosts in result.removed for s in hosts}
+        refused |= {id(s) for _n, _r, hosts in result.removed for s in hosts}
         unexplained = [(reason, [s for s in states if id(s) not in refused])
                        for reason, states in set_aside_now]
-        _explain(result, total, ignored, forced, unexplained, lost)
+        _explain(result, len(everyone), request_refused, forced,
+                 unexplained, lost)
         if trace is not None:
-            trace.record(candidates, ignored, forced,
+            trace.record(candidates, request_refused, forced,
                          _refusals(result, filter_objs, spec), [], None)
         LOG.info('No valid host for instance %d/%d of request %s: %s',
                  index + 1, num, spec.instance_uuid, result.explain())
@@ -272,9 +305,9 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
         if trace is not None:
             set_aside_now = set_aside()
             _explain(result, len(host_states) + sum(
-                len(states) for _r, states in set_aside_now), ignored,
+                len(states) for _r, states in set_aside_now), ruled_out,
                 forced, set_aside_now, lost)
-            trace.record(candidates, ignored, forced,
+            trace.record(candidates, ruled_out, forced,
                          _refusals(result, filter_objs, spec), ranked,
                          chosen)
         chosen.consume_from_instance(spec, instance_uuid)
@@ -320,15 +353,18 @@ def _refilter(active, passed, chosen, spec):
     return passed
 
 
-def _explain(result, total, ignored, forced, set_aside=(), lost=()):
-    """Count the hosts set aside before the filters (and those whose claim
-    was refused after them) into ``result``, of ``total`` hosts."""
+def _explain(result, total, ruled_out, forced, set_aside=(), lost=()):
+    """Count the hosts the request ruled out and those set aside before
+    the filters (and those whose claim was refused after them) into
+    ``result``, of ``total`` hosts. Forced hosts skip the filters, so
+    then only what the request ruled out is counted."""
     result.total = total
     if forced:
-        result.removed = [('force_hosts', 'not the forced host', ignored)]
-    elif ignored and not any(name == 'ignore_hosts'
-                             for name, _r, _h in result.removed):
-        result.removed.insert(0, ('ignore_hosts', 'ignored host', ignored))
+        result.removed = []
+    named = {name for name, _r, _h in result.removed}
+    result.removed[:0] = [(name, reason, list(states))
+                          for name, reason, states in ruled_out
+                          if states and name not in named]
     for reason, states in reversed(set_aside):
         if states and not any(r == reason for _n, r, _h in result.removed):
             result.removed.insert(0, ('placement', reason, states))
@@ -428,7 +464,8 @@ class FilterScheduler:
                 adopted):
         max_alternates = (CONF.scheduler.max_attempts - 1
                           if return_alternates else 0)
-        offers = self._allocation_candidates(spec)
+        offers = self._allocation_candidates(
+            spec, self._destination_tree(context, spec))
         # instance uuid -> (allocation request, consumer generation,
         # project, user) of what this request claimed (or adopted).
         claims = dict(adopted)
@@ -571,21 +608,50 @@ class FilterScheduler:
         return dict(request, mappings={
             group.suffix: [by_port[group.requester_id]] for group in groups})
 
-    def _allocation_candidates(self, spec):
+    def _destination_tree(self, context, spec):
+        """The compute node that a move's requested destination -- or a
+        request's one forced host -- is, so that placement is asked about
+        its tree alone (among ``max_placement_results`` candidates from
+        every host it might not be); None to ask about every host: no
+        such host, a host of several nodes, or its nodes not readable."""
+        if spec.force_hosts or spec.force_nodes:
+            if len(spec.force_hosts or ()) != 1 or \
+                    len(spec.force_nodes or ()) > 1:
+                return None
+            host = spec.force_hosts[0]
+            node = spec.force_nodes[0] if spec.force_nodes else None
+        elif spec.requested_destination is not None:
+            host = spec.requested_destination.host
+            node = spec.requested_destination.node
+        else:
+            return None
+        try:
+            uuids = self.host_manager.node_uuids(context, host, node)
+        except Exception as e:
+            LOG.warning('Cannot read the compute nodes of %s (%s); asking '
+                        'placement about every host', host, e)
+            return None
+        return uuids[0] if len(uuids) == 1 else None
+
+    def _allocation_candidates(self, spec, in_tree=None):
         """{compute node provider uuid: [allocation request]} for what one
-        instance of ``spec`` needs, at most ``max_placement_results``."""
+        instance of ``spec`` needs, at most ``max_placement_results``;
+        only within the tree of the provider ``in_tree``, if given."""
         resources = scheduler_utils.resources_from_request_spec(spec)
         try:
             requests, summaries = self.reportclient.get_allocation_candidates(
                 resources, limit=CONF.scheduler.max_placement_results,
-                groups=spec.requested_resources)
-        except (placement_client.PlacementUnavailable,
-                placement_client.PlacementConflict) as e:
-            LOG.warning('No allocation candidates for request %s: %s',
-                        spec.instance_uuid, e)
-            raise exception.PlacementUnreachable(
-                reason='placement could not be asked for hosts with room '
-                       '(%s)' % e)
+                groups=spec.requested_resources, in_tree=in_tree)
+        except placement_client.PlacementConflict as e:
+            if in_tree is None:
+                raise self._unreachable(spec, e)
+            # The node has no provider yet (its compute has not reported
+            # to placement): no tree to narrow to.
+            LOG.info('Placement refused the tree of %s (%s); asking about '
+                     'every host', in_tree, e)
+            return self._allocation_candidates(spec)
+        except placement_client.PlacementUnavailable as e:
+            raise self._unreachable(spec, e)
         offers = {}
         for request in requests:
             roots = {summaries.get(rp, {}).get('root_provider_uuid', rp)
@@ -598,6 +664,14 @@ class FilterScheduler:
                   'providers for %s', len(requests), len(offers),
                   resources)
         return offers
+
+    @staticmethod
+    def _unreachable(spec, e):
+        LOG.warning('No allocation candidates for request %s: %s',
+                    spec.instance_uuid, e)
+        return exception.PlacementUnreachable(
+            reason='placement could not be asked for hosts with room '
+                   '(%s)' % e)
 
     def _give_back(self, claims, keep=()):
         """Give back the ``claims`` this request wrote (or adopted), each

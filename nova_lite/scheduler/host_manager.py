@@ -24,6 +24,7 @@ from oslo_serialization import jsonutils
 
 from nova_lite import cells
 from nova_lite import conf as nova_conf
+from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite import servicegroup
@@ -264,6 +265,20 @@ class HostManager:
                          'scheduler cache', *key)
             del self.host_states[key]
         return list(self.host_states.values())
+
+    def node_uuids(self, context, host, nodename=None):
+        """The uuids of ``host``'s compute nodes (only ``nodename``'s, if
+        given), read from the cell it is mapped to; [] if it is mapped to
+        none."""
+        try:
+            mapping = objects.HostMapping.get_by_host(context, host)
+        except exception.HostMappingNotFound:
+            return []
+        with nova_context.target_cell(context,
+                                      mapping.cell_mapping) as cctxt:
+            nodes = objects.ComputeNodeList.get_by_host(cctxt, host)
+        return [node.uuid for node in nodes
+                if nodename is None or node.hypervisor_hostname == nodename]
 
     def hosts_of(self, instance_uuids):
         """The hosts running any of ``instance_uuids``: as the last

@@ -15,7 +15,7 @@ LOG = logging.getLogger(__name__)
 
 
 class SchedulerManager(manager.Manager):
-    target = messaging.Target(version='1.4')
+    target = messaging.Target(version='1.5')
 
     def __init__(self):
         # Unknown filter or weigher names fail here, at start.

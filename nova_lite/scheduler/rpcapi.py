@@ -16,6 +16,12 @@ API version history:
           RequestSpec 1.2, unless it has request groups: those an older
           scheduler would silently ignore, so the request fails with
           NoValidHost saying why.
+    1.5 - spec_obj may be a RequestSpec 1.4 (requested_destination: a
+          move's named host, which must pass the filters). An older
+          scheduler is sent it as RequestSpec 1.3, unless it names a
+          requested destination: an older scheduler would place the
+          server on any host, so the request fails with NoValidHost
+          saying why.
 """
 
 import oslo_messaging as messaging
@@ -29,7 +35,7 @@ from nova_lite import rpc
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'scheduler'
-LATEST_VERSION = '1.4'
+LATEST_VERSION = '1.5'
 
 
 class SchedulerAPI:
@@ -49,9 +55,17 @@ class SchedulerAPI:
         (with the reason per filter) when an instance cannot be placed, and
         MessagingTimeout when no scheduler answers.
         """
-        version = '1.4'
-        if spec_obj.requested_resources and \
+        version = '1.5'
+        if spec_obj.requested_destination is not None and \
                 not self.client.can_send_version(version):
+            raise exception.NoValidHost(
+                reason='a host was named for the move and the schedulers '
+                       'are pinned to scheduler RPC API %s, which cannot '
+                       'run the filters on that host alone (needs 1.5; '
+                       'see [upgrade_levels] scheduler, or force the '
+                       'host)' % self.version_cap)
+        if spec_obj.requested_resources and \
+                not self.client.can_send_version('1.4'):
             raise exception.NoValidHost(
                 reason='the server has ports with resource requests and '
                        'the schedulers are pinned to scheduler RPC API %s, '
@@ -62,8 +76,8 @@ class SchedulerAPI:
         # (RPC version, the RequestSpec version its scheduler knows); an
         # object primitive is deserialized into the receiver's class like
         # the object itself would have been.
-        for older, spec_version in (('1.3', '1.2'), ('1.2', '1.1'),
-                                    ('1.1', '1.0')):
+        for older, spec_version in (('1.4', '1.3'), ('1.3', '1.2'),
+                                    ('1.2', '1.1'), ('1.1', '1.0')):
             if self.client.can_send_version(version):
                 break
             manifest = dict(objects_base.obj_tree_get_versions(

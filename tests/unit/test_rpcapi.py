@@ -92,9 +92,9 @@ class SchedulerServer:
 
 
 class RecordingScheduler:
-    """A 1.4 scheduler that answers one fixed host per instance."""
+    """A 1.5 scheduler that answers one fixed host per instance."""
 
-    target = messaging.Target(version='1.4')
+    target = messaging.Target(version='1.5')
 
     def __init__(self):
         self.calls = []
@@ -135,9 +135,9 @@ class TestSelectDestinationsVersions(RPCTestCase):
         return scheduler_rpcapi.SchedulerAPI().select_destinations(
             self.context, make_spec(), [uuid], **kwargs)
 
-    def test_unpinned_client_sends_1_4_with_return_alternates(self):
+    def test_unpinned_client_sends_1_5_with_return_alternates(self):
         self.select()
-        self.assertEqual(['1.4'], self.server.versions)
+        self.assertEqual(['1.5'], self.server.versions)
         self.assertIs(True, self.scheduler.calls[0]['return_alternates'])
 
     def test_unpinned_client_sends_the_server_group(self):
@@ -170,6 +170,41 @@ class TestSelectDestinationsVersions(RPCTestCase):
         [group] = self.scheduler.calls[0]['spec_obj'].requested_resources
         self.assertEqual(('port-1', {'NET_BW_EGR_KILOBIT_PER_SEC': 1000}),
                          (group.requester_id, group.resources))
+
+    def test_unpinned_client_sends_the_requested_destination(self):
+        spec = make_spec()
+        spec.requested_destination = objects.Destination(host='compute2')
+        scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, spec, [uuidutils.generate_uuid()])
+        received = self.scheduler.calls[0]['spec_obj']
+        self.assertEqual('compute2', received.requested_destination.host)
+
+    def test_client_pinned_to_1_4_sends_a_1_3_spec(self):
+        self.pin_scheduler('1.4')
+        spec = make_spec()
+        spec.requested_resources = [objects.RequestGroup(
+            requester_id='port-1',
+            resources={'NET_BW_EGR_KILOBIT_PER_SEC': 1000})]
+        scheduler_rpcapi.SchedulerAPI().select_destinations(
+            self.context, spec, [uuidutils.generate_uuid()])
+        self.assertEqual(['1.4'], self.server.versions)
+        received = self.scheduler.calls[0]['spec_obj']
+        self.assertFalse(received.obj_attr_is_set('requested_destination'))
+        self.assertEqual(['port-1'], [g.requester_id for g in
+                                      received.requested_resources])
+
+    def test_client_pinned_to_1_4_refuses_a_requested_destination(self):
+        # A 1.4 scheduler would not know the move named a host, and place
+        # the server on any.
+        self.pin_scheduler('1.4')
+        spec = make_spec()
+        spec.requested_destination = objects.Destination(host='compute2')
+        error = self.assertRaises(
+            exception.NoValidHost,
+            scheduler_rpcapi.SchedulerAPI().select_destinations,
+            self.context, spec, [uuidutils.generate_uuid()])
+        self.assertIn('pinned to scheduler RPC API 1.4', str(error))
+        self.assertEqual([], self.server.versions)
 
     def test_client_pinned_to_1_3_sends_a_1_2_spec(self):
         self.pin_scheduler('1.3')
@@ -323,6 +358,16 @@ class TestVersionCap(RPCTestCase):
     def test_auto_with_only_version_5_schedulers_caps_at_1_4(self):
         self.add_scheduler('s1', 5)
         self.assertEqual('1.4', self.cap())
+
+    def test_auto_with_a_version_12_scheduler_caps_at_1_4(self):
+        # It cannot judge a move's requested destination.
+        self.add_scheduler('s1', 13)
+        self.add_scheduler('s2', 12)
+        self.assertEqual('1.4', self.cap())
+
+    def test_auto_with_only_version_13_schedulers_caps_at_1_5(self):
+        self.add_scheduler('s1', 13)
+        self.assertEqual('1.5', self.cap())
 
     def test_auto_with_a_scheduler_newer_than_this_release_caps_at_ours(self):
         self.add_scheduler('s1', len(service_obj.SERVICE_VERSION_HISTORY))

@@ -14,9 +14,10 @@ in task_state ``rebuilding``. Here, in order, each step with its undo (a
    if the server was deleted meanwhile, it is given back), so the server's
    own consumer is free to hold the destination's resources;
 4. ``claim_destination``: the scheduler picks a destination (source
-   excluded, server-group policies honoured) and claims it in placement
-   for the server, with the request group -> provider mapping (undo: the
-   claim is given back);
+   excluded, server-group policies honoured; a host the caller named is
+   the only candidate and must pass the filters too, unless the caller
+   forced it) and claims it in placement for the server, with the request
+   group -> provider mapping (undo: the claim is given back);
 5. ``cast_evacuate``: the destination compute is sent ``rebuild_instance`` with
    ``recreate=True``; it claims locally, points each port binding at
    itself with its own provider as ``allocation``, rebuilds, and marks the
@@ -127,7 +128,7 @@ class EvacuateTask:
         return move_common.request_spec_for_move(
             self.context, self.instance, self.port_client,
             ignore_hosts=[self.migration.source_compute],
-            force_hosts=[self.host] if self.host else None)
+            requested_host=self.host, force=self.force)
 
     def _rollback(self, error):
         """What a failure leaves once the flow's steps are undone: back

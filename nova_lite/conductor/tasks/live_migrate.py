@@ -14,8 +14,10 @@ task_state to ``migrating``. Here, in order, each step with its undo (a
    server's own consumer can hold the destination's resources;
 4. the loop: ``claim_destination`` -- the scheduler picks a destination
    (the source and the hosts tried already excluded, group policies
-   honoured) and claims it for the server with the request-group ->
-   provider mapping (undo: the claim is given back); the destination and
+   honoured; a host the caller named is the only candidate and must pass
+   the filters too, unless the caller forced it) and claims it for the
+   server with the request-group -> provider mapping (undo: the claim is
+   given back); the destination and
    the source run their pre-checks; ``bind_destination`` -- each port gets
    an INACTIVE binding on the destination whose ``allocation`` is the
    destination's provider (undo: that binding is deleted). When a
@@ -180,8 +182,7 @@ class LiveMigrationTask:
             spec = move_common.request_spec_for_move(
                 self.context, self.instance, self.port_client,
                 ignore_hosts=[self.instance.host] + self.tried,
-                force_hosts=[self.requested_host]
-                if self.requested_host else None)
+                requested_host=self.requested_host, force=self.force)
             this_try = self.flow.mark()
             self.flow.step('claim_destination')
             try:

@@ -44,10 +44,15 @@ def run_in_cell(task, what, event, action, steps, rollback):
 
 
 def request_spec_for_move(context, instance, port_client, ignore_hosts=None,
-                          force_hosts=None):
+                          requested_host=None, force=False):
     """The server's RequestSpec, made fit to schedule it again now: one
     instance, no retries, the ports' request groups read from the port
-    service, the server group's current members."""
+    service, the server group's current members.
+
+    A ``requested_host`` is the requested destination: the only
+    candidate, on which every filter still runs (group policy, zone,
+    disabled or down compute) -- or, with ``force``, a forced host, which
+    skips the filters (placement's claim still checks its room)."""
     try:
         spec = objects.RequestSpec.get_by_instance_uuid(context,
                                                         instance.uuid)
@@ -59,8 +64,12 @@ def request_spec_for_move(context, instance, port_client, ignore_hosts=None,
     spec.num_instances = 1
     spec.retry = None
     spec.ignore_hosts = list(ignore_hosts) if ignore_hosts else None
-    spec.force_hosts = list(force_hosts) if force_hosts else None
+    spec.force_hosts = [requested_host] if requested_host and force \
+        else None
     spec.force_nodes = None
+    spec.requested_destination = (
+        objects.Destination(host=requested_host)
+        if requested_host and not force else None)
     spec.requested_resources = network_api.request_groups(
         port_client.ports_of(instance))
     if spec.instance_group is not None:

@@ -221,14 +221,14 @@ class EvacuateTestCase(MoveTaskTestCase):
         self.instance = self.server(states.ACTIVE, states.REBUILDING,
                                     host='src')
 
-    def evacuate(self, answer, compute=None, host=None):
+    def evacuate(self, answer, compute=None, host=None, force=False):
         self.scheduler = FakeScheduler(
             answer, self.reportclient,
             watched=lambda: [m.uuid for m in self.migrations()])
         self.compute = compute or FakeComputeRPC()
         evacuate.EvacuateTask(
             self.context, self.instance, host, self.scheduler, self.compute,
-            self.reportclient, self.ports).execute()
+            self.reportclient, self.ports, force=force).execute()
         [self.migration] = self.migrations()
 
     def migrations(self):
@@ -288,9 +288,17 @@ class TestEvacuate(EvacuateTestCase):
              spec.ignore_hosts, spec.force_hosts, spec.num_instances,
              spec.retry))
 
-    def test_a_requested_host_is_forced(self):
+    def test_a_requested_host_is_the_one_candidate_the_filters_judge(self):
         self.evacuate(self.selection(), host='dst')
-        self.assertEqual(['dst'], self.scheduler.specs[0].force_hosts)
+        [spec] = self.scheduler.specs
+        self.assertEqual(('dst', None), (spec.requested_destination.host,
+                                         spec.force_hosts))
+
+    def test_a_forced_host_skips_the_filters(self):
+        self.evacuate(self.selection(), host='dst', force=True)
+        [spec] = self.scheduler.specs
+        self.assertEqual((['dst'], None), (spec.force_hosts,
+                                           spec.requested_destination))
 
     def test_each_group_gets_its_provider_from_the_allocation_mappings(self):
         self.evacuate(self.selection())

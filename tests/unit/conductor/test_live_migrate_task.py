@@ -113,7 +113,8 @@ class BindingPortService(port_fakes.FakePortService):
 
 class HostsScheduler(move_fakes.FakeScheduler):
     """Picks the first of ``hosts`` that the request neither ignores nor
-    leaves out by forcing another (NoValidHost when none is left), and
+    leaves out by forcing or requesting another (NoValidHost when none is
+    left), and
     claims it as FakeScheduler does. ``held_at_each_request``: what the
     instance and the watched consumers held when each request came."""
 
@@ -127,7 +128,9 @@ class HostsScheduler(move_fakes.FakeScheduler):
                             return_alternates=True):
         left = [h for h in self.hosts
                 if h not in (spec.ignore_hosts or []) and
-                (not spec.force_hosts or h in spec.force_hosts)]
+                (not spec.force_hosts or h in spec.force_hosts) and
+                (spec.requested_destination is None or
+                 h == spec.requested_destination.host)]
         self.answer = (self.selection_of(left[0]) if left else
                        exception.NoValidHost(reason='0/%d hosts are left' %
                                              len(self.hosts)))
@@ -198,14 +201,15 @@ class LiveMigrateTestCase(move_fakes.MoveTaskTestCase):
         return service
 
     def migrate(self, compute=None, host=None, block_migration=False,
-                hosts=DESTINATIONS, scheduler=None):
+                hosts=DESTINATIONS, scheduler=None, force=False):
         self.scheduler = scheduler or HostsScheduler(
             hosts, self.selection, self.reportclient,
             watched=lambda: [m.uuid for m in self.migrations()])
         self.compute = compute or LiveMigrationComputeRPC()
         self.task = live_migrate.LiveMigrationTask(
             self.context, self.instance, host, block_migration,
-            self.scheduler, self.compute, self.reportclient, self.ports)
+            self.scheduler, self.compute, self.reportclient, self.ports,
+            force=force)
         self.task.execute()
         [self.migration] = self.migrations()
 
@@ -334,10 +338,26 @@ class TestLiveMigrate(LiveMigrateTestCase):
         [event] = self.events(self.instance, 'conductor_live_migrate')
         self.assertEqual('Success', event.result)
 
-    def test_a_requested_host_is_forced(self):
+    def test_a_requested_host_is_the_one_candidate_the_filters_judge(self):
         self.migrate(host='dst2')
-        self.assertEqual(['dst2'], self.scheduler.specs[0].force_hosts)
+        [spec] = self.scheduler.specs
+        self.assertEqual(('dst2', None, None),
+                         (spec.requested_destination.host,
+                          spec.requested_destination.node, spec.force_hosts))
         self.assertEqual('dst2', self.cast()[3].dest_host)
+
+    def test_a_forced_host_skips_the_filters(self):
+        self.migrate(host='dst2', force=True)
+        [spec] = self.scheduler.specs
+        self.assertEqual((['dst2'], None),
+                         (spec.force_hosts, spec.requested_destination))
+        self.assertEqual('dst2', self.cast()[3].dest_host)
+
+    def test_without_a_host_nothing_is_requested_or_forced(self):
+        self.migrate(force=True)
+        [spec] = self.scheduler.specs
+        self.assertEqual((None, None),
+                         (spec.force_hosts, spec.requested_destination))
 
 
 class TestLiveMigrateWithoutPortResources(LiveMigrateTestCase):
@@ -422,8 +442,8 @@ class TestReschedule(LiveMigrateTestCase):
 
     def test_a_requested_host_that_refuses_is_not_rescheduled(self):
         self.migrate(LiveMigrationComputeRPC(refusing={'dst'}), host='dst')
-        self.assertEqual([['dst']],
-                         [s.force_hosts for s in self.scheduler.specs])
+        self.assertEqual(['dst'], [s.requested_destination.host
+                                   for s in self.scheduler.specs])
         self.assertEqual(([], 'error'), (self.compute.live_migrations,
                                          self.stored_migration().status))
         self.assertStillOnItsSource()
@@ -507,6 +527,15 @@ class TestNoValidHost(LiveMigrateTestCase):
         self.assertEqual('error', self.stored_migration().status)
         [event] = self.events(self.instance, 'conductor_live_migrate')
         self.assertEqual('Error', event.result)
+        self.assertIn('No valid host', event.details)
+
+    def test_a_requested_host_the_filters_refuse_leaves_it_on_its_source(
+            self):
+        self.migrate(host='dst2', hosts=['dst'])
+        self.assertStillOnItsSource()
+        self.assertEqual(([], 'error'), (self.compute.checked,
+                                         self.stored_migration().status))
+        [event] = self.events(self.instance, 'conductor_live_migrate')
         self.assertIn('No valid host', event.details)
 
 

@@ -372,7 +372,8 @@ class TestRequestGroup(testtools.TestCase):
                          (received.provider_uuids, received.resources))
 
 
-class TestRequestSpecGroups(test_objects.DatabaseTestCase):
+class RequestSpecTestCase(test_objects.DatabaseTestCase):
+    """A spec with a port's request group, and how it is sent."""
 
     def setUp(self):
         use_migrated_databases(self)
@@ -399,6 +400,9 @@ class TestRequestSpecGroups(test_objects.DatabaseTestCase):
 
     def backported(self, spec, version):
         return self.as_sent_to(spec, version)['nova_lite_object.data']
+
+
+class TestRequestSpecGroups(RequestSpecTestCase):
 
     def test_for_a_1_2_receiver_the_request_groups_are_dropped(self):
         data = self.backported(self.make_spec(), '1.2')
@@ -440,3 +444,33 @@ class TestRequestSpecGroups(test_objects.DatabaseTestCase):
         received = test_objects.over_the_wire(self.make_spec())
         [group] = received.requested_resources
         self.assertEqual(['rp-1'], group.provider_uuids)
+
+
+class TestRequestedDestination(RequestSpecTestCase):
+    """RequestSpec 1.4: a move's named host, kept for a 1.4 receiver and
+    dropped for an older one."""
+
+    def make_spec(self, **overrides):
+        return super().make_spec(
+            requested_destination=objects.Destination(host='compute2'),
+            **overrides)
+
+    def test_for_a_1_3_receiver_the_requested_destination_is_dropped(self):
+        data = self.backported(self.make_spec(), '1.3')
+        self.assertNotIn('requested_destination', data)
+        self.assertIn('requested_resources', data)
+
+    def test_a_spec_sent_as_1_3_reads_as_requesting_no_host(self):
+        primitive = self.as_sent_to(self.make_spec(), '1.3')
+        received = objects.RequestSpec.obj_from_primitive(primitive)
+        self.assertIsNone(received.requested_destination)
+
+    def test_the_requested_destination_crosses_the_wire(self):
+        received = test_objects.over_the_wire(self.make_spec())
+        self.assertEqual(('compute2', None),
+                         (received.requested_destination.host,
+                          received.requested_destination.node))
+
+    def test_a_spec_without_one_requests_no_host(self):
+        spec = objects.RequestSpec(flavor=test_objects.make_flavor())
+        self.assertIsNone(spec.requested_destination)

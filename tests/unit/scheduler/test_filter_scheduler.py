@@ -44,6 +44,10 @@ class FakeHostManager:
         return {s.host for s in self.states
                 if s.instances & set(instance_uuids)}
 
+    def node_uuids(self, context, host, nodename=None):
+        return [s.uuid for s in self.states if s.host == host and
+                (nodename is None or s.nodename == nodename)]
+
 
 class FakeRandom:
 
@@ -63,8 +67,10 @@ class RacingReportClient(placement_client.PlacementClient):
         super().__init__()
         self.after_candidates = after_candidates
 
-    def get_allocation_candidates(self, resources, limit=None, groups=()):
-        answer = super().get_allocation_candidates(resources, limit, groups)
+    def get_allocation_candidates(self, resources, limit=None, groups=(),
+                                  in_tree=None):
+        answer = super().get_allocation_candidates(resources, limit, groups,
+                                                   in_tree)
         self.after_candidates()
         return answer
 
@@ -284,6 +290,61 @@ class TestPlacement(FilterSchedulerTestCase):
             exception.PlacementUnreachable, scheduler.select_destinations,
             None, make_spec(), [uuidutils.generate_uuid()])
         self.assertIn('placement could not be asked', str(error))
+
+
+class TestMoveToANamedHost(FilterSchedulerTestCase):
+    """Placement is asked about the named host's tree alone; a requested
+    destination then goes through the filters, a forced host does not --
+    and neither is given room placement does not have."""
+
+    def move_to(self, host, **kwargs):
+        return make_spec(requested_destination=objects.Destination(
+            host=host), **kwargs)
+
+    def test_a_requested_host_past_max_placement_results_is_found(self):
+        self.config.config(max_placement_results=1, group='scheduler')
+        hosts = [make_host('h%d' % i) for i in range(4)]
+        for named in ('h0', 'h3'):
+            [[chosen]] = self.select(hosts, self.move_to(named),
+                                     return_alternates=False)
+            self.assertEqual(named, chosen.service_host)
+
+    def test_a_requested_host_placement_has_no_room_on_says_so(self):
+        hosts = [make_host('named'), make_host('free')]
+        self.placement.add_host_states(hosts)
+        self.take(hosts[0], 4000)
+        error = self.assertRaises(exception.NoValidHost, self.select, hosts,
+                                  self.move_to('named'))
+        self.assertIn('0/2 hosts available: 1 not enough free resources in '
+                      'placement, 1 not the requested host', str(error))
+
+    def test_a_requested_host_the_filters_refuse_is_not_claimed(self):
+        group = fakes.make_group(group_obj.ANTI_AFFINITY)
+        hosts = [make_host('named', instances=['m1']), make_host('free')]
+        group.members = ['m1']
+        error = self.assertRaises(exception.NoValidHost, self.select, hosts,
+                                  self.move_to('named', group=group))
+        self.assertIn('0/2 hosts available: 1 not the requested host, '
+                      '1 anti-affinity policy', str(error))
+        self.assertEqual([], self.held_by(self.uuids[0]))
+
+    def test_a_forced_host_skips_the_filters_and_is_claimed(self):
+        group = fakes.make_group(group_obj.ANTI_AFFINITY)
+        hosts = [make_host('named', instances=['m1']), make_host('free')]
+        group.members = ['m1']
+        [[chosen]] = self.select(hosts, make_spec(
+            force_hosts=['named'], group=group), return_alternates=False)
+        self.assertEqual([hosts[0].uuid], self.held_by(self.uuids[0]))
+
+    def test_a_forced_host_placement_has_no_room_on_is_not_overcommitted(
+            self):
+        hosts = [make_host('named'), make_host('free')]
+        self.placement.add_host_states(hosts)
+        self.take(hosts[0], 4000)
+        error = self.assertRaises(exception.NoValidHost, self.select, hosts,
+                                  make_spec(force_hosts=['named']))
+        self.assertIn('0/2 hosts available: 1 not enough free resources in '
+                      'placement, 1 not the forced host', str(error))
 
 
 class TestAskedAgain(FilterSchedulerTestCase):

@@ -166,6 +166,31 @@ class TestReadingOnlyTheOfferedNodes(HostManagerTestCase):
                          self.manager.hosts_of(['not-in-the-db-yet']))
 
 
+class TestTheNodesOfAHost(HostManagerTestCase):
+    """node_uuids: a move's named host as placement's tree to ask about."""
+
+    def map_host(self, host):
+        objects.HostMapping(self.context, host=host,
+                            cell_mapping=self.databases.cell1).create()
+
+    def test_a_mapped_hosts_node_is_read_from_its_cell(self):
+        self.map_host('compute2')
+        with nova_context.target_cell(self.context,
+                                      self.databases.cell1) as cctxt:
+            [node] = objects.ComputeNodeList.get_by_host(cctxt, 'compute2')
+        self.assertEqual([node.uuid],
+                         self.manager.node_uuids(self.context, 'compute2'))
+
+    def test_another_node_name_is_none_of_them(self):
+        self.map_host('compute2')
+        self.assertEqual([], self.manager.node_uuids(
+            self.context, 'compute2', nodename='other'))
+
+    def test_a_host_mapped_to_no_cell_has_none(self):
+        self.assertEqual([], self.manager.node_uuids(self.context,
+                                                     'compute2'))
+
+
 class TestACellThatDoesNotAnswer(HostManagerTestCase):
     """A cell whose database is down is left out (cells.scatter): its
     hosts are not scheduled to, the other cells' still are."""

@@ -6,6 +6,7 @@ import testtools
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
+from nova_lite import objects
 from nova_lite.objects import instance_group as group_obj
 from nova_lite.scheduler import filter_scheduler
 from nova_lite.scheduler import filters
@@ -508,6 +509,80 @@ class TestIgnoredAndForcedHosts(ScheduleTestCase):
         self.assertRaises(
             exception.NoValidHost, self.schedule, [make_host('h1')],
             make_spec(force_hosts=['h1'], ignore_hosts=['h1']))
+
+
+# -- a move's requested destination ------------------------------------------
+
+class TestRequestedDestination(ScheduleTestCase):
+    """A move to a named host that was not forced: that host is the only
+    candidate, and every filter still runs on it."""
+
+    def move_to(self, host, node=None, **kwargs):
+        return make_spec(ignore_hosts=['source'],
+                         requested_destination=objects.Destination(
+                             host=host, node=node), **kwargs)
+
+    def test_the_requested_host_is_chosen_over_a_roomier_one(self):
+        hosts = [make_host('roomy', free_ram_mb=4096),
+                 make_host('named', free_ram_mb=1024)]
+        self.assertEqual(['named'], self.chosen(hosts, self.move_to('named')))
+
+    def test_a_requested_host_with_an_anti_affinity_member_is_refused(self):
+        group = fakes.make_group(group_obj.ANTI_AFFINITY)
+        hosts = [make_host('source'), make_host('named'), make_host('free')]
+        fakes.add_members(group, hosts[0])
+        fakes.add_members(group, hosts[1])
+        self.assertEqual(
+            '0/3 hosts available: 1 ignored host, 1 not the requested '
+            'host, 1 anti-affinity policy',
+            self.no_valid_host(hosts, self.move_to('named', group=group)))
+
+    def test_a_disabled_requested_host_is_refused(self):
+        hosts = [make_host('named', disabled=True), make_host('free')]
+        self.assertEqual(
+            '0/2 hosts available: 1 not the requested host, 1 compute '
+            'service down or disabled',
+            self.no_valid_host(hosts, self.move_to('named')))
+
+    def test_a_requested_host_whose_compute_is_down_is_refused(self):
+        hosts = [make_host('named', up=False), make_host('free')]
+        self.assertIn('1 compute service down or disabled',
+                      self.no_valid_host(hosts, self.move_to('named')))
+
+    def test_a_requested_host_in_another_zone_is_refused(self):
+        hosts = [make_host('named', aggregates=[{'availability_zone': 'az2'}]),
+                 make_host('free', aggregates=[{'availability_zone': 'az1'}])]
+        self.assertEqual(
+            '0/2 hosts available: 1 not the requested host, 1 not in the '
+            'requested availability zone',
+            self.no_valid_host(hosts, self.move_to(
+                'named', availability_zone='az1')))
+
+    def test_a_requested_host_without_room_is_refused(self):
+        hosts = [make_host('named', free_ram_mb=256), make_host('free')]
+        self.assertIn('1 insufficient RAM', self.no_valid_host(
+            hosts, self.move_to('named', memory_mb=512)))
+
+    def test_a_requested_host_that_is_not_there_is_no_valid_host(self):
+        self.assertEqual(
+            '0/2 hosts available: 1 ignored host, 1 not the requested host',
+            self.no_valid_host([make_host('source'), make_host('h1')],
+                               self.move_to('elsewhere')))
+
+    def test_a_requested_node_is_the_only_node_of_its_host_considered(self):
+        hosts = [make_host('h1', nodename='n1', free_ram_mb=4096),
+                 make_host('h1', nodename='n2', free_ram_mb=1024)]
+        [states] = self.schedule(hosts, self.move_to('h1', node='n2'))
+        self.assertEqual('n2', states[0].nodename)
+
+    def test_a_forced_host_skips_the_filters_a_requested_one_runs(self):
+        group = fakes.make_group(group_obj.ANTI_AFFINITY)
+        hosts = [make_host('named'), make_host('free')]
+        fakes.add_members(group, hosts[0])
+        self.assertEqual(['named'], self.chosen(
+            hosts, make_spec(force_hosts=['named'], group=group)))
+        self.assertIn('1 anti-affinity policy', self.no_valid_host(
+            hosts, self.move_to('named', group=group)))
 
 
 class TestNoValidHost(ScheduleTestCase):
