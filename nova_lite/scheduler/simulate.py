@@ -199,12 +199,27 @@ def request_spec(case, states):
         ignore_hosts=list(request.get('ignore_hosts') or []),
         force_hosts=list(request.get('force_hosts') or []),
         force_nodes=list(request.get('force_nodes') or []),
+        requested_destination=_destination(
+            request.get('requested_destination')),
         is_bfv=bool(request.get('boot_from_volume', False)))
     group = _object(request.get('server_group'), 'request.server_group')
     if group:
         spec.instance_group = _group(group, states)
     names = ['instance-%d' % i for i in range(num)]
     return spec, names
+
+
+def _destination(value):
+    """A move's named host, ``{"host": ..., "node": ...}`` (the node
+    optional), which the filters still judge; None if not given."""
+    destination = _object(value, 'request.requested_destination')
+    if not destination:
+        return None
+    return objects.Destination(
+        host=str(_required(destination, 'host',
+                           'request.requested_destination')),
+        node=(None if destination.get('node') is None
+              else str(destination['node'])))
 
 
 def _group(group, states):

@@ -163,6 +163,23 @@ class TestTrace(SimulateTestCase):
             (step['candidates'], step['ignored'], step['forced'],
              step['chosen'], step['filters'][0]))
 
+    def test_a_requested_destination_is_filtered_not_forced(self):
+        answer = simulate.run(make_case(
+            [host('a'), host('b', memory_mb=256)],
+            requested_destination={'host': 'b'}))
+        self.assertEqual(
+            'No valid host was found. 0/2 hosts available: 1 not the '
+            'requested host, 1 insufficient RAM', answer['error']['message'])
+        [step] = answer['instances']
+        self.assertEqual((False, ['a']), (step['forced'], step['ignored']))
+
+    def test_a_requested_destination_needs_a_host(self):
+        error = self.assertRaises(simulate.CaseError, simulate.run,
+                                  make_case(requested_destination={
+                                      'node': 'b'}))
+        self.assertIn('request.requested_destination needs "host"',
+                      error.format_message())
+
     def test_trace_says_when_hosts_were_forced(self):
         answer = simulate.run(make_case(force_hosts=['b']))
         [step] = answer['instances']
