@@ -236,7 +236,8 @@ class Migration(base.NovaLiteObject):
 @base.NovaLiteObjectRegistry.register
 class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: Added get_resizes_of_host()
+    VERSION = '1.1'
 
     fields = {'objects': fields.ListOfObjectsField('Migration')}
 
@@ -264,6 +265,21 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     def get_by_instance(cls, context, instance_uuid):
         return cls._query(context,
                           models.Migration.instance_uuid == instance_uuid)
+
+    @classmethod
+    @base.remotable
+    def get_resizes_of_host(cls, context, host, statuses, stale_for=None):
+        """The resizes and cold migrations from or to ``host`` in one of
+        ``statuses``; with ``stale_for`` (seconds) only those not written
+        for that long, by the database's clock. For a compute, which
+        looks after its own."""
+        M = models.Migration
+        where = [M.migration_type.in_([RESIZE, COLD_MIGRATION]),
+                 M.status.in_(list(statuses)),
+                 sa.or_(M.source_compute == host, M.dest_compute == host)]
+        if stale_for is not None:
+            where.append(M.updated_at < clock.utc_now(-stale_for))
+        return cls._query(context, *where)
 
     @classmethod
     def get_by_filters(cls, context, filters):

@@ -54,7 +54,8 @@ SERVICE_VERSION_HISTORY = (
     # evacuate_instance take force; unforced, a named host is filtered)
     {'conductor': '1.5', 'scheduler': '1.4', 'compute': '1.5'},
     # Version 12: resize and cold migration (conductor migrate_server,
-    # compute RPC 1.6), Instance 1.3, Migration 1.4
+    # compute RPC 1.6), Instance 1.3, Migration 1.4, MigrationList 1.1
+    # (get_resizes_of_host: a compute looks after its resizes)
     {'conductor': '1.6', 'scheduler': '1.4', 'compute': '1.6'},
     # Version 13: scheduler 1.5 (RequestSpec 1.4: a move's
     # requested_destination, filtered like any host)

@@ -462,10 +462,9 @@ def confirm_old_resizes(compute, context):
     window = CONF.resize_confirm_window
     if not window:
         return
-    for migration in objects.MigrationList.get_by_filters(
-            context, {'status': 'finished', 'host': compute.host}):
-        if migration.dest_compute != compute.host or \
-                not timeutils.is_older_than(migration.updated_at, window):
+    for migration in objects.MigrationList.get_resizes_of_host(
+            context, compute.host, ['finished'], stale_for=window):
+        if migration.dest_compute != compute.host:
             continue
         try:
             instance = objects.Instance.get_by_uuid(context,
@@ -591,20 +590,17 @@ def recover_resizes(compute, context, restarted=False):
     the server given back to its source; a revert or a confirmation is
     done again (each is harmless twice)."""
     timeout = CONF.compute.interrupted_task_timeout
+    if not restarted and not timeout:
+        return
     try:
-        migrations = objects.MigrationList.get_by_filters(
-            context, {'host': compute.host})
+        migrations = objects.MigrationList.get_resizes_of_host(
+            context, compute.host, _COMPUTES_PART,
+            stale_for=None if restarted else timeout)
     except Exception:
-        LOG.exception('Cannot read the migrations of %s', compute.host)
+        LOG.exception('Cannot read the resizes of %s', compute.host)
         return
     for migration in migrations:
-        if migration.migration_type not in ('resize', 'migration') or \
-                migration.status not in _COMPUTES_PART:
-            continue
         if compute.work.is_worked_on(migration.instance_uuid):
-            continue
-        if not restarted and not (timeout and timeutils.is_older_than(
-                migration.updated_at, timeout)):
             continue
         try:
             instance = objects.Instance.get_by_uuid(context,
