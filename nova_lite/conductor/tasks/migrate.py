@@ -140,16 +140,12 @@ class MigrationTask:
 
     def _request_spec(self):
         same_host = self.resize and CONF.allow_resize_to_same_host
-        ignore = set() if same_host else {self.instance.host}
-        if self.requested_host:
-            # Only the requested host is a candidate, and every filter
-            # still runs on it: a host asked for is never forced.
-            ignore |= {mapping.host for mapping in
-                       objects.HostMappingList.get_all(self.context)
-                       if mapping.host != self.requested_host}
+        # A host asked for is the requested destination: the only
+        # candidate, and every filter still runs on it (never forced).
         spec = move_common.request_spec_for_move(
             self.context, self.instance, self.port_client,
-            ignore_hosts=sorted(ignore) or None)
+            ignore_hosts=None if same_host else [self.instance.host],
+            requested_host=self.requested_host)
         spec.flavor = self.flavor
         return spec
 

@@ -176,6 +176,13 @@ class TestMigrateTask(MigrateTaskTestCase):
         self.migrate()
         self.assertEqual(['src'], self.scheduler.specs[0].ignore_hosts)
 
+    def test_a_host_asked_for_is_filtered_never_forced(self):
+        self.migrate(host='dst2')
+        [spec] = self.scheduler.specs
+        self.assertEqual(('dst2', None),
+                         (spec.requested_destination.host,
+                          spec.force_hosts))
+
     def test_a_resize_asks_for_the_new_flavor_and_may_stay_when_allowed(self):
         bigger = objects.Flavor(
             self.admin, flavorid='2', name='bigger', memory_mb=1024,
