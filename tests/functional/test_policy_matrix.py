@@ -264,6 +264,19 @@ COMPUTE = [
         variant='os-migrateLive',
         body={'os-migrateLive': {'host': None, 'block_migration': 'auto'}},
         after=_server_back_to_active),
+    # A resize to the flavor the server has: past policy, 400.
+    row('compute', 'POST', ACTION, (400, 400, HIDE, ANON), variant='resize',
+        body={'resize': {'flavorRef': '2'}}),
+    # The only compute is the server's own: the cold migration is
+    # accepted and finds no host (the server stays, with a fault).
+    row('compute', 'POST', ACTION, ADMIN_ONLY_HIDDEN_FROM_OTHERS,
+        variant='migrate', body={'migrate': None},
+        after=_server_back_to_active),
+    # The server was not resized: past policy, 409.
+    row('compute', 'POST', ACTION, (409, 409, HIDE, ANON),
+        variant='confirmResize', body={'confirmResize': None}),
+    row('compute', 'POST', ACTION, (409, 409, HIDE, ANON),
+        variant='revertResize', body={'revertResize': None}),
     row('compute', 'GET', S + '/migrations', ADMIN_ONLY_HIDDEN_FROM_OTHERS),
     # No live migration is in progress: past policy the administrator
     # gets 404 for the migration.
