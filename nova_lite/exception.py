@@ -166,6 +166,20 @@ class InstanceTagsWhileScheduling(Conflict):
                '"scheduling".')
 
 
+class InstanceWhileScheduling(Conflict):
+    msg_fmt = ('Cannot %(action)s server %(instance_uuid)s while it is being '
+               'scheduled; try again once it has left task state '
+               '"scheduling".')
+
+
+class InstanceIsLocked(Conflict):
+    msg_fmt = 'Instance %(instance_uuid)s is locked'
+
+
+class InstanceMetadataNotFound(NotFound):
+    msg_fmt = 'Server %(instance_uuid)s has no metadata item \'%(key)s\'.'
+
+
 class InstanceGroupNotFound(NotFound):
     msg_fmt = 'Server group %(group_uuid)s could not be found.'
 

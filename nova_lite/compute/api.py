@@ -17,6 +17,10 @@ mechanics every server action shares, power and shelve actions and delete
 are here; creating is ``server_create``, rebuilding (on its host or from
 cell0) ``server_rebuild``, live migration and evacuation ``server_moves``,
 resize and cold migration ``server_resize``.
+
+What changes only the server's record (its name and description, metadata,
+lock and state) is ``server_updates``. A locked server refuses every
+action but to an administrator.
 """
 
 import re2
@@ -36,6 +40,7 @@ from nova_lite.compute import server_create
 from nova_lite.compute import server_moves
 from nova_lite.compute import server_rebuild
 from nova_lite.compute import server_resize
+from nova_lite.compute import server_updates
 from nova_lite.compute import states
 
 LOG = logging.getLogger(__name__)
@@ -265,6 +270,88 @@ class API:
         self._cast_to_host(context, instance, action, vm_states, task_state,
                            cast)
 
+    # -- reboot, pause, suspend ------------------------------------------
+
+    # What a hard reboot may overtake, as in Nova: a soft reboot, or a
+    # pause, suspend or their undoing that has not finished.
+    _HARD_REBOOT_OVERTAKES = (None, states.REBOOTING, states.REBOOT_PENDING,
+                              states.REBOOT_STARTED, states.REBOOTING_HARD,
+                              states.PAUSING, states.UNPAUSING,
+                              states.SUSPENDING, states.RESUMING)
+
+    def reboot(self, context, instance, reboot_type):
+        """``SOFT``: an ACTIVE server, with no task. ``HARD``: also one
+        that is stopped, paused, suspended or in ERROR, and over a task
+        a hard reboot overtakes; the compute brings it back ACTIVE."""
+        if reboot_type == 'SOFT':
+            vm_states, task_state, task_states = (
+                [states.ACTIVE], states.REBOOTING, (None,))
+        else:
+            vm_states, task_state, task_states = (
+                [states.ACTIVE, states.STOPPED, states.PAUSED,
+                 states.SUSPENDED, states.ERROR], states.REBOOTING_HARD,
+                self._HARD_REBOOT_OVERTAKES)
+        self._cast_to_host(
+            context, instance, instance_actions.REBOOT, vm_states,
+            task_state, lambda cctxt, i: self.compute_rpcapi.reboot_instance(
+                cctxt, i, reboot_type),
+            version=self.compute_rpcapi.POWER_ACTIONS_VERSION,
+            task_states=task_states)
+
+    def pause(self, context, instance):
+        self._pause_or_suspend(context, instance, instance_actions.PAUSE,
+                               states.ACTIVE, states.PAUSING,
+                               self.compute_rpcapi.pause_instance)
+
+    def unpause(self, context, instance):
+        self._pause_or_suspend(context, instance, instance_actions.UNPAUSE,
+                               states.PAUSED, states.UNPAUSING,
+                               self.compute_rpcapi.unpause_instance)
+
+    def suspend(self, context, instance):
+        self._pause_or_suspend(context, instance, instance_actions.SUSPEND,
+                               states.ACTIVE, states.SUSPENDING,
+                               self.compute_rpcapi.suspend_instance)
+
+    def resume(self, context, instance):
+        self._pause_or_suspend(context, instance, instance_actions.RESUME,
+                               states.SUSPENDED, states.RESUMING,
+                               self.compute_rpcapi.resume_instance)
+
+    def _pause_or_suspend(self, context, instance, action, vm_state,
+                          task_state, cast):
+        self._cast_to_host(
+            context, instance, action, [vm_state], task_state, cast,
+            version=self.compute_rpcapi.POWER_ACTIONS_VERSION)
+
+    # -- the server's record: name, lock, state, metadata -----------------
+
+    def update(self, context, instance, changes):
+        """See ``server_updates.update``."""
+        return server_updates.update(self, context, instance, changes)
+
+    def lock(self, context, instance):
+        server_updates.lock(self, context, instance)
+
+    def unlock(self, context, instance):
+        server_updates.unlock(self, context, instance)
+
+    @staticmethod
+    def unlock_needs_override(context, instance):
+        """See ``server_updates.unlock_needs_override``."""
+        return server_updates.unlock_needs_override(context, instance)
+
+    def reset_state(self, context, instance, state):
+        return server_updates.reset_state(self, context, instance, state)
+
+    def set_metadata(self, context, instance, metadata, replace=False):
+        """See ``server_updates.set_metadata``."""
+        return server_updates.set_metadata(self, context, instance,
+                                           metadata, replace=replace)
+
+    def delete_metadata(self, context, instance, key):
+        server_updates.delete_metadata(self, context, instance, key)
+
     # -- shelve, offload, unshelve -----------------------------------------
 
     def shelve(self, context, instance):
@@ -329,7 +416,7 @@ class API:
                 pinned=self.conductor_api.version_cap)
 
     def _cast_to_host(self, context, instance, action, vm_states, task_state,
-                      cast, version='1.1'):
+                      cast, version='1.1', task_states=(None,)):
         """An action the server's compute does: it must be up and speak
         compute RPC ``version``."""
         def check(cctxt, instance):
@@ -342,36 +429,42 @@ class API:
         self.start_task(
             context, instance, action, vm_states, task_state, check=check,
             send=cast,
-            service=lambda i: 'nova-lite-compute on %s' % i.host)
+            service=lambda i: 'nova-lite-compute on %s' % i.host,
+            task_states=task_states)
 
     def start_task(self, context, instance, action, vm_states, task_state,
-                   check, send, service, needs_host=False, method=None):
+                   check, send, service, needs_host=False, method=None,
+                   task_states=(None,)):
         """The shape of every server action the API hands on. The server
-        must be in one of ``vm_states`` in a real cell (with a host if
-        ``needs_host``) and in no task; ``check(cctxt, instance)`` refuses
-        what cannot be done before anything changes; then the task state
-        is set (a racing task wins: 409), the action recorded and
-        ``send(cctxt, instance)`` hands it on. If sending fails the task
-        state is put back; a message that could not be sent is a 503
-        naming ``service(instance)``."""
+        must not be locked (but for an administrator), must be in one of
+        ``vm_states`` in a real cell (with a host if ``needs_host``) and
+        in no task (or one of ``task_states``, which the action
+        overtakes); ``check(cctxt, instance)`` refuses what cannot be
+        done before anything changes; then the task state is set (a
+        racing task wins: 409), the action recorded and ``send(cctxt,
+        instance)`` hands it on. If sending fails the task state is put
+        back; a message that could not be sent is a 503 naming
+        ``service(instance)``."""
         method = method or action
         mapping, instance = self.locate(context, instance.uuid)
+        server_updates.check_not_locked(context, instance)
         if mapping.cell_mapping is None or mapping.cell_mapping.is_cell0 \
                 or (needs_host and not instance.host) \
                 or instance.vm_state not in vm_states:
             raise exception.InstanceInvalidState(
                 method=method, instance_uuid=instance.uuid,
                 attr='vm_state', state=instance.vm_state)
-        if instance.task_state is not None:
+        if instance.task_state not in task_states:
             raise exception.InstanceInvalidState(
                 method=method, instance_uuid=instance.uuid,
                 attr='task_state', state=instance.task_state)
         with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
             instance._context = cctxt
             check(cctxt, instance)
+            overtaken = instance.task_state
             instance.task_state = task_state
             try:
-                instance.save(expected_task_state=[None])
+                instance.save(expected_task_state=list(task_states))
             except exception.UnexpectedTaskStateError as e:
                 raise exception.InstanceInvalidState(
                     method=method, instance_uuid=instance.uuid,
@@ -383,7 +476,7 @@ class API:
                 LOG.error('%s of %s not sent: %s', action, instance.uuid, e)
                 with server_common.logged_cleanup(
                         '%s of %s' % (action, instance.uuid)):
-                    instance.task_state = None
+                    instance.task_state = overtaken
                     instance.save()
                 if isinstance(e, messaging.MessagingException):
                     raise exception.ServiceUnavailable(
@@ -436,6 +529,7 @@ class API:
         """Delete a server wherever it is; see the module docstring."""
         uuid = instance.uuid
         mapping, instance = self.locate(context, uuid)
+        server_updates.check_not_locked(context, instance)
         if mapping.cell_mapping is None:
             try:
                 objects.BuildRequest(context, instance_uuid=uuid).destroy()

@@ -12,6 +12,7 @@ import oslo_messaging as messaging
 from nova_lite.compute import server_common
 from nova_lite.compute import instance_actions
 from nova_lite.compute import server_create
+from nova_lite.compute import server_updates
 from nova_lite.compute import states
 from nova_lite import context as nova_context
 from nova_lite import exception
@@ -38,6 +39,7 @@ def rebuild(api, context, instance, image_href, changes=None,
         # As at create (Nova checks both): at most [quota] metadata_items.
         quota.check_metadata_items(changes['metadata'])
     mapping, instance = api.locate(context, instance.uuid)
+    server_updates.check_not_locked(context, instance)
     if mapping.cell_mapping is None:
         raise exception.InstanceInvalidState(
             method='rebuild', instance_uuid=instance.uuid,

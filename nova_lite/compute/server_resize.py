@@ -16,6 +16,7 @@ import oslo_messaging as messaging
 from nova_lite.compute.flows import resize as resize_flow
 from nova_lite.compute import instance_actions
 from nova_lite.compute import server_common
+from nova_lite.compute import server_updates
 from nova_lite.compute import states
 from nova_lite import context as nova_context
 from nova_lite import exception
@@ -117,6 +118,7 @@ def confirm_resize(api, context, instance):
     """Keep the server where it was resized to: its source drops what
     the server left there."""
     mapping, instance = api.locate(context, instance.uuid)
+    server_updates.check_not_locked(context, instance)
     _in_a_cell(mapping, instance, 'confirmResize')
     with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
         instance._context = cctxt
@@ -142,6 +144,7 @@ def revert_resize(api, context, instance):
     """Put the server back where it was, at its old flavor: its
     destination gives it back to the source."""
     mapping, instance = api.locate(context, instance.uuid)
+    server_updates.check_not_locked(context, instance)
     _in_a_cell(mapping, instance, 'revertResize')
     with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
         instance._context = cctxt

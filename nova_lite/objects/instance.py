@@ -363,7 +363,6 @@ class Instance(base.NovaLiteObject):
         self.obj_reset_changes(['fault'])
 
     @classmethod
-    @db.retried
     def update_tags(cls, context, uuid, change):
         """Set the tags of live instance ``uuid`` to ``change(tags)`` and
         return them.
@@ -373,20 +372,39 @@ class Instance(base.NovaLiteObject):
         raise to leave the tags as they were. Not remotable: only the API
         changes tags.
         """
+        return list(cls._change_locked(
+            context, uuid, 'tags', lambda tags, _row: list(change(tags))))
+
+    @classmethod
+    def update_metadata(cls, context, uuid, change):
+        """Set the metadata of live instance ``uuid`` to ``change(metadata,
+        row)`` and return it, as ``update_tags`` does the tags. ``row``
+        has the server's ``vm_state``, ``task_state`` and ``locked`` as
+        they are while the row is locked, for ``change`` to refuse (raise)
+        a server whose metadata may not change now."""
+        return dict(cls._change_locked(context, uuid, 'metadata', change))
+
+    @classmethod
+    @db.retried
+    def _change_locked(cls, context, uuid, name, change):
         table = models.Instance
+        column = _COLUMN_OF.get(name, name)
         live = sa.and_(table.uuid == uuid, table.deleted == 0)
         with db.cell_session(context) as session:
             found = session.execute(
-                sa.select(table.tags).where(live).with_for_update()).first()
+                sa.select(getattr(table, column).label('value'),
+                          table.vm_state, table.task_state, table.locked)
+                .where(live).with_for_update()).first()
             if found is None:
                 raise exception.InstanceNotFound(instance_id=uuid)
-            tags = jsonutils.loads(found.tags) if found.tags else []
-            new_tags = list(change(list(tags)))
-            if new_tags != tags:
+            old = (jsonutils.loads(found.value) if found.value else
+                   type(_JSON_DEFAULTS[name])())
+            new = change(copy.deepcopy(old), found)
+            if new != old:
                 session.execute(sa.update(table).where(live).values(
-                    tags=jsonutils.dumps(new_tags),
-                    updated_at=clock.utc_now()))
-        return new_tags
+                    **{column: jsonutils.dumps(new),
+                       'updated_at': clock.utc_now()}))
+        return new
 
 
 def _in_or_null(column, values):

@@ -18,6 +18,7 @@ from nova_lite.policies import network
 from nova_lite.policies import placement
 from nova_lite.policies import quota_sets
 from nova_lite.policies import server_groups
+from nova_lite.policies import server_metadata
 from nova_lite.policies import server_resize
 from nova_lite.policies import server_tags
 from nova_lite.policies import servers
@@ -37,5 +38,6 @@ def list_rules():
                                 quota_sets.list_rules(),
                                 instance_actions.list_rules(),
                                 server_tags.list_rules(),
+                                server_metadata.list_rules(),
                                 placement.list_rules(),
                                 network.list_rules()))

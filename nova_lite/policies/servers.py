@@ -30,6 +30,11 @@ rules = [
         'or "az:host:node", bypassing the scheduler filters.',
         [{'method': 'POST', 'path': '/servers'}]),
     policy.DocumentedRuleDefault(
+        PREFIX + 'update', base.ADMIN_OR_OWNER,
+        'Change the name of a server (and, from microversion 2.19, its '
+        'description).',
+        [{'method': 'PUT', 'path': '/servers/{server_id}'}]),
+    policy.DocumentedRuleDefault(
         PREFIX + 'delete', base.ADMIN_OR_OWNER, 'Delete a server.',
         [{'method': 'DELETE', 'path': '/servers/{server_id}'}]),
     policy.DocumentedRuleDefault(
@@ -48,6 +53,50 @@ rules = [
         PREFIX + 'start', base.ADMIN_OR_OWNER, 'Start a stopped server.',
         [{'method': 'POST',
           'path': '/servers/{server_id}/action (os-start)'}]),
+    policy.DocumentedRuleDefault(
+        PREFIX + 'reboot', base.ADMIN_OR_OWNER,
+        'Reboot a server, soft or hard.',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (reboot)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-pause-server:pause', base.ADMIN_OR_OWNER,
+        'Pause a server: its guest stays in memory, stopped.',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (pause)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-pause-server:unpause', base.ADMIN_OR_OWNER,
+        'Unpause a paused server.',
+        [{'method': 'POST',
+          'path': '/servers/{server_id}/action (unpause)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-suspend-server:suspend', base.ADMIN_OR_OWNER,
+        'Suspend a server: its guest\'s memory is saved and it stops.',
+        [{'method': 'POST',
+          'path': '/servers/{server_id}/action (suspend)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-suspend-server:resume', base.ADMIN_OR_OWNER,
+        'Resume a suspended server.',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (resume)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-lock-server:lock', base.ADMIN_OR_OWNER,
+        'Lock a server: then only an administrator may act on it (delete, '
+        'rebuild, stop, reboot, ... or change its metadata).',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (lock)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-lock-server:unlock', base.ADMIN_OR_OWNER,
+        'Unlock a server locked by the caller\'s side (its owner, or an '
+        'administrator).',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (unlock)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-lock-server:unlock:unlock_override',
+        base.ADMIN_API,
+        'Unlock a server locked by the other side: its owner\'s lock, by '
+        'an administrator of another project, or an administrator\'s, by '
+        'the owner.',
+        [{'method': 'POST', 'path': '/servers/{server_id}/action (unlock)'}]),
+    policy.DocumentedRuleDefault(
+        'os_compute_api:os-admin-actions:reset_state', base.ADMIN_API,
+        'Reset the state of a server to active or error, ending its task.',
+        [{'method': 'POST',
+          'path': '/servers/{server_id}/action (os-resetState)'}]),
     policy.DocumentedRuleDefault(
         'os_compute_api:os-evacuate', base.ADMIN_API,
         'Evacuate a server from a host that is down to another host.',

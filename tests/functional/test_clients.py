@@ -107,8 +107,47 @@ class TestClients(base.ControlPlaneTestCase):
         self.assertIn('rebuild', self._openstack(
             'server', 'event', 'list', 'cli-vm', '-f', 'value',
             '-c', 'Action'))
-        self._openstack('server', 'delete', '--wait', 'cli-vm')
+        self._everyday_actions('cli-vm')
+        self._openstack('server', 'delete', '--wait', 'cli-vm-renamed')
         self.assertNotIn('cli-vm', self._openstack('server', 'list'))
+
+    def _everyday_actions(self, name):
+        """Reboot (soft, hard), pause and unpause, suspend and resume,
+        lock and unlock, a new name, properties set and unset and the
+        state reset: each CLI command once, its outcome read over REST
+        (a CLI call costs seconds)."""
+        server_id = self._openstack('server', 'show', name, '-f', 'value',
+                                    '-c', 'id').strip()
+
+        def shown():
+            return self.admin.get('/servers/' + server_id,
+                                  microversion='2.9').json()['server']
+        self._openstack('server', 'reboot', '--wait', name)
+        self._openstack('server', 'reboot', '--hard', '--wait', name)
+        self.assertEqual(('ACTIVE', None), (shown()['status'], shown()[
+            'OS-EXT-STS:task_state']))
+        for action, undo, status in (('pause', 'unpause', 'PAUSED'),
+                                     ('suspend', 'resume', 'SUSPENDED')):
+            self._openstack('server', action, name)
+            self.admin.wait_for_status(server_id, status)
+            self._openstack('server', undo, name)
+            self.admin.wait_for_status(server_id, 'ACTIVE')
+        self._openstack('server', 'lock', name)
+        self.assertTrue(shown()['locked'])
+        self._openstack('server', 'unlock', name)
+        self.assertFalse(shown()['locked'])
+        self._openstack('server', 'set', '--name', name + '-renamed',
+                        '--property', 'role=db', '--property', 'tier=1',
+                        '--state', 'active', '--auto-approve', name)
+        self._openstack('server', 'unset', '--property', 'tier',
+                        name + '-renamed')
+        self.assertEqual((name + '-renamed', {'role': 'db'}),
+                         (shown()['name'], shown()['metadata']))
+        actions = self.admin.get('/servers/%s/os-instance-actions' %
+                                 server_id).json()['instanceActions']
+        self.assertEqual(['resetState', 'unlock', 'lock', 'resume',
+                          'suspend', 'unpause', 'pause', 'reboot', 'reboot'],
+                         [a['action'] for a in actions][:9])
 
     def test_openstack_cli_rebuilds_a_server_from_cell0(self):
         self._openstack('server', 'create', '--flavor', 'm1.huge',

@@ -17,6 +17,7 @@ from nova_lite.api.compute import quota_class_sets
 from nova_lite.api.compute import quota_sets
 from nova_lite.api.compute import server_actions
 from nova_lite.api.compute import server_groups
+from nova_lite.api.compute import server_metadata
 from nova_lite.api.compute import server_tags
 from nova_lite.api.compute import servers
 from nova_lite.api.compute import services
@@ -41,6 +42,7 @@ ROUTE_DECLARATIONS = {
     '/v2.1/servers': {'GET': servers.index, 'POST': servers.create},
     '/v2.1/servers/detail': {'GET': servers.detail},
     '/v2.1/servers/{server_id}': {'GET': servers.show,
+                                  'PUT': servers.update,
                                   'DELETE': servers.delete},
     '/v2.1/servers/{server_id}/action': {'POST': server_actions.action},
     '/v2.1/servers/{server_id}/migrations': {'GET': migrations.index},
@@ -51,6 +53,12 @@ ROUTE_DECLARATIONS = {
         'GET': instance_actions.index},
     '/v2.1/servers/{server_id}/os-instance-actions/{request_id}': {
         'GET': instance_actions.show},
+    '/v2.1/servers/{server_id}/metadata': {
+        'GET': server_metadata.index, 'POST': server_metadata.create,
+        'PUT': server_metadata.update_all},
+    '/v2.1/servers/{server_id}/metadata/{key}': {
+        'GET': server_metadata.show, 'PUT': server_metadata.update,
+        'DELETE': server_metadata.delete},
     '/v2.1/servers/{server_id}/tags': {'GET': server_tags.index,
                                        'PUT': server_tags.update_all,
                                        'DELETE': server_tags.delete_all},

@@ -23,7 +23,8 @@ listed; everything else behaves as at 2.1.
          201, deleting one 204.
 * 2.3  - admins see more OS-EXT-SRV-ATTR:* server attributes
          (reservation_id, launch_index, hostname, user_data, ...).
-* 2.9  - servers show ``locked``.
+* 2.9  - servers show ``locked`` (the lock and unlock actions set it at
+         every microversion).
 * 2.10 - administrators may list, show, create and delete the key pairs
          of another user (``?user_id=``, or ``user_id`` in the create
          body).
@@ -100,8 +101,13 @@ listed; everything else behaves as at 2.1.
 Server actions (``POST /servers/{id}/action``): ``rebuild`` (2.19 with
 ``description``, 2.54 with ``key_name``, 2.57 with ``user_data`` and
 without ``personality``, 2.63 with ``trusted_image_certificates``),
-``os-stop``, ``os-start``, ``evacuate``, ``shelve``, ``shelveOffload``,
-``unshelve`` and ``os-migrateLive``.
+``os-stop``, ``os-start``, ``reboot`` (SOFT, HARD), ``pause``,
+``unpause``, ``suspend``, ``resume``, ``lock``, ``unlock`` (without a
+reason: that is 2.73), ``os-resetState``, ``evacuate``, ``shelve``,
+``shelveOffload``, ``unshelve`` and ``os-migrateLive``. From 2.1 also
+``PUT /servers/{id}`` (``name``; ``description`` from 2.19) and
+``/servers/{id}/metadata`` (list, show, add, replace, set and remove
+items).
 
 Versions in between change only resources nova_lite does not serve:
 2.56 (cold migrate to a host), 2.60 (multiattach volumes, which need a

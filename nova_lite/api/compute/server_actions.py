@@ -1,10 +1,12 @@
-"""POST /servers/{server_id}/action: rebuild, os-stop, os-start,
-evacuate, shelve, shelveOffload, unshelve and os-migrateLive.
+"""POST /servers/{server_id}/action: rebuild, os-stop, os-start, reboot,
+pause, unpause, suspend, resume, lock, unlock, os-resetState, evacuate,
+shelve, shelveOffload, unshelve and os-migrateLive.
 
 The body names exactly one action; each has its schema per microversion
 and its policy rule. Rebuild of a server that never got a host (buried in
 cell0) is honoured from microversion 2.65; before, it answers 409 as it
-always did.
+always did. A locked server refuses the actions that change it (all but
+lock, unlock and os-resetState) to anyone but an administrator (409).
 """
 
 from nova_lite import exception
@@ -79,6 +81,93 @@ def start(request, server_id, document):
     validation.validate(schema.start, document)
     instance = _instance(request, server_id, 'start')
     servers._compute_api().start(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def _authorized(request, server_id, rule):
+    """The server, once ``rule`` allows the caller to act on it."""
+    instance = servers._compute_api().get(request.context, server_id)
+    request.context.can(rule, {'project_id': instance.project_id,
+                               'user_id': instance.user_id})
+    return instance
+
+
+def reboot(request, server_id, document):
+    """SOFT or HARD, in any case; a hard reboot also brings back a server
+    that is stopped, paused, suspended or in ERROR (409 otherwise)."""
+    validation.validate(schema.reboot, document)
+    instance = _instance(request, server_id, 'reboot')
+    servers._compute_api().reboot(request.context, instance,
+                                  document['reboot']['type'].upper())
+    return wsgi.empty_response(202)
+
+
+def pause(request, server_id, document):
+    validation.validate(schema.pause, document)
+    instance = _authorized(request, server_id,
+                           'os_compute_api:os-pause-server:pause')
+    servers._compute_api().pause(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def unpause(request, server_id, document):
+    validation.validate(schema.unpause, document)
+    instance = _authorized(request, server_id,
+                           'os_compute_api:os-pause-server:unpause')
+    servers._compute_api().unpause(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def suspend(request, server_id, document):
+    validation.validate(schema.suspend, document)
+    instance = _authorized(request, server_id,
+                           'os_compute_api:os-suspend-server:suspend')
+    servers._compute_api().suspend(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def resume(request, server_id, document):
+    validation.validate(schema.resume, document)
+    instance = _authorized(request, server_id,
+                           'os_compute_api:os-suspend-server:resume')
+    servers._compute_api().resume(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def lock(request, server_id, document):
+    """The owner's lock, or an administrator's (which the owner may not
+    lift); locking a locked server again is no error."""
+    validation.validate(schema.lock, document)
+    instance = _authorized(request, server_id,
+                           'os_compute_api:os-lock-server:lock')
+    servers._compute_api().lock(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def unlock(request, server_id, document):
+    """Lifting the other side's lock needs the unlock_override rule too
+    (administrators only, by default)."""
+    validation.validate(schema.unlock, document)
+    instance = _authorized(request, server_id,
+                           'os_compute_api:os-lock-server:unlock')
+    if servers._compute_api().unlock_needs_override(request.context,
+                                                    instance):
+        request.context.can(
+            'os_compute_api:os-lock-server:unlock:unlock_override',
+            {'project_id': instance.project_id,
+             'user_id': instance.user_id})
+    servers._compute_api().unlock(request.context, instance)
+    return wsgi.empty_response(202)
+
+
+def reset_state(request, server_id, document):
+    """Admin only: the server's state set to ``active`` or ``error``, its
+    task ended."""
+    validation.validate(schema.reset_state, document)
+    instance = _authorized(request, server_id,
+                           'os_compute_api:os-admin-actions:reset_state')
+    servers._compute_api().reset_state(
+        request.context, instance, document['os-resetState']['state'])
     return wsgi.empty_response(202)
 
 
@@ -166,6 +255,9 @@ def migrate_live(request, server_id, document):
 # Every server action, by the name the request body gives it; resize,
 # migrate, confirmResize and revertResize are in server_resize.
 ACTIONS = {'rebuild': rebuild, 'os-stop': stop, 'os-start': start,
+           'reboot': reboot, 'pause': pause, 'unpause': unpause,
+           'suspend': suspend, 'resume': resume, 'lock': lock,
+           'unlock': unlock, 'os-resetState': reset_state,
            'evacuate': evacuate, 'shelve': shelve,
            'shelveOffload': shelve_offload, 'unshelve': unshelve,
            'os-migrateLive': migrate_live, **server_resize.ACTIONS}

@@ -17,6 +17,8 @@ _STATUS_OF_VM_STATE = {
     states.DELETED: 'DELETED',
     states.SHELVED: 'SHELVED',
     states.SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
+    states.PAUSED: 'PAUSED',
+    states.SUSPENDED: 'SUSPENDED',
     states.RESIZED: 'VERIFY_RESIZE',
 }
 VM_STATES_OF_STATUS = {status: [vm_state] for vm_state, status in
@@ -37,7 +39,18 @@ _STATUS_OF_TASK_STATE = {
 }
 
 
+# An ACTIVE server being rebooted shows it (one rebooted hard from
+# SHUTOFF, PAUSED, SUSPENDED or ERROR keeps showing that until it is
+# ACTIVE again, as in Nova).
+_STATUS_OF_REBOOT = dict(
+    [(task_state, 'REBOOT') for task_state in states.SOFT_REBOOT_STATES] +
+    [(task_state, 'HARD_REBOOT') for task_state in states.HARD_REBOOT_STATES])
+
+
 def status_of(instance):
+    if instance.vm_state == states.ACTIVE and \
+            instance.task_state in _STATUS_OF_REBOOT:
+        return _STATUS_OF_REBOOT[instance.task_state]
     if instance.vm_state in (states.ACTIVE, states.STOPPED, states.ERROR):
         status = _STATUS_OF_TASK_STATE.get(instance.task_state)
         if status:
@@ -114,8 +127,12 @@ def _usage_time(value):
     return value.replace(tzinfo=None).isoformat() if value else None
 
 
-def detail(request, instance, host_status=None):
-    """The full server document; ``host_status`` is a callable (2.16)."""
+def detail(request, instance, host_status=None, extended=True):
+    """The full server document; ``host_status`` is a callable (2.16).
+    Without ``extended`` the document ``PUT /servers/{id}`` answers with
+    (before 2.75, as in Nova): without the attributes of the extensions
+    (zone, key name, config drive, security groups, OS-EXT-STS:*,
+    OS-SRV-USG:*, volumes, OS-EXT-SRV-ATTR:*, host_status)."""
     context = request.context
     status = status_of(instance)
     body = brief(request, instance)
@@ -134,28 +151,20 @@ def detail(request, instance, host_status=None):
         'accessIPv4': '',
         'accessIPv6': '',
         'progress': instance.progress or 0,
-        'key_name': instance.key_name,
-        'config_drive': instance.config_drive or '',
-        'security_groups': [{'name': 'default'}],
         'OS-DCF:diskConfig': 'MANUAL',
-        'OS-EXT-AZ:availability_zone': instance.availability_zone or '',
-        'OS-EXT-STS:vm_state': instance.vm_state,
-        'OS-EXT-STS:task_state': instance.task_state,
-        'OS-EXT-STS:power_state': instance.power_state or 0,
-        'OS-SRV-USG:launched_at': _usage_time(instance.launched_at),
-        'OS-SRV-USG:terminated_at': _usage_time(instance.terminated_at),
-        'os-extended-volumes:volumes_attached': _volumes(request,
-                                                         instance),
     })
     is_admin = context.can(EXTENDED_ATTRS_POLICY, fatal=False)
-    if is_admin:
-        body.update(_extended_attributes(request, instance))
+    if extended:
+        body.update(_extensions(request, instance))
+        if is_admin:
+            body.update(_extended_attributes(request, instance))
     fault = _fault(request, instance, is_admin)
     if fault is not None and status == 'ERROR':
         body['fault'] = fault
     if request.is_version(mv.LOCKED):
         body['locked'] = bool(instance.locked)
-    if (request.is_version(mv.HOST_STATUS) and host_status is not None and
+    if (extended and request.is_version(mv.HOST_STATUS) and
+            host_status is not None and
             context.can(HOST_STATUS_POLICY, fatal=False)):
         body['host_status'] = host_status(instance)
     if request.is_version(mv.DESCRIPTION):
@@ -167,6 +176,22 @@ def detail(request, instance, host_status=None):
             list(instance.trusted_certs) if instance.trusted_certs
             else None)
     return body
+
+
+def _extensions(request, instance):
+    return {
+        'key_name': instance.key_name,
+        'config_drive': instance.config_drive or '',
+        'security_groups': [{'name': 'default'}],
+        'OS-EXT-AZ:availability_zone': instance.availability_zone or '',
+        'OS-EXT-STS:vm_state': instance.vm_state,
+        'OS-EXT-STS:task_state': instance.task_state,
+        'OS-EXT-STS:power_state': instance.power_state or 0,
+        'OS-SRV-USG:launched_at': _usage_time(instance.launched_at),
+        'OS-SRV-USG:terminated_at': _usage_time(instance.terminated_at),
+        'os-extended-volumes:volumes_attached': _volumes(request,
+                                                         instance),
+    }
 
 
 def _extended_attributes(request, instance):

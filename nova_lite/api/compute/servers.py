@@ -1,4 +1,5 @@
-"""/servers: create, list, detail, show and delete."""
+"""/servers: create, list, detail, show, update (name and description)
+and delete."""
 
 import base64
 import binascii
@@ -129,6 +130,27 @@ def show(request, server_id):
     instance = _get(request, server_id)
     return wsgi.json_response(
         {'server': server_views.detail(request, instance, _HostStatus())})
+
+
+@validation.schema(schema.base_update, '2.1', '2.18')
+@validation.schema(schema.update_v219, mv.DESCRIPTION)
+def update(request, server_id):
+    """Change the name and, from 2.19, the description; 200 with the
+    server, without the extensions' attributes (as Nova before 2.75).
+    The access addresses and disk config are taken and not kept."""
+    instance = _compute_api().get(request.context, server_id)
+    request.context.can(POLICY + 'update',
+                        {'project_id': instance.project_id,
+                         'user_id': instance.user_id})
+    server = request.json_body_or_fail()['server']
+    changes = {field: server[name]
+               for name, field in (('name', 'display_name'),
+                                   ('description', 'display_description'))
+               if name in server}
+    if changes:
+        instance = _compute_api().update(request.context, instance, changes)
+    return wsgi.json_response(
+        {'server': server_views.detail(request, instance, extended=False)})
 
 
 def delete(request, server_id):

@@ -116,6 +116,8 @@ class TestFuzzComputeAPI(fuzz.FuzzedAPI, test_servers.ServersTestCase):
                     if booted.status_int == 202 else active.uuid)
         self.request('PUT', '/v2.1/servers/%s/tags/fuzz' % active.uuid,
                      version='2.26')
+        self.request('PUT', '/v2.1/servers/%s/metadata/fuzz' % active.uuid,
+                     {'meta': {'fuzz': 'yes'}})
         group = self.request('POST', '/v2.1/os-server-groups', {
             'server_group': {'name': 'g' + suffix,
                              'policies': ['anti-affinity']}}).json
@@ -132,6 +134,7 @@ class TestFuzzComputeAPI(fuzz.FuzzedAPI, test_servers.ServersTestCase):
             'migration_id': [str(migration.id)],
             'request_id': [owner.request_id],
             'tag': ['fuzz'],
+            'key': ['fuzz'],
             'group_id': [group['server_group']['id']],
             'aggregate_id': [str(aggregate['aggregate']['id'])],
             'keypair_name': ['k' + suffix],

@@ -1,7 +1,8 @@
 """Schemas of POST /servers/{id}/action, per action and microversion.
 
 Rebuild: 2.19 adds ``description``, 2.54 ``key_name``, 2.57 ``user_data``
-and removes ``personality``, 2.63 adds ``trusted_image_certificates``.
+and removes ``personality``, 2.63 adds ``trusted_image_certificates``. The
+other actions take the same body at every microversion we serve.
 """
 
 import copy
@@ -118,3 +119,28 @@ _v225['required'] = ['block_migration', 'host']
 migrate_live_v230 = copy.deepcopy(migrate_live_v225)
 migrate_live_v230['properties']['os-migrateLive']['properties']['force'] = {
     'type': 'boolean'}
+
+
+# reboot: SOFT or HARD, spelled as Nova takes it.
+reboot = _action('reboot', {
+    'type': {'type': 'string',
+             'enum': ['HARD', 'Hard', 'hard', 'SOFT', 'Soft', 'soft']}},
+    ['type'])
+
+
+def _without_argument(name):
+    return {'type': 'object', 'properties': {name: {'type': 'null'}},
+            'required': [name], 'additionalProperties': False}
+
+
+# pause, unpause, suspend, resume, lock and unlock take null (a lock's
+# reason is a later microversion's).
+pause = _without_argument('pause')
+unpause = _without_argument('unpause')
+suspend = _without_argument('suspend')
+resume = _without_argument('resume')
+lock = _without_argument('lock')
+unlock = _without_argument('unlock')
+
+reset_state = _action('os-resetState', {
+    'state': {'type': 'string', 'enum': ['active', 'error']}}, ['state'])

@@ -2,7 +2,8 @@
 
 The base schema is extended per range rather than copied: 2.19 adds
 ``description``, 2.37 requires ``networks``, 2.52 adds ``tags``, 2.57
-removes ``personality``, 2.63 adds ``trusted_image_certificates``.
+removes ``personality``, 2.63 adds ``trusted_image_certificates``. An
+update takes ``name`` (and, from 2.19, ``description``).
 """
 
 import copy
@@ -147,6 +148,29 @@ create_v252['properties']['server']['properties']['tags'] = _TAGS
 
 create_v257 = copy.deepcopy(create_v252)
 del create_v257['properties']['server']['properties']['personality']
+
+# PUT /servers/{id}: the name (and the access addresses and disk config,
+# which are taken and not kept, as at create); 2.19 adds description.
+base_update = {
+    'type': 'object',
+    'properties': {
+        'server': {
+            'type': 'object',
+            'properties': {
+                name: _SERVER_PROPERTIES[name]
+                for name in ('name', 'OS-DCF:diskConfig', 'accessIPv4',
+                             'accessIPv6')},
+            'additionalProperties': False,
+        },
+    },
+    'required': ['server'],
+    'additionalProperties': False,
+}
+
+update_v219 = copy.deepcopy(base_update)
+update_v219['properties']['server']['properties']['description'] = (
+    copy.deepcopy(create_v219['properties']['server']['properties']
+                  ['description']))
 
 create_v263 = copy.deepcopy(create_v257)
 create_v263['properties']['server']['properties'][
