@@ -160,6 +160,57 @@ def _shelve_then_unshelve(test, caller, response):
     test.wait_for_server_task_done()
 
 
+def _paused(test):
+    test.server_action({'pause': None})
+    test.wait_for_server_task_done('PAUSED')
+    return {}
+
+
+def _pause_then_unpause(test, caller, response):
+    test.wait_for_server_task_done('PAUSED')
+    test.server_action({'unpause': None})
+    test.wait_for_server_task_done()
+
+
+def _suspended(test):
+    test.server_action({'suspend': None})
+    test.wait_for_server_task_done('SUSPENDED')
+    return {}
+
+
+def _suspend_then_resume(test, caller, response):
+    test.wait_for_server_task_done('SUSPENDED')
+    test.server_action({'resume': None})
+    test.wait_for_server_task_done()
+
+
+def _locked_by_its_owner(test):
+    test.call('compute', 'POST', ACTION.format(**test.ids), OWNER,
+              body={'lock': None}, expect=202)
+    return {}
+
+
+def _unlock(test, caller, response):
+    test.server_action({'unlock': None})
+
+
+def _server_name_back(test, caller, response):
+    test.call('compute', 'PUT', S.format(**test.ids), ADMIN,
+              body={'server': {'name': test.owners_server_name}}, expect=200)
+
+
+def _server_metadata_back(test, caller, response):
+    test.call('compute', 'PUT', S.format(**test.ids) + '/metadata', ADMIN,
+              body={'metadata': {'keep': 'yes'}}, expect=200)
+
+
+def _migration_confirmed(test, caller, response):
+    test.wait_for_server_task_done('VERIFY_RESIZE')
+    test.call('compute', 'POST', ACTION.format(**test.ids), ADMIN,
+              body={'confirmResize': None}, expect=204)
+    test.wait_for_server_task_done()
+
+
 def _delete_new_server(test, caller, response):
     test.delete_server(response.json()['server']['id'])
 
@@ -236,6 +287,9 @@ COMPUTE = [
     row('compute', 'GET', '/v2.1/servers/detail', ADMIN_ONLY,
         variant='all_tenants', query={'all_tenants': '1'}),
     row('compute', 'GET', S, OWNER_OR_ADMIN),
+    row('compute', 'PUT', S, OWNER_OR_ADMIN,
+        body={'server': {'name': by('set-by-%s')}},
+        after=_server_name_back),
     row('compute', 'DELETE', S, OWNER_OR_ADMIN,
         fresh=lambda t: {'server_id': t.new_owner_server()},
         after=lambda t, c, r: t.fresh_servers_to_await.append(
@@ -248,6 +302,29 @@ COMPUTE = [
     row('compute', 'POST', ACTION, OWNER_OR_ADMIN, variant='os-start',
         body={'os-start': None}, fresh=_stopped,
         after=_server_back_to_active),
+    row('compute', 'POST', ACTION, OWNER_OR_ADMIN, variant='reboot',
+        body={'reboot': {'type': 'SOFT'}}, after=_server_back_to_active),
+    row('compute', 'POST', ACTION, OWNER_OR_ADMIN, variant='pause',
+        body={'pause': None}, after=_pause_then_unpause),
+    row('compute', 'POST', ACTION, OWNER_OR_ADMIN, variant='unpause',
+        body={'unpause': None}, fresh=_paused,
+        after=_server_back_to_active),
+    row('compute', 'POST', ACTION, OWNER_OR_ADMIN, variant='suspend',
+        body={'suspend': None}, after=_suspend_then_resume),
+    row('compute', 'POST', ACTION, OWNER_OR_ADMIN, variant='resume',
+        body={'resume': None}, fresh=_suspended,
+        after=_server_back_to_active),
+    # The administrator's lock is lifted by the administrator; the owner
+    # lifts its own (lifting the other side's lock is an administrator's
+    # unlock_override).
+    row('compute', 'POST', ACTION, OWNER_OR_ADMIN, variant='lock',
+        body={'lock': None}, after=_unlock),
+    row('compute', 'POST', ACTION, OWNER_OR_ADMIN, variant='unlock',
+        body={'unlock': None}, fresh=_locked_by_its_owner),
+    # The server is ACTIVE without a task: resetting it to active changes
+    # nothing.
+    row('compute', 'POST', ACTION, ADMIN_ONLY_HIDDEN_FROM_OTHERS,
+        variant='os-resetState', body={'os-resetState': {'state': 'active'}}),
     # The administrator gets past policy to the check that the server's
     # compute is down: it is up, 400.
     row('compute', 'POST', ACTION, (400, DENY, HIDE, ANON),
@@ -267,11 +344,11 @@ COMPUTE = [
     # A resize to the flavor the server has: past policy, 400.
     row('compute', 'POST', ACTION, (400, 400, HIDE, ANON), variant='resize',
         body={'resize': {'flavorRef': '2'}}),
-    # The only compute is the server's own: the cold migration is
-    # accepted and finds no host (the server stays, with a fault).
+    # The other compute takes the server (VERIFY_RESIZE); the migration
+    # is confirmed before the next row.
     row('compute', 'POST', ACTION, ADMIN_ONLY_HIDDEN_FROM_OTHERS,
         variant='migrate', body={'migrate': None},
-        after=_server_back_to_active),
+        after=_migration_confirmed),
     # The server was not resized: past policy, 409.
     row('compute', 'POST', ACTION, (409, 409, HIDE, ANON),
         variant='confirmResize', body={'confirmResize': None}),
@@ -288,6 +365,19 @@ COMPUTE = [
     row('compute', 'GET', S + '/os-instance-actions', OWNER_OR_ADMIN),
     row('compute', 'GET', S + '/os-instance-actions/{request_id}',
         OWNER_OR_ADMIN),
+    row('compute', 'GET', S + '/metadata', OWNER_OR_ADMIN),
+    row('compute', 'POST', S + '/metadata', OWNER_OR_ADMIN,
+        body={'metadata': {'set-by': by('%s')}},
+        after=_server_metadata_back),
+    row('compute', 'PUT', S + '/metadata', OWNER_OR_ADMIN,
+        body={'metadata': {'keep': by('set-by-%s')}},
+        after=_server_metadata_back),
+    row('compute', 'GET', S + '/metadata/{key}', OWNER_OR_ADMIN),
+    row('compute', 'PUT', S + '/metadata/{key}', OWNER_OR_ADMIN,
+        body={'meta': {'keep': by('set-by-%s')}},
+        after=_server_metadata_back),
+    row('compute', 'DELETE', S + '/metadata/{key}', OWNER_OR_ADMIN,
+        after=_server_metadata_back),
     row('compute', 'GET', S + '/tags', OWNER_OR_ADMIN),
     row('compute', 'GET', S + '/tags/{tag}', OWNER_OR_ADMIN),
     row('compute', 'PUT', S + '/tags/{tag}', OWNER_OR_ADMIN,
@@ -763,13 +853,15 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
                     'placement': cls.plane.placement_url,
                     'network': cls.plane.network_url}
         call = cls._call
-        ids = cls.ids = {'tag': 'keep', 'unknown_uuid': str(uuid.uuid4()),
+        ids = cls.ids = {'tag': 'keep', 'key': 'keep',
+                         'unknown_uuid': str(uuid.uuid4()),
                          'class_name': 'default',
                          'project_id': cls.owner_project,
                          'image_id': cls.plane.image_id,
                          'migration_id': '1', 'alias': 'binding-extended'}
         server = call('compute', 'POST', '/v2.1/servers', OWNER,
-                      body=cls.server_body('owners', tags=['keep'])).json()
+                      body=cls.server_body('owners', tags=['keep'],
+                                           metadata={'keep': 'yes'})).json()
         ids['server_id'] = server['server']['id']
         ids['flavor_id'] = call(
             'compute', 'POST', '/v2.1/flavors', ADMIN,
@@ -1066,6 +1158,8 @@ class TestPolicyMatrix(base.ControlPlaneTestCase):
         server = self.wait_for_server_task_done()
         self.assertEqual(self.owners_server_name, server['name'])
         self.assertEqual(['keep'], server['tags'])
+        self.assertEqual({'keep': 'yes'}, server['metadata'])
+        self.assertFalse(server['locked'])
         self.call('compute', 'GET', '/v2.1/os-server-groups/%s' %
                   self.ids['group_id'], OWNER)
         self.call('compute', 'GET', '/v2.1/os-keypairs/%s' %
