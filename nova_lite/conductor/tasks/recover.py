@@ -33,11 +33,13 @@ an **evacuation** whose destination never took the server over goes back
 to its source (the undos of the steps its destination recorded on the
 migration, if it began; else its allocation moved back from the
 migration, its ports pointed back at the source; the server in ERROR, to
-be evacuated again),
-and an **unshelve** that never reached a compute leaves the server
-SHELVED_OFFLOADED holding nothing. Each is claimed by the migration's or
-the server's state changing from the one read, so of several conductors
-one does it, and a destination that resumes loses its takeover.
+be evacuated again), an **unshelve** that never reached a compute leaves
+the server SHELVED_OFFLOADED holding nothing, and a **resize** or cold
+migration its source never took over is undone from the conductor's
+recorded steps (the server where it was, as it was, with a fault). Each
+is claimed by the migration's or the server's state changing from the one
+read, so of several conductors one does it, and a destination that
+resumes loses its takeover.
 
 And **allocations nobody holds** (``OrphanAllocations``): a scheduler that
 claimed and then died, or answered after the conductor had given up on
@@ -67,6 +69,7 @@ from nova_lite.compute import states
 from nova_lite.conductor import leases as build_leases
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import evacuate
+from nova_lite.conductor.tasks import migrate
 from nova_lite import exception
 from nova_lite import flow as flows
 from nova_lite import lifecycle
@@ -401,7 +404,8 @@ class InterruptedMoves:
     def _undo_interrupted_moves(self, cctxt, cell):
         """Undo the interrupted moves of ``cell``; how many."""
         self._live_migrations_arrived(cctxt)
-        return self._evacuations(cctxt) + self._unshelves(cctxt)
+        return (self._evacuations(cctxt) + self._unshelves(cctxt) +
+                self._resizes(cctxt))
 
     def _stale(self, cctxt, instance):
         """Whether ``instance`` was not written for the timeout, by the
@@ -498,6 +502,42 @@ class InterruptedMoves:
         except Exception as e:
             LOG.error('Evacuation %s of %s not fully undone: %s',
                       migration.uuid, instance.uuid, e)
+
+    def _resizes(self, cctxt):
+        """A resize or cold migration still ``pre-migrating`` (its source
+        compute has not taken it over) that made no progress for the
+        timeout: its conductor died. The conductor's recorded steps are
+        undone (the source allocation back to the server, the
+        destination's claim given back) and the server stays where it
+        was, as it was, with a fault saying why."""
+        undone = 0
+        for migration_type in ('resize', 'migration'):
+            for migration, instance, status in self._stale_moves(
+                    cctxt, migration_type, ('pre-migrating',)):
+                if instance.task_state != states.RESIZE_PREP or \
+                        not migration.end_if_stale([status], self.timeout):
+                    continue  # the source has it, or it was renewed
+                LOG.warning('The %s %s of %s made no progress for %ss (its '
+                            'conductor died); undoing it', migration_type,
+                            migration.uuid, instance.uuid, self.timeout)
+                migration = objects.Migration.get_by_uuid(cctxt,
+                                                          migration.uuid)
+                flows.undo_recorded(
+                    migrate.FLOW, instance.uuid, migrate.migration_undos(
+                        self.reportclient, instance.uuid, migration),
+                    migration.recorded_steps(migrate.FLOW) or [])
+                lifecycle.record_fault(
+                    cctxt, instance, exception.InstanceTaskInterrupted(
+                        instance_uuid=instance.uuid, task=migration_type,
+                        reason='no progress for %ss' % self.timeout))
+                instance.task_state = None
+                try:
+                    instance.save(expected_task_state=[states.RESIZE_PREP])
+                except (exception.InstanceNotFound,
+                        exception.UnexpectedTaskStateError) as e:
+                    LOG.info('%s changed meanwhile: %s', instance.uuid, e)
+                undone += 1
+        return undone
 
     def _unshelves(self, cctxt):
         undone = 0

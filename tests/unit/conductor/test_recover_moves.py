@@ -10,6 +10,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from nova_lite.compute import states
+from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import recover
 from nova_lite.db import api as db
 from nova_lite.db import main_models
@@ -313,3 +314,55 @@ class TestACellThatDoesNotAnswer(MovesTestCase):
         self.assertNotEqual({}, self.resources(stranger))
         self.assertIn('No allocation is deleted while a cell does not '
                       'answer', self.logs.output)
+
+
+class TestInterruptedResize(MovesTestCase):
+    """A resize whose conductor died while it was ``pre-migrating``: the
+    conductor's recorded steps are undone."""
+
+    def resizing(self, seconds_ago=STALE, steps=(
+            'migration', 'move_source_to_migration', 'claim_destination')):
+        """A server on h1 being resized to h2: its source allocation held
+        by the migration, h2 claimed for the server, the conductor's
+        ``steps`` recorded."""
+        instance = self.server(states.ACTIVE, states.RESIZE_PREP, 'h1',
+                               seconds_ago)
+        migration = self.migration(instance, 'resize', 'pre-migrating',
+                                   seconds_ago)
+        self.allocate(migration.uuid, 'h1')
+        self.allocate(instance.uuid, 'h2')
+        with self.in_cell() as cctxt:
+            migration._context = cctxt
+            migration.record_flow(migrate.FLOW, [[step, None]
+                                                 for step in steps])
+            with db.cell_session(cctxt) as session:
+                session.execute(sa.update(main_models.Migration).where(
+                    main_models.Migration.uuid == migration.uuid).values(
+                        updated_at=test_recover.ago(seconds_ago)))
+        return instance, migration
+
+    def test_the_server_gets_its_source_side_back_and_no_task(self):
+        instance, migration = self.resizing()
+        self.assertEqual(1, self.undo())
+        self.assertEqual({self.providers['h1']},
+                         set(self.resources(instance.uuid)))
+        self.assertEqual({}, self.resources(migration.uuid))
+        self.assertEqual('error', self.migration_status(migration))
+        with self.in_cell() as cctxt:
+            stored = objects.Instance.get_by_uuid(
+                cctxt, instance.uuid, expected_attrs=['fault'])
+        self.assertEqual(('h1', None), (stored.host, stored.task_state))
+        self.assertIn('no progress', stored.fault.message)
+
+    def test_a_resize_its_conductor_still_renews_is_left_alone(self):
+        instance, migration = self.resizing(seconds_ago=0)
+        self.assertEqual(0, self.undo())
+        self.assertEqual('pre-migrating', self.migration_status(migration))
+
+    def test_one_its_source_took_over_is_the_sources(self):
+        instance, migration = self.resizing()
+        with self.in_cell() as cctxt:
+            stored = objects.Instance.get_by_uuid(cctxt, instance.uuid)
+            stored.task_state = states.RESIZE_MIGRATING
+            stored.save()
+        self.assertEqual(0, self.undo())
