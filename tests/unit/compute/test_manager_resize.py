@@ -13,8 +13,15 @@ the migration ``pre-migrating`` and holding what the server held on
 ``src``, the server's consumer holding ``dst`` at the new flavor.
 """
 
+import datetime
+
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
 from nova_lite.compute.flows import resize
 from nova_lite.compute import states
+from nova_lite.db import api as db
+from nova_lite.db import main_models
 from nova_lite import flow as flows
 from nova_lite import objects
 from tests.unit.compute import test_manager_moves as moves
@@ -226,3 +233,37 @@ class TestFailures(ResizeTestCase):
         resize.recover_resizes(self.manager, self.context, restarted=True)
         self.wire.deliver()
         self.assert_back_as_it_was()
+
+
+class TestConfirmWindow(ResizeTestCase):
+
+    def age_migration(self, seconds):
+        with db.cell_session(self.context) as session:
+            session.execute(sa.update(main_models.Migration).where(
+                main_models.Migration.uuid == self.migration.uuid).values(
+                    updated_at=timeutils.utcnow() -
+                    datetime.timedelta(seconds=seconds)))
+
+    def test_a_resize_older_than_the_window_is_confirmed(self):
+        self.config.config(resize_confirm_window=60)
+        self.resize()
+        self.age_migration(120)
+        resize.confirm_old_resizes(self.manager, self.context)
+        self.wire.deliver()
+        self.assertEqual('confirmed', self.stored_migration().status)
+        self.assertEqual(states.ACTIVE, self.stored(self.instance).vm_state)
+        self.assertEqual({}, self.resources(self.migration.uuid))
+
+    def test_a_younger_one_waits(self):
+        self.config.config(resize_confirm_window=60)
+        self.resize()
+        resize.confirm_old_resizes(self.manager, self.context)
+        self.wire.deliver()
+        self.assertEqual('finished', self.stored_migration().status)
+
+    def test_a_window_of_0_never_confirms(self):
+        self.resize()
+        self.age_migration(10 ** 6)
+        resize.confirm_old_resizes(self.manager, self.context)
+        self.wire.deliver()
+        self.assertEqual('finished', self.stored_migration().status)
