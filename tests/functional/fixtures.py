@@ -511,6 +511,25 @@ class ControlPlane:
 
     # -- REST client -------------------------------------------------------
 
+    def openstack(self, *args):
+        """Run the ``openstack`` CLI against this plane with the admin
+        token (no Keystone: admin_token auth, endpoint overrides);
+        the finished process."""
+        path = os.path.join(self.workdir, 'clouds.yaml')
+        with open(path, 'w') as f:
+            f.write('clouds:\n  nova-lite:\n    auth_type: admin_token\n'
+                    '    auth:\n      token: admin\n'
+                    '      endpoint: %(url)s/v3\n'
+                    '    compute_endpoint_override: %(url)s/v2.1\n'
+                    '    image_endpoint_override: %(url)s/v2.1\n'
+                    '    network_endpoint_override: %(network)s\n'
+                    % {'url': self.api_url, 'network': self.network_url})
+        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=path,
+                   OS_CLOUD='nova-lite')
+        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
+        return subprocess.run([cli] + list(args), capture_output=True,
+                              text=True, env=env, timeout=120)
+
     def client(self, token='admin', microversion=None):
         if token == 'admin':
             return APIClient(self.api_url, None, microversion,

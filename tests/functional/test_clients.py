@@ -5,7 +5,6 @@ input through the REST API."""
 import functools
 import os
 import subprocess
-import sys
 
 import openstack
 
@@ -17,23 +16,8 @@ class TestClients(base.ControlPlaneTestCase):
 
     computes = 1
 
-    def _clouds_yaml(self):
-        path = os.path.join(self.plane.workdir, 'clouds.yaml')
-        with open(path, 'w') as f:
-            f.write('clouds:\n  nova-lite:\n    auth_type: admin_token\n'
-                    '    auth:\n      token: admin\n'
-                    '      endpoint: %(url)s/v3\n'
-                    '    compute_endpoint_override: %(url)s/v2.1\n'
-                    '    image_endpoint_override: %(url)s/v2.1\n'
-                    % {'url': self.plane.api_url})
-        return path
-
     def _openstack(self, *args):
-        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=self._clouds_yaml(),
-                   OS_CLOUD='nova-lite')
-        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
-        result = subprocess.run([cli] + list(args), capture_output=True,
-                                text=True, env=env, timeout=120)
+        result = self.plane.openstack(*args)
         self.assertEqual(0, result.returncode, result.stderr)
         return result.stdout
 
@@ -283,21 +267,7 @@ class TestMoveClients(base.ControlPlaneTestCase):
             network_endpoint_override=self.plane.network_url)
 
     def _openstack(self, *args):
-        path = os.path.join(self.plane.workdir, 'clouds-moves.yaml')
-        with open(path, 'w') as f:
-            f.write('clouds:\n  nova-lite:\n    auth_type: admin_token\n'
-                    '    auth:\n      token: admin\n'
-                    '      endpoint: %(url)s/v3\n'
-                    '    compute_endpoint_override: %(url)s/v2.1\n'
-                    '    image_endpoint_override: %(url)s/v2.1\n'
-                    '    network_endpoint_override: %(network)s\n'
-                    % {'url': self.plane.api_url,
-                       'network': self.plane.network_url})
-        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=path,
-                   OS_CLOUD='nova-lite')
-        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
-        result = subprocess.run([cli] + list(args), capture_output=True,
-                                text=True, env=env, timeout=120)
+        result = self.plane.openstack(*args)
         self.assertEqual(0, result.returncode, result.stderr)
         return result.stdout
 

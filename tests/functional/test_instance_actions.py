@@ -2,10 +2,6 @@
 MariaDB: the computes record their events through the conductor, and the
 openstack CLI reads them and sets tags."""
 
-import os
-import subprocess
-import sys
-
 from tests.functional import base
 from tests.functional import fixtures
 
@@ -148,19 +144,7 @@ class TestInstanceActions(base.ControlPlaneTestCase):
     # -- the openstack CLI -------------------------------------------------
 
     def _openstack(self, *args):
-        path = os.path.join(self.plane.workdir, 'clouds-actions.yaml')
-        with open(path, 'w') as f:
-            f.write('clouds:\n  nova-lite:\n    auth_type: admin_token\n'
-                    '    auth:\n      token: admin\n'
-                    '      endpoint: %(url)s/v3\n'
-                    '    compute_endpoint_override: %(url)s/v2.1\n'
-                    '    image_endpoint_override: %(url)s/v2.1\n'
-                    % {'url': self.plane.api_url})
-        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=path,
-                   OS_CLOUD='nova-lite')
-        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
-        result = subprocess.run([cli] + list(args), capture_output=True,
-                                text=True, env=env, timeout=120)
+        result = self.plane.openstack(*args)
         self.assertEqual(0, result.returncode, result.stderr)
         return result.stdout
 

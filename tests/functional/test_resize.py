@@ -7,10 +7,6 @@ compute3 makes the scheduler prefer compute2 (more free RAM), so each
 move is first refused by compute2 and goes to its alternate, compute3.
 """
 
-import os
-import subprocess
-import sys
-
 from tests.functional import base
 from tests.functional import fixtures
 from tests.functional import test_port_resources
@@ -75,18 +71,7 @@ class ResizeTest(test_port_resources.PortServiceMixin,
 
     def openstack(self, *args):
         """The ``openstack`` CLI (admin token, no Keystone)."""
-        path = os.path.join(self.plane.workdir, 'clouds.yaml')
-        with open(path, 'w') as f:
-            f.write('clouds:\n  nova-lite:\n    auth_type: admin_token\n'
-                    '    auth:\n      token: admin\n'
-                    '      endpoint: %(url)s/v3\n'
-                    '    compute_endpoint_override: %(url)s/v2.1\n'
-                    % {'url': self.plane.api_url})
-        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=path,
-                   OS_CLOUD='nova-lite')
-        cli = os.path.join(os.path.dirname(sys.executable), 'openstack')
-        result = subprocess.run([cli] + list(args), capture_output=True,
-                                text=True, env=env, timeout=120)
+        result = self.plane.openstack(*args)
         self.assertEqual(0, result.returncode, result.stderr)
         return result.stdout
 

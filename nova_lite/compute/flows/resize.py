@@ -425,19 +425,27 @@ def confirm_resize(compute, context, instance, migration):
             instance.save(expected_vm_state=[states.RESIZED],
                           expected_task_state=[None])
         except Exception as error:
-            LOG.exception('Confirming the resize of %s failed',
-                          instance.uuid)
-            step.fail('Confirming failed: %s' %
-                      instance_actions.error_details(error), error)
-            migration.status = 'error'
-            migration.save()
-            common.set_error(compute, context, instance, error,
-                             host=migration.dest_compute)
+            _ended_in_error(compute, context, instance, migration, step,
+                            error, 'Confirming', host=migration.dest_compute)
             return
         migration.status = 'confirmed'
         migration.save()
         LOG.info('Resize of %s confirmed; its source %s is clean',
                  instance.uuid, compute.host)
+
+
+def _ended_in_error(compute, context, instance, migration, step, error,
+                    what, host=None):
+    """A confirmation or a revert that failed half-way (the hypervisor
+    or a peer said no where nothing should): the server in ERROR with
+    the reason, for an admin, and the migration ``error``."""
+    LOG.exception('%s the resize of %s failed on %s', what, instance.uuid,
+                  compute.host)
+    step.fail('%s failed: %s' % (what, instance_actions.error_details(
+        error)), error)
+    migration.status = 'error'
+    migration.save()
+    common.set_error(compute, context, instance, error, host=host)
 
 
 def _current_migration(context, migration, status):
@@ -517,13 +525,8 @@ def revert_resize(compute, context, instance, migration):
             compute.compute_rpcapi.finish_revert_resize(
                 context, instance, migration)
         except Exception as error:
-            LOG.exception('Reverting the resize of %s failed here',
-                          instance.uuid)
-            step.fail('Reverting failed: %s' %
-                      instance_actions.error_details(error), error)
-            migration.status = 'error'
-            migration.save()
-            common.set_error(compute, context, instance, error)
+            _ended_in_error(compute, context, instance, migration, step,
+                            error, 'Reverting')
 
 
 def finish_revert_resize(compute, context, instance, migration):
@@ -559,13 +562,8 @@ def finish_revert_resize(compute, context, instance, migration):
             instance.save(expected_task_state=[states.RESIZE_REVERTING])
             compute.rt.track_instance(context, instance, instance.node)
         except Exception as error:
-            LOG.exception('Reverting the resize of %s failed at its source',
-                          instance.uuid)
-            step.fail('Reverting failed: %s' %
-                      instance_actions.error_details(error), error)
-            migration.status = 'error'
-            migration.save()
-            common.set_error(compute, context, instance, error)
+            _ended_in_error(compute, context, instance, migration, step,
+                            error, 'Reverting')
             return
         migration.status = 'error' if _given_back(current) else 'reverted'
         migration.save()
