@@ -488,10 +488,11 @@ class API:
     # -- live migration ---------------------------------------------------
 
     def live_migrate(self, context, instance, host=None,
-                     block_migration=False):
+                     block_migration=False, force=False):
         """See ``server_moves.live_migrate``."""
         server_moves.live_migrate(self, context, instance, host=host,
-                                  block_migration=block_migration)
+                                  block_migration=block_migration,
+                                  force=force)
 
     def server_migrations(self, context, instance):
         """The server's live migrations that are not over."""
@@ -519,9 +520,10 @@ class API:
     def revert_resize(self, context, instance):
         server_resize.revert_resize(self, context, instance)
 
-    def evacuate(self, context, instance, host=None):
+    def evacuate(self, context, instance, host=None, force=False):
         """See ``server_moves.evacuate``."""
-        server_moves.evacuate(self, context, instance, host=host)
+        server_moves.evacuate(self, context, instance, host=host,
+                              force=force)
 
     # -- delete ----------------------------------------------------------
 

@@ -4,6 +4,12 @@ before anything changes -- the hosts, the computes' and the conductor's RPC
 versions, the port service for a server with resource-request ports --
 then the server gets its task state and the conductor's task is cast; the
 conductor records the migration, schedules and hands the server on.
+
+A host named for a move is the only candidate, and the scheduler's
+filters still judge it (server group policy, availability zone, a
+disabled or down compute); only ``force`` skips them, as in Nova (2.29
+for evacuate, 2.30 for live migration). Placement's claim still checks a
+forced host's room.
 """
 
 from nova_lite.compute import instance_actions
@@ -15,7 +21,7 @@ from nova_lite import servicegroup
 
 
 def live_migrate(api, context, instance, host=None,
-                 block_migration=False):
+                 block_migration=False, force=False):
     """Checks, task_state ``migrating``, the cast to the conductor's
     live-migration task (which records the migration, finds a
     destination with its reschedule loop and hands the server to the
@@ -24,13 +30,16 @@ def live_migrate(api, context, instance, host=None,
     400), a source compute that is down (409), computes too old for
     live migration -- or for the port bindings of a server with
     resource-request ports -- (409), a port service without multiple
-    bindings for such a server (409)."""
+    bindings for such a server (409), conductors too old to run the
+    filters on an unforced ``host`` (409)."""
     api.start_task(
         context, instance, instance_actions.LIVE_MIGRATION,
         [states.ACTIVE], states.MIGRATING,
-        check=lambda cctxt, i: _check_live_migration(api, cctxt, i, host),
+        check=lambda cctxt, i: _check_live_migration(api, cctxt, i, host,
+                                                     force),
         send=lambda cctxt, i: api.conductor_api.live_migrate_instance(
-            context, i, host=host, block_migration=block_migration),
+            context, i, host=host, block_migration=block_migration,
+            force=force),
         service=lambda i: 'nova-lite-conductor', needs_host=True,
         method='os-migrateLive')
 
@@ -47,7 +56,16 @@ def _check_target_host(context, instance, host):
         raise exception.ComputeHostNotFound(host=host)
 
 
-def _check_live_migration(api, context, instance, host):
+def _check_conductor_filters(api, action, host, force):
+    """A conductor below 1.5 would force every named host: an unforced
+    one is refused rather than moved to past the filters."""
+    api.check_conductor(
+        '%s to a named host without force (the scheduler filters '
+        'checking it)' % action, '1.5',
+        lambda: api.conductor_api.can_filter_named_host(host, force))
+
+
+def _check_live_migration(api, context, instance, host, force):
     _check_target_host(context, instance, host)
     if not servicegroup.compute_is_up(context, instance.host):
         raise exception.InstanceInvalidState(
@@ -56,6 +74,7 @@ def _check_live_migration(api, context, instance, host):
             instance.host)
     api.check_conductor('live migrate', '1.3',
                         api.conductor_api.can_live_migrate)
+    _check_conductor_filters(api, 'live migrate', host, force)
     from nova_lite.network import api as network_api
     groups = network_api.request_groups(
         api.port_client.ports_of(instance))
@@ -123,7 +142,7 @@ def abort_live_migration(api, context, instance, migration_id,
                                                 migration.id)
 
 
-def evacuate(api, context, instance, host=None):
+def evacuate(api, context, instance, host=None, force=False):
     """Rebuild a server whose compute is down on another host (seed
     001): checks, task_state ``rebuilding`` and the cast to the
     conductor, which records the migration, schedules and hands the
@@ -133,13 +152,14 @@ def evacuate(api, context, instance, host=None):
         context, instance, instance_actions.EVACUATE,
         [states.ACTIVE, states.STOPPED, states.ERROR],
         states.REBUILDING,
-        check=lambda cctxt, i: _check_evacuation(api, cctxt, i, host),
+        check=lambda cctxt, i: _check_evacuation(api, cctxt, i, host,
+                                                 force),
         send=lambda cctxt, i: api.conductor_api.evacuate_instance(
-            context, i, host=host),
+            context, i, host=host, force=force),
         service=lambda i: 'nova-lite-conductor', needs_host=True)
 
 
-def _check_evacuation(api, context, instance, host):
+def _check_evacuation(api, context, instance, host, force):
     if servicegroup.compute_is_up(context, instance.host):
         raise exception.Invalid(
             reason='Compute service of %s is still in use. Evacuate a '
@@ -148,6 +168,7 @@ def _check_evacuation(api, context, instance, host):
                    '{"forced_down": true}).' % instance.host)
     _check_target_host(context, instance, host)
     api.check_conductor('evacuate', '1.2', api.conductor_api.can_evacuate)
+    _check_conductor_filters(api, 'evacuate', host, force)
     from nova_lite.network import api as network_api
     groups = network_api.request_groups(
         api.port_client.ports_of(instance))

@@ -42,10 +42,11 @@ class LiveMigrationTest(test_port_resources.PortServiceMixin,
         self.addCleanup(self.admin.delete, '/servers/%s' % server['id'])
         return server, port
 
-    def migrate(self, server_id, host=None):
+    def migrate(self, server_id, host=None, **arguments):
         response = self.admin.post(
             '/servers/%s/action' % server_id,
-            {'os-migrateLive': {'host': host, 'block_migration': 'auto'}},
+            {'os-migrateLive': dict(arguments, host=host,
+                                    block_migration='auto')},
             microversion=LIVE)
         self.assertEqual(202, response.status_code, response.text)
 
@@ -161,13 +162,15 @@ class LiveMigrationTest(test_port_resources.PortServiceMixin,
             host: b['status'] for host, b in
             self.bindings(port['id']).items()})
 
-    def test_an_anti_affinity_member_is_not_moved_next_to_another(self):
+    def anti_affinity_pair(self, name):
+        """The ids of two members of a new anti-affinity group, the first
+        on compute1, the second on compute3."""
         response = self.admin.post('/os-server-groups', {'server_group': {
-            'name': 'lm-aa', 'policies': ['anti-affinity']}})
+            'name': name, 'policies': ['anti-affinity']}})
         group_id = response.json()['server_group']['id']
         ids = []
-        for name, zone in (('aa1', 'nova:compute1'),
-                           ('aa3', 'nova:compute3')):
+        for name, zone in ((name + '1', 'nova:compute1'),
+                           (name + '3', 'nova:compute3')):
             created = self.admin.post('/servers', {
                 'server': {'name': name, 'flavorRef': '2',
                            'imageRef': self.plane.image_id,
@@ -179,10 +182,45 @@ class LiveMigrationTest(test_port_resources.PortServiceMixin,
             self.admin.wait_for_status(ids[-1], 'ACTIVE')
             self.addCleanup(self.admin.wait_for_gone, ids[-1])
             self.addCleanup(self.admin.delete, '/servers/%s' % ids[-1])
+        return ids
+
+    def refusal(self, server_id):
+        """The reason the conductor gave for the server's last live
+        migration failing (its event's traceback, as an admin sees it)."""
+        actions = self.admin.get('/servers/%s/os-instance-actions' %
+                                 server_id).json()['instanceActions']
+        request_id = [a['request_id'] for a in actions
+                      if a['action'] == 'live-migration'][0]
+        events = self.admin.get('/servers/%s/os-instance-actions/%s' % (
+            server_id, request_id)).json()['instanceAction']['events']
+        [event] = [e for e in events
+                   if e['event'] == 'conductor_live_migrate']
+        return event['result'], event['traceback']
+
+    def test_an_anti_affinity_member_is_not_moved_next_to_another(self):
+        ids = self.anti_affinity_pair('lm-aa')
         self.migrate(ids[0])
         migration, stayed = self.wait_for_migration(ids[0], ('error',))
         # compute3 holds the other member, compute2 refuses: no host.
         self.assertEqual('compute1', stayed['OS-EXT-SRV-ATTR:host'])
+
+    def test_a_named_host_runs_the_filters_unless_forced(self):
+        ids = self.anti_affinity_pair('lm-named')
+        self.migrate(ids[0], host='compute3')
+        migration, stayed = self.wait_for_migration(ids[0], ('error',))
+        self.assertEqual(('ACTIVE', 'compute1', 'compute3'),
+                         (stayed['status'], stayed['OS-EXT-SRV-ATTR:host'],
+                          migration['dest_compute']))
+        result, why = self.refusal(ids[0])
+        self.assertEqual('Error', result)
+        self.assertIn('1 not the requested host, 1 anti-affinity policy',
+                      why)
+        # Forced, as in Nova, the filters are skipped: it joins the other
+        # member.
+        self.migrate(ids[0], host='compute3', force=True)
+        migration, moved = self.wait_for_migration(ids[0], ('completed',))
+        self.assertEqual(('ACTIVE', 'compute3'),
+                         (moved['status'], moved['OS-EXT-SRV-ATTR:host']))
 
     def test_os_migrations_lists_the_records(self):
         server, port = self.boot_on_compute1('listed')

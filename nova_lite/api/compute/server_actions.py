@@ -171,12 +171,22 @@ def reset_state(request, server_id, document):
     return wsgi.empty_response(202)
 
 
+def _forced(request, arguments, since):
+    """``force`` as the request gives it from microversion ``since``
+    (before, a named host is never forced); forcing needs a host (400)."""
+    force = request.is_version(since) and arguments.get('force', False)
+    if force and not arguments.get('host'):
+        raise exception.Invalid(
+            reason='Can\'t force to a non-provided destination')
+    return force
+
+
 def evacuate(request, server_id, document):
     """Admin only; the server's compute must be down (400 otherwise).
-    ``host`` is optional (the scheduler picks one); ``force`` (2.29) is
-    accepted, but the destination is always checked by the scheduler and
-    placement, so a forced host that cannot take the server fails the
-    evacuation rather than overcommit it."""
+    ``host`` is optional (the scheduler picks one); a named host must pass
+    the scheduler's filters unless ``force`` (2.29) is true. Placement
+    still checks a forced host's room, so a forced host that cannot take
+    the server fails the evacuation rather than overcommit it."""
     if request.is_version(mv.EVACUATE_FORCE):
         body_schema = schema.evacuate_v229
     elif request.is_version(mv.EVACUATE_NO_SHARED_STORAGE):
@@ -189,8 +199,9 @@ def evacuate(request, server_id, document):
     request.context.can('os_compute_api:os-evacuate',
                         {'project_id': instance.project_id,
                          'user_id': instance.user_id})
+    force = _forced(request, arguments, mv.EVACUATE_FORCE)
     servers._compute_api().evacuate(request.context, instance,
-                                    host=arguments.get('host'))
+                                    host=arguments.get('host'), force=force)
     if request.is_version(mv.EVACUATE_NO_SHARED_STORAGE):
         return wsgi.empty_response(200)
     # Before 2.14 the answer carried the admin password the rebuilt guest
@@ -229,9 +240,10 @@ def unshelve(request, server_id, document):
 
 
 def migrate_live(request, server_id, document):
-    """Admin only; 202. The conductor picks (or checks) the destination,
-    rescheduling when a destination refuses; progress is under
-    /servers/{id}/migrations."""
+    """Admin only; 202. The conductor picks the destination, rescheduling
+    when a destination refuses; a named ``host`` is the only candidate
+    and must pass the scheduler's filters unless ``force`` (2.30) is true.
+    Progress is under /servers/{id}/migrations."""
     if request.is_version(mv.LIVE_MIGRATE_FORCE):
         body_schema = schema.migrate_live_v230
     elif request.is_version(mv.BLOCK_MIGRATION_AUTO):
@@ -246,9 +258,10 @@ def migrate_live(request, server_id, document):
                          'user_id': instance.user_id})
     block = arguments['block_migration']
     block = block if block == 'auto' else str(block).lower() == 'true'
+    force = _forced(request, arguments, mv.LIVE_MIGRATE_FORCE)
     servers._compute_api().live_migrate(
         request.context, instance, host=arguments.get('host'),
-        block_migration=block is True)
+        block_migration=block is True, force=force)
     return wsgi.empty_response(202)
 
 

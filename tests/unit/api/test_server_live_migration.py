@@ -204,6 +204,69 @@ class TestMigrateLiveSchema(MigrateLiveTestCase):
         self.assertEqual(202, response.status_int, response.body)
 
 
+class TestMigrateLiveToANamedHost(MigrateLiveTestCase):
+    """A named host is filtered by the scheduler unless ``force`` (2.30)
+    is true; the conductor is told which."""
+
+    def setUp(self):
+        super().setUp()
+        self.service_up('host1')
+        self.service_up('host2')
+        self.instance = self.server()
+
+    def test_from_230_force_is_passed_on(self):
+        self.migrate_live(self.instance, host='host2', block_migration='auto',
+                          force=True)
+        self.assertEqual(('host2', True),
+                         (self.cast()['host'], self.cast()['force']))
+
+    def test_from_230_a_host_without_force_is_not_forced(self):
+        self.migrate_live(self.instance, host='host2', block_migration='auto')
+        self.assertEqual(('host2', False),
+                         (self.cast()['host'], self.cast()['force']))
+
+    def test_before_230_a_named_host_is_not_forced(self):
+        # Nova's live migration went to a named host without the
+        # scheduler before 2.30; nova_lite runs the filters at every
+        # microversion.
+        self.migrate_live(self.instance, version='2.29', host='host2',
+                          block_migration='auto')
+        self.assertEqual(('host2', False),
+                         (self.cast()['host'], self.cast()['force']))
+
+    def test_force_without_a_host_is_400(self):
+        self.assertError(self.migrate_live(self.instance, host=None,
+                                           block_migration='auto',
+                                           force=True),
+                         400, 'badRequest', 'non-provided destination')
+        self.assertNothingChanged(self.instance)
+
+    def test_conductors_pinned_to_1_4_refuse_an_unforced_host(self):
+        # A 1.4 conductor would skip the filters for it.
+        self.plane.config.config(conductor='1.4', group='upgrade_levels')
+        self.fresh_rpc_clients()
+        self.assertError(self.migrate_live(self.instance, host='host2',
+                                           block_migration='auto'),
+                         409, 'conflictingRequest', 'without force')
+        self.assertNothingChanged(self.instance)
+
+    def test_conductors_pinned_to_1_4_take_a_forced_host_as_before(self):
+        self.plane.config.config(conductor='1.4', group='upgrade_levels')
+        self.fresh_rpc_clients()
+        response = self.migrate_live(self.instance, host='host2',
+                                     block_migration='auto', force=True)
+        self.assertEqual(202, response.status_int, response.body)
+        self.assertNotIn('force', self.cast())
+
+    def test_conductors_pinned_to_1_4_migrate_without_a_host(self):
+        self.plane.config.config(conductor='1.4', group='upgrade_levels')
+        self.fresh_rpc_clients()
+        response = self.migrate_live(self.instance, host=None,
+                                     block_migration='auto')
+        self.assertEqual(202, response.status_int, response.body)
+        self.assertNotIn('force', self.cast())
+
+
 class TestMigrateLiveRefusals(MigrateLiveTestCase):
 
     def migrate(self, instance, **arguments):

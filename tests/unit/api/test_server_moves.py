@@ -289,6 +289,58 @@ class TestEvacuateMicroversions(EvacuateTestCase):
         self.assertEqual(200, response.status_int, response.body)
 
 
+class TestEvacuateToANamedHost(EvacuateTestCase):
+    """A named host is filtered by the scheduler unless ``force`` (2.29)
+    is true; the conductor is told which."""
+
+    def setUp(self):
+        super().setUp()
+        self.service_up('host2')
+        self.instance = self.server()
+
+    def cast(self):
+        [(_context, cast)] = self.conductor.wait_for(
+            self.conductor.evacuations)
+        return cast
+
+    def test_from_229_force_is_passed_on(self):
+        self.evacuate(self.instance, host='host2', force=True)
+        self.assertEqual(('host2', True),
+                         (self.cast()['host'], self.cast()['force']))
+
+    def test_from_229_a_host_without_force_is_not_forced(self):
+        self.evacuate(self.instance, host='host2')
+        self.assertEqual(('host2', False),
+                         (self.cast()['host'], self.cast()['force']))
+
+    def test_before_229_a_named_host_is_not_forced(self):
+        # Nova's evacuate went to a named host without the scheduler
+        # before 2.29; nova_lite runs the filters at every microversion.
+        self.evacuate(self.instance, version='2.14', host='host2')
+        self.assertEqual(('host2', False),
+                         (self.cast()['host'], self.cast()['force']))
+
+    def test_force_without_a_host_is_400(self):
+        self.assertError(self.evacuate(self.instance, force=True), 400,
+                         'badRequest', 'non-provided destination')
+        self.assertNothingChanged(self.instance)
+
+    def test_conductors_pinned_to_1_4_refuse_an_unforced_host(self):
+        # A 1.4 conductor would skip the filters for it.
+        self.plane.config.config(conductor='1.4', group='upgrade_levels')
+        self.fresh_rpc_clients()
+        self.assertError(self.evacuate(self.instance, host='host2'), 409,
+                         'conflictingRequest', 'without force')
+        self.assertNothingChanged(self.instance)
+
+    def test_conductors_pinned_to_1_4_take_a_forced_host_as_before(self):
+        self.plane.config.config(conductor='1.4', group='upgrade_levels')
+        self.fresh_rpc_clients()
+        response = self.evacuate(self.instance, host='host2', force=True)
+        self.assertEqual(200, response.status_int, response.body)
+        self.assertNotIn('force', self.cast())
+
+
 # -- shelve, shelveOffload, unshelve ------------------------------------------
 
 class TestShelve(MovesTestCase):
