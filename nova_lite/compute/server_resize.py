@@ -31,9 +31,6 @@ def resize(api, context, instance, flavor):
         if flavor.flavorid == i.flavor.flavorid:
             raise exception.Invalid(
                 reason='When resizing, instances must change flavor!')
-        if getattr(flavor, 'disabled', False):
-            raise exception.Invalid(
-                reason='Flavor %s is disabled' % flavor.flavorid)
         if flavor.root_gb < i.flavor.root_gb and \
                 not i.block_device_mapping:
             raise exception.Invalid(
