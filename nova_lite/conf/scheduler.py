@@ -44,29 +44,60 @@ filter_scheduler_opts = [
                 help='Filters applied in this order; each removes the hosts '
                      'that cannot take the instance. Known: '
                      'AggregateInstanceExtraSpecsFilter, '
-                     'AvailabilityZoneFilter, ComputeFilter, CoreFilter, '
+                     'AggregateIoOpsFilter, AggregateNumInstancesFilter, '
+                     'AllHostsFilter, AvailabilityZoneFilter, '
+                     'ComputeCapabilitiesFilter, ComputeFilter, CoreFilter, '
                      'DifferentHostFilter, DiskFilter, '
-                     'ImagePropertiesFilter, RamFilter, RetryFilter, '
+                     'ImagePropertiesFilter, IoOpsFilter, '
+                     'NumInstancesFilter, RamFilter, RetryFilter, '
                      'SameHostFilter, ServerGroupAffinityFilter, '
                      'ServerGroupAntiAffinityFilter. A group with a hard '
                      'policy is refused when its filter is not enabled. '
                      'An unknown name stops the scheduler at start.'),
     cfg.ListOpt('weight_classes',
-                default=['RAMWeigher', 'CPUWeigher', 'DiskWeigher',
-                         'IoOpsWeigher', 'NumInstancesWeigher',
-                         'BuildFailureWeigher',
-                         'ServerGroupSoftAffinityWeigher',
-                         'ServerGroupSoftAntiAffinityWeigher'],
-                help='Weighers that rank the hosts that passed the filters. '
-                     'Each weigher\'s values are normalised to 0..1 and '
-                     'multiplied by its multiplier. A group with a soft '
-                     'policy is refused when its weigher is not enabled. '
-                     'An unknown name stops the scheduler at start.'),
+                default=['all_weighers'],
+                help='Weighers that rank the hosts that passed the filters, '
+                     'by name (Nova\'s class paths are accepted), or '
+                     'all_weighers for every one: BuildFailureWeigher, '
+                     'CPUWeigher, DiskWeigher, HypervisorVersionWeigher, '
+                     'IoOpsWeigher, NumInstancesWeigher, RAMWeigher, '
+                     'ServerGroupSoftAffinityWeigher, '
+                     'ServerGroupSoftAntiAffinityWeigher. Each weigher\'s '
+                     'values are normalised to 0..1 and multiplied by its '
+                     'multiplier, which an aggregate\'s metadata of the '
+                     'option\'s name overrides for its hosts. A group with '
+                     'a soft policy is refused when its weigher is not '
+                     'enabled. An unknown name stops the scheduler at '
+                     'start.'),
     cfg.IntOpt('host_subset_size',
                default=1, min=1,
                help='The host is chosen at random among the best '
                     'host_subset_size hosts. Values above 1 spread '
                     'concurrent requests of several schedulers.'),
+    cfg.BoolOpt('shuffle_best_same_weighed_hosts',
+                default=False,
+                help='Shuffle the hosts that share the best weight before '
+                     'one is chosen, so that equal hosts (an empty cloud of '
+                     'identical computes) are not always taken in the same '
+                     'order. Mostly useful when host_subset_size is 1.'),
+    cfg.IntOpt('max_io_ops_per_host',
+               default=8, min=0,
+               help='IoOpsFilter: a host with this many I/O-heavy '
+                    'operations in progress (builds, resizes, rebuilds, '
+                    'snapshots, unshelves, rescues) takes no more. '
+                    'AggregateIoOpsFilter lets an aggregate\'s '
+                    'max_io_ops_per_host metadata override it.'),
+    cfg.IntOpt('max_instances_per_host',
+               default=50, min=1,
+               help='NumInstancesFilter: a host with this many instances '
+                    'takes no more. AggregateNumInstancesFilter lets an '
+                    'aggregate\'s max_instances_per_host metadata override '
+                    'it.'),
+    cfg.StrOpt('image_properties_default_architecture',
+               help='ImagePropertiesFilter: the architecture assumed for an '
+                    'image that sets no hw_architecture (x86_64, aarch64, '
+                    '...). Unset: such an image runs anywhere unless it asks '
+                    'for a hypervisor type or VM mode.'),
     cfg.FloatOpt('ram_weight_multiplier', mutable=True,
                  default=1.0,
                  help='Multiplier of the RAM weigher. Positive spreads '
@@ -96,21 +127,26 @@ filter_scheduler_opts = [
                       'hosts with recent failed builds are avoided. The '
                       'large default outweighs every other weigher; 0 '
                       'ignores failures.'),
+    cfg.FloatOpt('hypervisor_version_weight_multiplier', mutable=True,
+                 default=1.0,
+                 help='Multiplier of the hypervisor version weigher. '
+                      'Positive prefers hosts running a newer hypervisor, '
+                      'negative an older one.'),
     cfg.FloatOpt('soft_affinity_weight_multiplier', mutable=True,
-                 default=10.0, min=0.0,
+                 default=1.0, min=0.0,
                  help='Multiplier of the soft-affinity weigher: how '
                       'strongly members of a soft-affinity group are '
-                      'stacked on the hosts the group already uses. The '
-                      'default outweighs the spreading resource weighers '
-                      '(1.0 each), so the group stays together while its '
-                      'hosts have room.'),
+                      'stacked on the hosts the group already uses. At the '
+                      'default it counts as much as one resource weigher; '
+                      'raise it to keep the group together against the '
+                      'spreading resource weighers.'),
     cfg.FloatOpt('soft_anti_affinity_weight_multiplier', mutable=True,
-                 default=10.0, min=0.0,
+                 default=1.0, min=0.0,
                  help='Multiplier of the soft-anti-affinity weigher: how '
                       'strongly members of a soft-anti-affinity group are '
-                      'spread over hosts without members. The default '
-                      'outweighs the resource weighers, which could '
-                      'otherwise stack members on the emptiest host.'),
+                      'spread over hosts without members. At the default it '
+                      'counts as much as one resource weigher; raise it to '
+                      'spread the group against the resource weighers.'),
 ]
 
 

@@ -7,12 +7,14 @@ its operand(s):
   ``== 4``       numeric equality;   ``!= 4``, ``>= 4``, ``<= 4`` likewise
   ``s== ssd``    string equality;    ``s!=``, ``s>=``, ``s<=``, ``s<``,
                  ``s>`` compare strings
-  ``<in> ss``    the value contains the substring
-  ``<all-in> a b``  the value (a list literal or words) holds every word
+  ``<in> ss``    the value contains the substring (the first word)
+  ``<all-in> a b``  the value contains every word
   ``<or> a <or> b`` the value equals one of the alternatives
+
+As in Nova, with one difference: a numeric comparison with a value that is
+not a number is a mismatch here, where Nova's scheduler fails the request.
 """
 
-import ast
 import operator
 
 
@@ -24,16 +26,6 @@ _NUMERIC = {'=': operator.ge, '==': operator.eq, '!=': operator.ne,
             '>=': operator.ge, '<=': operator.le}
 _STRING = {'s==': operator.eq, 's!=': operator.ne, 's>=': operator.ge,
            's<=': operator.le, 's<': operator.lt, 's>': operator.gt}
-
-
-def _words(value):
-    try:
-        parsed = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        parsed = None
-    if isinstance(parsed, (list, tuple, set)):
-        return {str(item) for item in parsed}
-    return set(str(value).split())
 
 
 def match(value, requirement):
@@ -49,9 +41,9 @@ def match(value, requirement):
     if '<or>' in words:
         return value in [w for w in words if w != '<or>']
     if op == '<in>':
-        return ' '.join(words[1:]) in value
+        return len(words) > 1 and words[1] in value
     if op == '<all-in>':
-        return set(words[1:]) <= _words(value)
+        return len(words) > 1 and all(word in value for word in words[1:])
     if op in _NUMERIC and len(words) == 2:
         try:
             return _NUMERIC[op](_number(value), _number(words[1]))

@@ -70,6 +70,8 @@ class HostState:
         self.hypervisor_version = None
         # [(architecture, hypervisor type, vm mode)] the host can run.
         self.supported_instances = []
+        # The compute node's stats (ComputeCapabilitiesFilter looks there).
+        self.stats = {}
         self.traits = set()
         self.aggregates = []
         # Uuids of the instances on the host (the group filters and
@@ -116,13 +118,17 @@ class HostState:
         self.vcpus_total = compute_node.vcpus
         self.vcpus_used = compute_node.vcpus_used
         self.num_instances = compute_node.running_vms
-        self.num_io_ops = compute_node.current_workload
         self.cpu_allocation_ratio = compute_node.cpu_allocation_ratio
         self.ram_allocation_ratio = compute_node.ram_allocation_ratio
         self.disk_allocation_ratio = compute_node.disk_allocation_ratio
         self.hypervisor_type = compute_node.hypervisor_type
         self.hypervisor_version = compute_node.hypervisor_version
         stats = compute_node.stats or {}
+        self.stats = dict(stats)
+        # I/O-heavy operations in progress (builds, resizes, rebuilds,
+        # unshelves...), as Nova reads them; current_workload counts every
+        # task in progress.
+        self.num_io_ops = int(stats.get('io_workload') or 0)
         self.failed_builds = int(stats.get('failed_builds') or 0)
         self.supported_instances = [
             tuple(item) for item in
@@ -138,16 +144,13 @@ class HostState:
 
     def consume_from_instance(self, spec, instance_uuid=None):
         """Take one instance of ``spec`` off this host before the next
-        instance is placed.
-
-        A boot-from-volume instance has its root disk elsewhere, as
-        DiskFilter assumes.
-        """
+        instance is placed -- its RAM, vCPUs, root and ephemeral disk (as
+        Nova counts them: a boot-from-volume flavor's root disk and swap
+        are left to placement) -- and count one more instance and one
+        more I/O operation in progress."""
         flavor = spec.flavor
-        root_gb = 0 if spec.is_bfv else flavor.root_gb
         self.free_ram_mb -= flavor.memory_mb
-        self.free_disk_mb -= (root_gb + flavor.ephemeral_gb) * 1024 \
-            + flavor.swap
+        self.free_disk_mb -= (flavor.root_gb + flavor.ephemeral_gb) * 1024
         self.vcpus_used += flavor.vcpus
         self.num_instances += 1
         self.num_io_ops += 1

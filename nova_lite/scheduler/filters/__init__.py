@@ -36,15 +36,25 @@ class BaseHostFilter:
 
 
 def _registry():
+    from nova_lite.scheduler.filters import activity_filters
     from nova_lite.scheduler.filters import affinity_filter
     from nova_lite.scheduler.filters import aggregate_filter
     from nova_lite.scheduler.filters import availability_zone_filter
+    from nova_lite.scheduler.filters import compute_capabilities_filter
     from nova_lite.scheduler.filters import compute_filter
     from nova_lite.scheduler.filters import image_props_filter
     from nova_lite.scheduler.filters import resource_filters
     from nova_lite.scheduler.filters import retry_filter
     return {
+        'AllHostsFilter': compute_filter.AllHostsFilter,
         'ComputeFilter': compute_filter.ComputeFilter,
+        'ComputeCapabilitiesFilter':
+            compute_capabilities_filter.ComputeCapabilitiesFilter,
+        'IoOpsFilter': activity_filters.IoOpsFilter,
+        'AggregateIoOpsFilter': activity_filters.AggregateIoOpsFilter,
+        'NumInstancesFilter': activity_filters.NumInstancesFilter,
+        'AggregateNumInstancesFilter':
+            activity_filters.AggregateNumInstancesFilter,
         'RamFilter': resource_filters.RamFilter,
         'CoreFilter': resource_filters.CoreFilter,
         'DiskFilter': resource_filters.DiskFilter,
@@ -70,10 +80,12 @@ def names():
 def load(names):
     from nova_lite import exception
     registry = _registry()
-    unknown = [n for n in names if n not in registry]
+    # (Nova's class paths are accepted: only the last part counts.)
+    short = [name.strip().rsplit('.', 1)[-1] for name in names]
+    unknown = [n for n, s in zip(names, short) if s not in registry]
     if unknown:
         raise exception.ConfigurationError(
             reason='unknown filter(s) %s in [filter_scheduler] '
                    'enabled_filters; known: %s' %
                    (', '.join(unknown), ', '.join(sorted(registry))))
-    return [registry[name]() for name in names]
+    return [registry[name]() for name in short]

@@ -1,30 +1,50 @@
 """ImagePropertiesFilter: the host can run what the image asks for.
 
-Image properties ``hw_architecture``, ``img_hv_type`` and ``hw_vm_mode``
-must be matched together by one of the host's supported instance types
-(architecture, hypervisor type, VM mode); ``img_hv_requested_version``
-(``>=8.0``, ``==7.2.1``) is compared with the hypervisor version, reported
-as an integer (8002000 is 8.2.0). An image that asks for none of these
-passes everywhere.
+The image's architecture (``hw_architecture``, else ``[filter_scheduler]
+image_properties_default_architecture``), hypervisor type
+(``img_hv_type``) and VM mode (``hw_vm_mode``) -- each written the
+canonical way (``amd64`` is x86_64, ``i386`` is i686, ``xapi`` is xen,
+``hv`` and ``baremetal`` are hvm, ``pv`` is xen) -- must all be found in
+one of the host's supported instance types; with it, the hypervisor
+version (an integer, 8002000 is 8.2.0) must satisfy
+``img_hv_requested_version`` (``>= 8.0``, ``==7.2``) when both are known.
+An image that asks for no architecture, type or mode passes everywhere,
+whatever version it asks for; a host that reports no supported instance
+type runs no image that asks. The legacy property names
+(``architecture``, ``hypervisor_type``, ``vm_mode``) count as the new
+ones. As in Nova, except that a version requirement that cannot be parsed
+refuses the host, where Nova's scheduler fails the request.
 """
 
-import operator
-import re
+from oslo_utils import versionutils
 
+from nova_lite import conf as nova_conf
 from nova_lite.scheduler import filters
 
-_OPERATORS = {'>=': operator.ge, '<=': operator.le, '==': operator.eq,
-              '!=': operator.ne, '>': operator.gt, '<': operator.lt,
-              '=': operator.eq}
-_VERSION_REQUIREMENT = re.compile(r'^\s*(>=|<=|==|!=|>|<|=)?\s*'
-                                  r'(\d+(?:\.\d+){0,2})\s*$')
+CONF = nova_conf.CONF
+
+_LEGACY = {'hw_architecture': 'architecture',
+           'img_hv_type': 'hypervisor_type',
+           'hw_vm_mode': 'vm_mode'}
+_ARCHITECTURE_ALIASES = {'i386': 'i686', 'i486': 'i686', 'i586': 'i686',
+                         'x86_32': 'i686', 'x86_32p': 'i686',
+                         'amd64': 'x86_64'}
+_HYPERVISOR_ALIASES = {'xapi': 'xen'}
+_VM_MODE_ALIASES = {'pv': 'xen', 'hv': 'hvm', 'baremetal': 'hvm'}
 
 
-def _properties(spec):
-    image = spec.image
-    if image is None:
-        return {}
-    return image.properties or {}
+def _property(props, name):
+    value = props.get(name)
+    if value is None:
+        value = props.get(_LEGACY[name])
+    return value
+
+
+def _canonical(value, aliases):
+    if not value:
+        return None
+    value = str(value).lower()
+    return aliases.get(value, value)
 
 
 def version_tuple(number):
@@ -33,58 +53,56 @@ def version_tuple(number):
     return number // 1000000, (number // 1000) % 1000, number % 1000
 
 
-def _parse_version(text):
-    parts = [int(p) for p in text.split('.')]
-    return tuple(parts + [0] * (3 - len(parts)))
-
-
-def _normalize_arch(value):
-    value = (value or '').lower()
-    return {'amd64': 'x86_64', 'x64': 'x86_64', 'i386': 'i686',
-            'arm64': 'aarch64'}.get(value, value)
-
-
 class ImagePropertiesFilter(filters.BaseHostFilter):
     reason = 'cannot run the image (architecture, hypervisor or version)'
 
     @staticmethod
     def _wanted(spec):
-        props = _properties(spec)
-        return (_normalize_arch(props.get('hw_architecture') or
-                                props.get('architecture')),
-                (props.get('img_hv_type') or
-                 props.get('hypervisor_type') or '').lower(),
-                (props.get('hw_vm_mode') or props.get('vm_mode') or
-                 '').lower(),
+        """((architecture, hypervisor type, VM mode), version wanted)."""
+        props = spec.image.properties if spec.image is not None else None
+        props = props or {}
+        arch = _property(props, 'hw_architecture')
+        if arch is None:
+            arch = CONF.filter_scheduler.image_properties_default_architecture
+        return ((_canonical(arch, _ARCHITECTURE_ALIASES),
+                 _canonical(_property(props, 'img_hv_type'),
+                            _HYPERVISOR_ALIASES),
+                 _canonical(_property(props, 'hw_vm_mode'),
+                            _VM_MODE_ALIASES)),
                 props.get('img_hv_requested_version'))
 
     def applies(self, spec):
-        return any(self._wanted(spec))
+        return any(self._wanted(spec)[0])
+
+    @staticmethod
+    def _version_fits(hypervisor_version, wanted):
+        if not (hypervisor_version and wanted):
+            return True
+        try:
+            predicate = versionutils.VersionPredicate(str(wanted))
+        except ValueError:
+            return False
+        return predicate.satisfied_by(
+            versionutils.convert_version_to_str(hypervisor_version))
 
     def host_passes(self, host_state, spec):
-        arch, hv_type, vm_mode, version = self._wanted(spec)
-        if arch or hv_type or vm_mode:
-            if not any((not arch or _normalize_arch(s_arch) == arch) and
-                       (not hv_type or (s_hv or '').lower() == hv_type) and
-                       (not vm_mode or (s_mode or '').lower() == vm_mode)
-                       for s_arch, s_hv, s_mode in
-                       host_state.supported_instances):
-                return False
-        if version:
-            found = _VERSION_REQUIREMENT.match(str(version))
-            if not found or host_state.hypervisor_version is None:
-                return False
-            compare = _OPERATORS[found.group(1) or '>=']
-            return compare(version_tuple(host_state.hypervisor_version),
-                           _parse_version(found.group(2)))
-        return True
+        wanted, version = self._wanted(spec)
+        if not any(wanted):
+            return True
+        for supported in host_state.supported_instances:
+            supported = list(supported)
+            if all(not item or item in supported for item in wanted) and \
+                    self._version_fits(host_state.hypervisor_version,
+                                       version):
+                return True
+        return False
 
     def refusal(self, host_state, spec):
-        arch, hv_type, vm_mode, version = self._wanted(spec)
-        wanted = ', '.join(p for p in (arch, hv_type, vm_mode) if p)
+        wanted, version = self._wanted(spec)
         have = '; '.join('/'.join(str(x) for x in s)
                          for s in host_state.supported_instances) or 'none'
-        text = 'image wants %s; host runs %s' % (wanted or 'any', have)
+        text = 'image wants %s; host runs %s' % (
+            ', '.join(p for p in wanted if p), have)
         if version:
             text += '; hypervisor version %s, image wants %s' % (
                 '.'.join(map(str, version_tuple(

@@ -1,20 +1,47 @@
-"""Host weighers: each returns a raw number per host; the handler
-normalises each weigher's numbers to 0..1 (min/max; all equal -> 0),
-multiplies them by the weigher's multiplier and adds them up. Higher total
-wins; equal totals keep the hosts' order. A weigher whose multiplier is 0,
-or that has nothing to say about a request (``applies``), is not run."""
+"""Host weighers, added up as Nova's are.
+
+Each weigher gives a raw number per host, kept within the weigher's
+``minval``/``maxval`` when it has them (the resource and I/O weighers have
+``minval = 0``: a host overcommitted into negative free RAM counts as none
+left). The numbers are normalised to 0..1 -- from ``minval`` if set, else
+the lowest number, to ``maxval`` if set, else the highest; all equal gives
+0 -- multiplied by the weigher's multiplier *for that host* (an aggregate's
+metadata may set it, e.g. ``ram_weight_multiplier=-1.0`` on an aggregate
+whose hosts should be packed; several aggregates: the lowest) and summed in
+the weighers' order. Higher total wins; equal totals keep the hosts' order;
+a single host weighs 0. A weigher that has nothing to say about a request
+(``applies``) or whose multiplier is 0 on every host is not run.
+"""
 
 import heapq
 
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
 
 class BaseHostWeigher:
+    # Bounds the raw numbers are kept within, and normalised from/to
+    # (None: the lowest/highest number of the hosts weighed).
+    minval = None
+    maxval = None
+    # The [filter_scheduler] option of the multiplier, which an
+    # aggregate's metadata of the same name overrides for its hosts.
+    option = None
 
     @property
     def name(self):
         return type(self).__name__
 
     def multiplier(self):
+        """The configured multiplier."""
         return 1.0
+
+    def host_multiplier(self, host_state):
+        """The multiplier on ``host_state``: its aggregates' ``option``
+        metadata, else the configured one."""
+        return aggregate_multiplier(host_state, self.option,
+                                    self.multiplier())
 
     def applies(self, spec):
         return True
@@ -22,15 +49,42 @@ class BaseHostWeigher:
     def weigh(self, host_state, spec):
         raise NotImplementedError
 
+    def bounded(self, value):
+        if self.minval is not None and value < self.minval:
+            value = self.minval
+        if self.maxval is not None and value > self.maxval:
+            value = self.maxval
+        return value
 
-def normalize(values):
+
+def normalize(values, minval=None, maxval=None):
+    """``values`` scaled to 0..1 between ``minval`` (default: the lowest)
+    and ``maxval`` (default: the highest); all zero when they are equal."""
     if not values:
         return []
-    low, high = min(values), max(values)
+    high = float(max(values) if maxval is None else maxval)
+    low = float(min(values) if minval is None else minval)
     if high == low:
-        return [0.0 for _ in values]
+        return [0.0] * len(values)
     span = high - low
     return [(value - low) / span for value in values]
+
+
+def aggregate_multiplier(host_state, option, default):
+    """The multiplier ``option`` for ``host_state``: the lowest value its
+    aggregates' metadata give, else ``default`` (also when a value is not
+    a number, after a warning)."""
+    values = {a.metadata[option] for a in host_state.aggregates
+              if option in a.metadata}
+    if not values:
+        return default
+    try:
+        return min(float(value) for value in values)
+    except ValueError:
+        LOG.warning('Aggregate metadata %s of host %s is not a number (%s); '
+                    'using the configured %s', option, host_state.host,
+                    ', '.join(sorted(values)), default)
+        return default
 
 
 class Ranking:
@@ -41,11 +95,26 @@ class Ranking:
 
     def __init__(self, weighers, host_states, spec):
         self.spec = spec
-        self.weighers = [w for w in weighers
-                         if w.multiplier() and w.applies(spec)]
-        self.multipliers = [w.multiplier() for w in self.weighers]
         self.states = list(host_states)
-        self.raw = [[w.weigh(s, spec) for s in self.states]
+        overridden = _overridden_options(self.states)
+        self.weighers, self.multipliers = [], []
+        for weigher in weighers:
+            if not weigher.applies(spec):
+                continue
+            default = weigher.multiplier()
+            if weigher.option in overridden:
+                # [multiplier of each host]
+                per_host = [weigher.host_multiplier(s)
+                            for s in self.states]
+                if not any(per_host):
+                    continue
+            elif not default:
+                continue
+            else:
+                per_host = default
+            self.weighers.append(weigher)
+            self.multipliers.append(per_host)
+        self.raw = [[w.bounded(w.weigh(s, spec)) for s in self.states]
                     for w in self.weighers]
 
     def reweigh(self, state):
@@ -54,7 +123,8 @@ class Ranking:
         for index, candidate in enumerate(self.states):
             if candidate.host == state.host:
                 for values, weigher in zip(self.raw, self.weighers):
-                    values[index] = weigher.weigh(candidate, self.spec)
+                    values[index] = weigher.bounded(
+                        weigher.weigh(candidate, self.spec))
 
     def keep(self, host_states):
         wanted = {id(s) for s in host_states}
@@ -63,11 +133,14 @@ class Ranking:
             return
         self.states = [self.states[i] for i in indexes]
         self.raw = [[values[i] for i in indexes] for values in self.raw]
+        self.multipliers = [m if not isinstance(m, list)
+                            else [m[i] for i in indexes]
+                            for m in self.multipliers]
 
     def ranked(self, best=None):
         """[(weight, host_state)] best first; ties keep the hosts' order.
         With ``best``, only that many (no full sort)."""
-        totals = self._totals()
+        totals = self.totals()
         if best is not None and best < len(self.states):
             order = heapq.nsmallest(best, range(len(self.states)),
                                     key=lambda i: (-totals[i], i))
@@ -75,12 +148,32 @@ class Ranking:
             order = sorted(range(len(self.states)), key=lambda i: -totals[i])
         return [(totals[i], self.states[i]) for i in order]
 
-    def _totals(self):
+    def totals(self):
+        """Each host's weight, summed in the weighers' order."""
         totals = [0.0] * len(self.states)
-        for multiplier, values in zip(self.multipliers, self.raw):
-            totals = [t + multiplier * n
-                      for t, n in zip(totals, normalize(values))]
+        if len(self.states) <= 1:
+            return totals
+        for weigher, multiplier, values in zip(self.weighers,
+                                               self.multipliers, self.raw):
+            normalised = normalize(values, weigher.minval, weigher.maxval)
+            if isinstance(multiplier, list):
+                totals = [t + m * n for t, m, n in
+                          zip(totals, multiplier, normalised)]
+            else:
+                totals = [t + multiplier * n
+                          for t, n in zip(totals, normalised)]
         return totals
+
+
+def _overridden_options(host_states):
+    """The metadata keys of the aggregates of ``host_states``."""
+    seen, keys = set(), set()
+    for state in host_states:
+        for aggregate in state.aggregates:
+            if id(aggregate) not in seen:
+                seen.add(id(aggregate))
+                keys.update(aggregate.metadata)
+    return keys
 
 
 def weigh_hosts(weighers, host_states, spec):
@@ -89,21 +182,27 @@ def weigh_hosts(weighers, host_states, spec):
 
 
 def _registry():
+    """{name: weigher class}, in the order ``all_weighers`` runs them."""
     from nova_lite.scheduler.weights import affinity
     from nova_lite.scheduler.weights import activity
     from nova_lite.scheduler.weights import resources
     return {
-        'RAMWeigher': resources.RAMWeigher,
-        'CPUWeigher': resources.CPUWeigher,
-        'DiskWeigher': resources.DiskWeigher,
-        'IoOpsWeigher': activity.IoOpsWeigher,
-        'NumInstancesWeigher': activity.NumInstancesWeigher,
-        'BuildFailureWeigher': activity.BuildFailureWeigher,
         'ServerGroupSoftAffinityWeigher':
             affinity.ServerGroupSoftAffinityWeigher,
         'ServerGroupSoftAntiAffinityWeigher':
             affinity.ServerGroupSoftAntiAffinityWeigher,
+        'BuildFailureWeigher': activity.BuildFailureWeigher,
+        'CPUWeigher': resources.CPUWeigher,
+        'DiskWeigher': resources.DiskWeigher,
+        'HypervisorVersionWeigher': activity.HypervisorVersionWeigher,
+        'IoOpsWeigher': activity.IoOpsWeigher,
+        'NumInstancesWeigher': activity.NumInstancesWeigher,
+        'RAMWeigher': resources.RAMWeigher,
     }
+
+
+# The name that stands for every weigher (Nova's spelling is accepted too).
+ALL = 'all_weighers'
 
 
 def names():
@@ -111,12 +210,23 @@ def names():
 
 
 def load(names):
+    """The weighers named, in order. A name may be written as Nova's
+    class path (``nova.scheduler.weights.ram.RAMWeigher``, only its last
+    part counts); ``all_weighers`` stands for every weigher."""
     from nova_lite import exception
     registry = _registry()
-    unknown = [n for n in names if n not in registry]
+    loaded, unknown = [], []
+    for name in names:
+        short = name.strip().rsplit('.', 1)[-1]
+        if short == ALL:
+            loaded.extend(cls() for cls in registry.values())
+        elif short in registry:
+            loaded.append(registry[short]())
+        else:
+            unknown.append(name)
     if unknown:
         raise exception.ConfigurationError(
             reason='unknown weigher(s) %s in [filter_scheduler] '
-                   'weight_classes; known: %s' %
-                   (', '.join(unknown), ', '.join(sorted(registry))))
-    return [registry[name]() for name in names]
+                   'weight_classes; known: %s (or %s)' %
+                   (', '.join(unknown), ', '.join(sorted(registry)), ALL))
+    return loaded

@@ -1,6 +1,6 @@
 """How busy a host is: I/O-heavy operations in progress, instance count,
-and recent build failures (a host that keeps failing builds is avoided
-until it succeeds again)."""
+recent build failures (a host that keeps failing builds is avoided until
+it succeeds again), and how recent its hypervisor is."""
 
 from nova_lite import conf as nova_conf
 from nova_lite.scheduler import weights
@@ -11,6 +11,8 @@ CONF = nova_conf.CONF
 class IoOpsWeigher(weights.BaseHostWeigher):
     """More I/O-heavy operations weigh more; the default multiplier is
     negative, so busy hosts lose."""
+    minval = 0
+    option = 'io_ops_weight_multiplier'
 
     def multiplier(self):
         return CONF.filter_scheduler.io_ops_weight_multiplier
@@ -22,6 +24,7 @@ class IoOpsWeigher(weights.BaseHostWeigher):
 class NumInstancesWeigher(weights.BaseHostWeigher):
     """More instances weigh more: a negative multiplier spreads by count,
     a positive one packs."""
+    option = 'num_instances_weight_multiplier'
 
     def multiplier(self):
         return CONF.filter_scheduler.num_instances_weight_multiplier
@@ -31,10 +34,28 @@ class NumInstancesWeigher(weights.BaseHostWeigher):
 
 
 class BuildFailureWeigher(weights.BaseHostWeigher):
-    """Each recent failed build counts against the host."""
+    """Each recent failed build counts against the host: the count is
+    weighed with the configured multiplier turned negative."""
+    option = 'build_failure_weight_multiplier'
 
     def multiplier(self):
-        return CONF.filter_scheduler.build_failure_weight_multiplier
+        return -CONF.filter_scheduler.build_failure_weight_multiplier
+
+    def host_multiplier(self, host_state):
+        return -weights.aggregate_multiplier(
+            host_state, self.option,
+            CONF.filter_scheduler.build_failure_weight_multiplier)
 
     def weigh(self, host_state, spec):
-        return -host_state.failed_builds
+        return host_state.failed_builds
+
+
+class HypervisorVersionWeigher(weights.BaseHostWeigher):
+    """A newer hypervisor weighs more (an unknown version counts as 0)."""
+    option = 'hypervisor_version_weight_multiplier'
+
+    def multiplier(self):
+        return CONF.filter_scheduler.hypervisor_version_weight_multiplier
+
+    def weigh(self, host_state, spec):
+        return host_state.hypervisor_version or 0

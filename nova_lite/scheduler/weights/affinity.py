@@ -25,6 +25,7 @@ class _SoftPolicyWeigher(weights.BaseHostWeigher):
 
 class ServerGroupSoftAffinityWeigher(_SoftPolicyWeigher):
     policy = group_obj.SOFT_AFFINITY
+    option = 'soft_affinity_weight_multiplier'
 
     def multiplier(self):
         return CONF.filter_scheduler.soft_affinity_weight_multiplier
@@ -33,6 +34,7 @@ class ServerGroupSoftAffinityWeigher(_SoftPolicyWeigher):
 class ServerGroupSoftAntiAffinityWeigher(_SoftPolicyWeigher):
     policy = group_obj.SOFT_ANTI_AFFINITY
     sign = -1
+    option = 'soft_anti_affinity_weight_multiplier'
 
     def multiplier(self):
         return CONF.filter_scheduler.soft_anti_affinity_weight_multiplier

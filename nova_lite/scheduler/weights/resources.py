@@ -1,5 +1,6 @@
 """RAM, CPU and disk weighers: more free resource weighs more (spread);
-a negative multiplier stacks instead."""
+a negative multiplier stacks instead. None counts less than nothing left
+(``minval = 0``), and the scale runs from 0 to the freest host."""
 
 from nova_lite import conf as nova_conf
 from nova_lite.scheduler import weights
@@ -8,6 +9,9 @@ CONF = nova_conf.CONF
 
 
 class RAMWeigher(weights.BaseHostWeigher):
+    minval = 0
+    option = 'ram_weight_multiplier'
+
     def multiplier(self):
         return CONF.filter_scheduler.ram_weight_multiplier
 
@@ -16,6 +20,9 @@ class RAMWeigher(weights.BaseHostWeigher):
 
 
 class CPUWeigher(weights.BaseHostWeigher):
+    minval = 0
+    option = 'cpu_weight_multiplier'
+
     def multiplier(self):
         return CONF.filter_scheduler.cpu_weight_multiplier
 
@@ -25,6 +32,9 @@ class CPUWeigher(weights.BaseHostWeigher):
 
 
 class DiskWeigher(weights.BaseHostWeigher):
+    minval = 0
+    option = 'disk_weight_multiplier'
+
     def multiplier(self):
         return CONF.filter_scheduler.disk_weight_multiplier
 

@@ -50,7 +50,10 @@ MATCH_CASES = [
      '<all-in> aes avx', False),
     ('all_in_with_every_word_in_plain_words', 'aes avx sse',
      '<all-in> avx aes', True),
-    ('all_in_matches_whole_words_only', 'aesni', '<all-in> aes', False),
+    # As Nova: each word is looked for as a substring.
+    ('all_in_looks_for_substrings', 'aesni', '<all-in> aes', True),
+    ('in_looks_for_the_first_word_only', 'Intel Xeon', '<in> Xeon Gold',
+     True),
     ('or_matches_the_first_alternative', 'gold',
      '<or> gold <or> silver', True),
     ('or_matches_the_last_alternative', 'silver',

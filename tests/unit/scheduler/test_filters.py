@@ -253,9 +253,6 @@ IMAGE_FILTER_CASES = [
      {'hw_architecture': 'aarch64'}, False),
     ('architecture_alias_is_normalised', dict(supported_instances=X86_KVM),
      {'hw_architecture': 'amd64'}, True),
-    ('host_architecture_alias_is_normalised',
-     dict(supported_instances=[('arm64', 'kvm', 'hvm')]),
-     {'hw_architecture': 'aarch64'}, True),
     ('legacy_architecture_property_is_honoured',
      dict(supported_instances=X86_KVM), {'architecture': 'aarch64'},
      False),
@@ -277,32 +274,47 @@ IMAGE_FILTER_CASES = [
      {'hw_architecture': 'aarch64', 'img_hv_type': 'qemu'}, True),
     ('host_reporting_no_supported_types_fails_a_demanding_image', {},
      {'hw_architecture': 'x86_64'}, False),
-    ('version_at_least_passes', dict(hypervisor_version=8002000),
-     {'img_hv_requested_version': '>=8.0'}, True),
-    ('version_at_least_fails', dict(hypervisor_version=8002000),
-     {'img_hv_requested_version': '>=8.3'}, False),
-    ('version_without_operator_means_at_least',
-     dict(hypervisor_version=8003000),
-     {'img_hv_requested_version': '8.2'}, True),
+    ('version_at_least_passes',
+     dict(supported_instances=X86_KVM, hypervisor_version=8002000),
+     {'hw_architecture': 'x86_64', 'img_hv_requested_version': '>=8.0'},
+     True),
+    ('version_at_least_fails',
+     dict(supported_instances=X86_KVM, hypervisor_version=8002000),
+     {'hw_architecture': 'x86_64', 'img_hv_requested_version': '>=8.3'},
+     False),
     ('version_equality_pads_missing_parts',
-     dict(hypervisor_version=8002000),
-     {'img_hv_requested_version': '==8.2'}, True),
+     dict(supported_instances=X86_KVM, hypervisor_version=8002000),
+     {'img_hv_type': 'kvm', 'img_hv_requested_version': '==8.2'}, True),
     ('version_equality_compares_the_patch_level',
-     dict(hypervisor_version=8002001),
-     {'img_hv_requested_version': '==8.2.0'}, False),
-    ('version_less_than_fails', dict(hypervisor_version=8002000),
-     {'img_hv_requested_version': '< 8'}, False),
-    ('version_compares_numbers_not_text', dict(hypervisor_version=10000000),
-     {'img_hv_requested_version': '>= 9'}, True),
-    ('version_requested_of_a_host_reporting_none_fails', {},
-     {'img_hv_requested_version': '>=1.0'}, False),
+     dict(supported_instances=X86_KVM, hypervisor_version=8002001),
+     {'img_hv_type': 'kvm', 'img_hv_requested_version': '==8.2.0'},
+     False),
+    ('version_less_than_fails',
+     dict(supported_instances=X86_KVM, hypervisor_version=8002000),
+     {'img_hv_type': 'kvm', 'img_hv_requested_version': '< 8'}, False),
+    ('version_compares_numbers_not_text',
+     dict(supported_instances=X86_KVM, hypervisor_version=10000000),
+     {'img_hv_type': 'kvm', 'img_hv_requested_version': '>= 9'}, True),
+    # As Nova: a version alone, with no architecture, type or mode asked
+    # for, is not checked.
+    ('version_alone_is_not_checked', dict(hypervisor_version=8002000),
+     {'img_hv_requested_version': '>=9.0'}, True),
+    ('version_of_a_host_reporting_none_is_not_checked',
+     dict(supported_instances=X86_KVM),
+     {'hw_architecture': 'x86_64', 'img_hv_requested_version': '>=1.0'},
+     True),
     ('unparseable_version_requirement_fails',
-     dict(hypervisor_version=8002000),
-     {'img_hv_requested_version': 'latest'}, False),
+     dict(supported_instances=X86_KVM, hypervisor_version=8002000),
+     {'img_hv_type': 'kvm', 'img_hv_requested_version': 'latest'}, False),
     ('version_and_type_must_both_match',
      dict(supported_instances=X86_KVM, hypervisor_version=8002000),
      {'hw_architecture': 'x86_64', 'img_hv_requested_version': '>=9'},
      False),
+    ('i386_is_i686', dict(supported_instances=[('i686', 'kvm', 'hvm')]),
+     {'hw_architecture': 'i386'}, True),
+    ('legacy_hv_mode_names', dict(supported_instances=[('x86_64', 'xen',
+                                                        'xen')]),
+     {'img_hv_type': 'xapi', 'hw_vm_mode': 'pv'}, True),
 ]
 
 
@@ -316,9 +328,99 @@ def check_image_filter(self, host, properties, passes):
 @add_cases(IMAGE_FILTER_CASES, check_image_filter)
 class TestImagePropertiesFilter(FilterTestCase):
 
+    def test_default_architecture_applies_to_an_image_without_one(self):
+        self.config.config(group='filter_scheduler',
+                           image_properties_default_architecture='aarch64')
+        host_filter = image_props_filter.ImagePropertiesFilter()
+        spec = make_spec(image_props={})
+        self.assertTrue(host_filter.applies(spec))
+        self.assertFalse(host_filter.host_passes(
+            make_host('h1', supported_instances=X86_KVM), spec))
+        self.assertTrue(host_filter.host_passes(
+            make_host('h2', supported_instances=[('aarch64', 'kvm', 'hvm')]),
+            spec))
+
     def test_hypervisor_version_integer_reads_as_major_minor_patch(self):
         self.assertEqual((8, 2, 10),
                          image_props_filter.version_tuple(8002010))
+
+
+# -- IoOpsFilter, NumInstancesFilter and their Aggregate variants -----------
+
+BUSY_FILTER_CASES = [
+    # name, filter, host attributes, aggregates' metadata, options, passes
+    ('io_ops_below_the_ceiling', 'IoOpsFilter', dict(num_io_ops=7), [],
+     {}, True),
+    ('io_ops_at_the_ceiling', 'IoOpsFilter', dict(num_io_ops=8), [], {},
+     False),
+    ('io_ops_ceiling_from_the_option', 'IoOpsFilter', dict(num_io_ops=2),
+     [], {'max_io_ops_per_host': 2}, False),
+    ('io_ops_ignores_aggregates_without_aggregate_variant', 'IoOpsFilter',
+     dict(num_io_ops=2), [{'max_io_ops_per_host': '1'}], {}, True),
+    ('aggregate_io_ops_ceiling', 'AggregateIoOpsFilter', dict(num_io_ops=2),
+     [{'max_io_ops_per_host': '3'}, {'max_io_ops_per_host': '2'}], {},
+     False),
+    ('aggregate_io_ops_falls_back_on_the_option', 'AggregateIoOpsFilter',
+     dict(num_io_ops=7), [{'max_io_ops_per_host': 'many'}], {}, True),
+    ('instances_below_the_ceiling', 'NumInstancesFilter',
+     dict(num_instances=49), [], {}, True),
+    ('instances_at_the_ceiling', 'NumInstancesFilter',
+     dict(num_instances=50), [], {}, False),
+    ('aggregate_instances_ceiling', 'AggregateNumInstancesFilter',
+     dict(num_instances=5), [{'max_instances_per_host': '5'}], {}, False),
+    ('aggregate_instances_without_metadata', 'AggregateNumInstancesFilter',
+     dict(num_instances=5), [{'other': '1'}], {}, True),
+]
+
+
+def check_busy_filter(self, filter_name, host, aggregates, options,
+                      passes):
+    if options:
+        self.config.config(group='filter_scheduler', **options)
+    [host_filter] = filters.load([filter_name])
+    self.assertEqual(passes, host_filter.host_passes(
+        make_host('h1', aggregates=aggregates, **host), make_spec()))
+
+
+@add_cases(BUSY_FILTER_CASES, check_busy_filter)
+class TestBusyHostFilters(FilterTestCase):
+    pass
+
+
+# -- ComputeCapabilitiesFilter -----------------------------------------------
+
+CAPABILITY_CASES = [
+    # name, host attributes, flavor extra specs, passes
+    ('no_specs', {}, {}, True),
+    ('scoped_attribute_matches', dict(hypervisor_type='fake'),
+     {'capabilities:hypervisor_type': 's== fake'}, True),
+    ('scoped_attribute_mismatch', dict(hypervisor_type='fake'),
+     {'capabilities:hypervisor_type': 'kvm'}, False),
+    ('scoped_numeric_comparison', dict(hypervisor_version=2000),
+     {'capabilities:hypervisor_version': '>= 1000'}, True),
+    ('scoped_path_into_stats', dict(stats={'gpu': 'a100'}),
+     {'capabilities:gpu': 'a100'}, True),
+    ('scoped_path_into_json', dict(stats={'cpu': '{"model": "epyc"}'}),
+     {'capabilities:cpu:model': 'epyc'}, True),
+    ('scoped_unreported_refuses', {}, {'capabilities:gpu': 'a100'}, False),
+    ('unscoped_known_attribute_is_checked', dict(hypervisor_type='fake'),
+     {'hypervisor_type': 'kvm'}, False),
+    ('unscoped_unknown_key_is_ignored', {}, {'ssd': 'true'}, True),
+    ('other_scopes_are_ignored', {}, {'hw:cpu_policy': 'dedicated',
+                                      'aggregate_instance_extra_specs:ssd':
+                                      'true'}, True),
+]
+
+
+def check_capabilities(self, host, extra_specs, passes):
+    [host_filter] = filters.load(['ComputeCapabilitiesFilter'])
+    self.assertEqual(passes, host_filter.host_passes(
+        make_host('h1', **host), make_spec(extra_specs=extra_specs)))
+
+
+@add_cases(CAPABILITY_CASES, check_capabilities)
+class TestComputeCapabilitiesFilter(FilterTestCase):
+    pass
 
 
 # -- ServerGroupAffinityFilter, ServerGroupAntiAffinityFilter ----------------
@@ -470,8 +572,10 @@ APPLIES_CASES = [
      'AggregateInstanceExtraSpecsFilter', {}, False),
     ('image_filter_when_the_image_asks', 'ImagePropertiesFilter',
      {'image_props': {'hw_architecture': 'x86_64'}}, True),
-    ('image_filter_when_the_image_asks_a_version', 'ImagePropertiesFilter',
-     {'image_props': {'img_hv_requested_version': '>=1'}}, True),
+    # (A version alone is not checked, as in Nova.)
+    ('image_filter_not_when_the_image_asks_a_version_only',
+     'ImagePropertiesFilter',
+     {'image_props': {'img_hv_requested_version': '>=1'}}, False),
     ('image_filter_not_for_other_properties', 'ImagePropertiesFilter',
      {'image_props': {'os_distro': 'debian'}}, False),
     ('image_filter_not_without_image', 'ImagePropertiesFilter', {}, False),
@@ -550,14 +654,14 @@ REFUSAL_CASES = [
      dict(image_props={'hw_architecture': 'aarch64'}),
      'image wants aarch64; host runs x86_64/kvm/hvm'),
     ('image_filter_names_both_versions', 'ImagePropertiesFilter',
-     dict(hypervisor_version=8002000),
-     dict(image_props={'img_hv_requested_version': '>=9'}),
-     'image wants any; host runs none; hypervisor version 8.2.0, image '
-     'wants >=9'),
-    ('image_filter_on_a_host_without_version', 'ImagePropertiesFilter', {},
-     dict(image_props={'img_hv_requested_version': '>=9'}),
-     'image wants any; host runs none; hypervisor version unknown, image '
-     'wants >=9'),
+     dict(supported_instances=X86_KVM, hypervisor_version=8002000),
+     dict(image_props={'img_hv_type': 'kvm',
+                       'img_hv_requested_version': '>=9'}),
+     'image wants kvm; host runs x86_64/kvm/hvm; hypervisor version 8.2.0, '
+     'image wants >=9'),
+    ('image_filter_on_a_host_reporting_nothing', 'ImagePropertiesFilter', {},
+     dict(image_props={'img_hv_type': 'kvm'}),
+     'image wants kvm; host runs none'),
 ]
 
 

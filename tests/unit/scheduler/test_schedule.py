@@ -160,7 +160,7 @@ class TestChoice(ScheduleTestCase):
             return choices[0]
         self.chosen(self.ram_hosts(), weigher_names=['RAMWeigher'],
                     subset_size=2, chooser=chooser)
-        self.assertEqual([[(1.0, 'h4096'), (1 / 3, 'h2048')]], offered)
+        self.assertEqual([[(1.0, 'h4096'), (0.5, 'h2048')]], offered)
 
     def test_host_the_chooser_picks_is_chosen(self):
         self.assertEqual(['h2048'], self.chosen(
@@ -197,8 +197,9 @@ class TestConsumption(ScheduleTestCase):
         spec = make_spec(memory_mb=1024, vcpus=2, root_gb=10,
                          ephemeral_gb=5, swap=512)
         self.schedule([state], spec)
+        # (Swap is left to placement, as in Nova.)
         self.assertEqual(
-            (3072, 100 * 1024 - 15 * 1024 - 512, 2, 1, 1),
+            (3072, 100 * 1024 - 15 * 1024, 2, 1, 1),
             (state.free_ram_mb, state.free_disk_mb, state.vcpus_used,
              state.num_instances, state.num_io_ops))
 
@@ -226,11 +227,14 @@ class TestConsumption(ScheduleTestCase):
                          self.no_valid_host(hosts, make_spec(memory_mb=512),
                                             num=2))
 
-    def test_boot_from_volume_instances_do_not_consume_root_disk(self):
-        state = make_host('h1', disk_gb=10)
+    def test_boot_from_volume_instances_count_the_flavor_root_disk(self):
+        # As Nova's host state does: placement, not this count, is what
+        # keeps a boot-from-volume instance off a host short of disk.
+        state = make_host('h1', disk_gb=100)
         self.assertEqual(['h1', 'h1'], self.chosen(
-            [state], make_spec(root_gb=20, is_bfv=True), num=2))
-        self.assertEqual(10 * 1024, state.free_disk_mb)
+            [state], make_spec(root_gb=20, is_bfv=True), num=2,
+            filter_names=['ComputeFilter']))
+        self.assertEqual(60 * 1024, state.free_disk_mb)
 
 
 # -- server groups -----------------------------------------------------------
@@ -740,9 +744,19 @@ class TestLoading(ScheduleTestCase):
 
     def test_default_filters_and_weighers_all_load(self):
         self.assertEqual(
-            (CONF.filter_scheduler.enabled_filters,
-             CONF.filter_scheduler.weight_classes),
+            (CONF.filter_scheduler.enabled_filters, weights.names()),
             ([f.name for f in filters.load(
                 CONF.filter_scheduler.enabled_filters)],
-             [w.name for w in weights.load(
-                 CONF.filter_scheduler.weight_classes)]))
+             sorted(w.name for w in weights.load(
+                 CONF.filter_scheduler.weight_classes))))
+
+    def test_nova_class_paths_and_all_weighers_are_understood(self):
+        self.assertEqual(
+            ['RAMWeigher', 'ComputeFilter'],
+            [weights.load(['nova.scheduler.weights.ram.RAMWeigher'])[0].name,
+             filters.load(['nova.scheduler.filters.compute_filter.'
+                           'ComputeFilter'])[0].name])
+        self.assertEqual(
+            list(weights._registry()),
+            [w.name for w in weights.load(
+                ['nova.scheduler.weights.all_weighers'])])

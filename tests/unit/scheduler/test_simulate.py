@@ -141,8 +141,8 @@ class TestTrace(SimulateTestCase):
             config={'filter_scheduler': {'weight_classes': ['RAMWeigher']}}))
         self.assertEqual(
             [{'host': 'b', 'nodename': 'b', 'weight': 1.0},
-             {'host': 'c', 'nodename': 'c', 'weight': 0.666667},
-             {'host': 'a', 'nodename': 'a', 'weight': 0.0}],
+             {'host': 'c', 'nodename': 'c', 'weight': 0.75},
+             {'host': 'a', 'nodename': 'a', 'weight': 0.25}],
             answer['instances'][0]['ranking'])
 
     def test_trace_of_the_instance_without_host(self):
@@ -275,10 +275,7 @@ class TestConfig(SimulateTestCase):
         simulate.run(make_case(config={'filter_scheduler': {
             'weight_classes': ['RAMWeigher'], 'ram_weight_multiplier': -1.0}}))
         self.assertEqual(
-            (['RAMWeigher', 'CPUWeigher', 'DiskWeigher', 'IoOpsWeigher',
-              'NumInstancesWeigher', 'BuildFailureWeigher',
-              'ServerGroupSoftAffinityWeigher',
-              'ServerGroupSoftAntiAffinityWeigher'], 1.0),
+            (['all_weighers'], 1.0),
             (CONF.filter_scheduler.weight_classes,
              CONF.filter_scheduler.ram_weight_multiplier))
 

@@ -106,7 +106,8 @@ class TestWeighHosts(WeigherTestCase):
                  make_host('big', free_ram_mb=4096)]
         ranked = weights.weigh_hosts(weights.load(['RAMWeigher']), hosts,
                                      make_spec())
-        self.assertEqual([(0.0, 'small'), (-3.0, 'big')],
+        # (Normalised from 0, not from the smallest value: 1024/4096.)
+        self.assertEqual([(-0.75, 'small'), (-3.0, 'big')],
                          [(weight, state.host) for weight, state in ranked])
 
     def test_weigher_with_a_zero_multiplier_is_not_run(self):
@@ -132,12 +133,13 @@ class TestWeighHosts(WeigherTestCase):
         weights.weigh_hosts([weigher], hosts, make_spec())
         self.assertEqual(['a', 'b'], weigher.weighed)
 
-    def test_weigher_seeing_all_hosts_equal_adds_nothing(self):
+    def test_weigher_seeing_all_hosts_equal_adds_the_same_to_each(self):
         hosts = [make_host('busy', vcpus_used=6),
                  make_host('idle', vcpus_used=0)]
         ranked = weights.weigh_hosts(
             weights.load(['RAMWeigher', 'CPUWeigher']), hosts, make_spec())
-        self.assertEqual([(1.0, 'idle'), (0.0, 'busy')],
+        # RAM: 1.0 each; CPU: 2/8 and 8/8 free.
+        self.assertEqual([(2.0, 'idle'), (1.25, 'busy')],
                          [(weight, state.host) for weight, state in ranked])
 
     def test_ties_keep_the_input_order(self):
@@ -153,6 +155,55 @@ class TestWeighHosts(WeigherTestCase):
         hosts.reverse()
         self.assertEqual(['c', 'a', 'b'],
                          self.ranking(['RAMWeigher'], hosts))
+
+    def test_resource_weighers_keep_their_values_at_zero_or_more(self):
+        weigher = resources.RAMWeigher()
+        self.assertEqual(0, weigher.bounded(-512))
+        self.assertEqual(512, weigher.bounded(512))
+        self.assertEqual(-5, activity.NumInstancesWeigher().bounded(-5))
+
+    def test_overcommitted_host_weighs_as_one_with_nothing_free(self):
+        hosts = [make_host('over', free_ram_mb=-1024),
+                 make_host('empty', free_ram_mb=0),
+                 make_host('free', free_ram_mb=1024)]
+        ranked = weights.weigh_hosts(weights.load(['RAMWeigher']), hosts,
+                                     make_spec())
+        self.assertEqual([(1.0, 'free'), (0.0, 'over'), (0.0, 'empty')],
+                         [(weight, state.host) for weight, state in ranked])
+
+    def test_aggregate_multiplier_applies_to_its_hosts_only(self):
+        hosts = [make_host('packed', free_ram_mb=1024,
+                           aggregates=[{'ram_weight_multiplier': '-1.0'}]),
+                 make_host('spread', free_ram_mb=2048)]
+        ranked = weights.weigh_hosts(weights.load(['RAMWeigher']), hosts,
+                                     make_spec())
+        self.assertEqual([(1.0, 'spread'), (-0.5, 'packed')],
+                         [(weight, state.host) for weight, state in ranked])
+
+    def test_zero_multiplier_overridden_by_an_aggregate_is_run(self):
+        self.multipliers(num_instances_weight_multiplier=0.0)
+        hosts = [make_host('a', num_instances=4,
+                           aggregates=[{'num_instances_weight_multiplier':
+                                        '-1.0'}]),
+                 make_host('b', num_instances=2)]
+        ranked = weights.weigh_hosts(weights.load(['NumInstancesWeigher']),
+                                     hosts, make_spec())
+        self.assertEqual([(0.0, 'b'), (-1.0, 'a')],
+                         [(weight, state.host) for weight, state in ranked])
+
+    def test_build_failures_count_against_a_host(self):
+        hosts = [make_host('failing', failed_builds=3),
+                 make_host('fine', failed_builds=0)]
+        ranked = weights.weigh_hosts(weights.load(['BuildFailureWeigher']),
+                                     hosts, make_spec())
+        self.assertEqual([(0.0, 'fine'), (-1000000.0, 'failing')],
+                         [(weight, state.host) for weight, state in ranked])
+
+    def test_single_host_weighs_nothing(self):
+        ranked = weights.weigh_hosts(weights.load(['RAMWeigher']),
+                                     [make_host('only')], make_spec())
+        self.assertEqual([(0.0, 'only')],
+                         [(weight, state.host) for weight, state in ranked])
 
     def test_no_hosts_no_ranking(self):
         self.assertEqual([], weights.weigh_hosts(
@@ -178,8 +229,13 @@ RAW_VALUE_CASES = [
      dict(num_io_ops=3), 3),
     ('num_instances_is_the_instance_count', activity.NumInstancesWeigher,
      dict(num_instances=7), 7),
-    ('build_failure_is_minus_the_failures', activity.BuildFailureWeigher,
-     dict(failed_builds=2), -2),
+    ('build_failure_is_the_failures', activity.BuildFailureWeigher,
+     dict(failed_builds=2), 2),
+    ('hypervisor_version_is_the_version',
+     activity.HypervisorVersionWeigher, dict(hypervisor_version=8002000),
+     8002000),
+    ('unknown_hypervisor_version_is_zero',
+     activity.HypervisorVersionWeigher, dict(hypervisor_version=None), 0),
 ]
 
 
@@ -194,25 +250,36 @@ class TestWeigherRawValues(WeigherTestCase):
 
 
 MULTIPLIER_CASES = [
-    # name, weigher, its [filter_scheduler] option
-    ('ram', resources.RAMWeigher, 'ram_weight_multiplier'),
-    ('cpu', resources.CPUWeigher, 'cpu_weight_multiplier'),
-    ('disk', resources.DiskWeigher, 'disk_weight_multiplier'),
-    ('io_ops', activity.IoOpsWeigher, 'io_ops_weight_multiplier'),
+    # name, weigher, its [filter_scheduler] option, sign applied to it
+    ('ram', resources.RAMWeigher, 'ram_weight_multiplier', 1),
+    ('cpu', resources.CPUWeigher, 'cpu_weight_multiplier', 1),
+    ('disk', resources.DiskWeigher, 'disk_weight_multiplier', 1),
+    ('io_ops', activity.IoOpsWeigher, 'io_ops_weight_multiplier', 1),
     ('num_instances', activity.NumInstancesWeigher,
-     'num_instances_weight_multiplier'),
+     'num_instances_weight_multiplier', 1),
     ('build_failure', activity.BuildFailureWeigher,
-     'build_failure_weight_multiplier'),
+     'build_failure_weight_multiplier', -1),
+    ('hypervisor_version', activity.HypervisorVersionWeigher,
+     'hypervisor_version_weight_multiplier', 1),
     ('soft_affinity', affinity.ServerGroupSoftAffinityWeigher,
-     'soft_affinity_weight_multiplier'),
+     'soft_affinity_weight_multiplier', 1),
     ('soft_anti_affinity', affinity.ServerGroupSoftAntiAffinityWeigher,
-     'soft_anti_affinity_weight_multiplier'),
+     'soft_anti_affinity_weight_multiplier', 1),
 ]
 
 
-def check_multiplier(self, weigher_cls, option):
+def check_multiplier(self, weigher_cls, option, sign):
     self.multipliers(**{option: 7.5})
-    self.assertEqual(7.5, weigher_cls().multiplier())
+    weigher = weigher_cls()
+    self.assertEqual(sign * 7.5, weigher.multiplier())
+    self.assertEqual(option, weigher.option)
+    # An aggregate's metadata of the same name overrides it for its hosts
+    # (several: the lowest); a value that is no number is ignored.
+    self.assertEqual(sign * 2.0, weigher.host_multiplier(make_host(
+        'h1', aggregates=[{option: '3.0'}, {option: '2.0'}])))
+    self.assertEqual(sign * 7.5, weigher.host_multiplier(make_host(
+        'h2', aggregates=[{option: 'lots'}])))
+    self.assertEqual(sign * 7.5, weigher.host_multiplier(make_host('h3')))
 
 
 @add_cases(MULTIPLIER_CASES, check_multiplier)
