@@ -611,7 +611,9 @@ def scheduler_simulate():
             path, e.strerror))
     except ValueError as e:
         raise simulate.CaseError(reason='%s is not JSON: %s' % (path, e))
-    answer = simulate.run(case)
+    if CONF.command.repeat < 0:
+        raise simulate.CaseError(reason='--repeat must be 0 or more')
+    answer = simulate.run(case, repeat=CONF.command.repeat)
     print(json.dumps(answer, indent=2 if CONF.command.pretty else None,
                      sort_keys=True))
     return 4 if 'error' in answer else 0
@@ -754,6 +756,10 @@ def _add_commands(subparsers):
                                                      'for standard input')
     p.add_argument('--pretty', action='store_true',
                    help='indent the JSON answer')
+    p.add_argument('--repeat', type=int, default=0, metavar='N',
+                   help='decide N more times and add timing_ms, the median '
+                        'milliseconds of the whole decision (from the host '
+                        'rows to the selection)')
     p.set_defaults(func=scheduler_simulate)
 
     flavors = group('flavor', 'flavors (also available through the API)')

@@ -35,12 +35,14 @@ LOG = logging.getLogger(__name__)
 
 class Aggregate:
     """A host aggregate as the scheduler sees it: a name, metadata (such as
-    ``availability_zone`` or ``ssd=true``) and its hosts."""
+    ``availability_zone`` or ``ssd=true``), its hosts, and its uuid (that
+    of its mirror among placement's aggregates)."""
 
-    def __init__(self, name, metadata=None, hosts=()):
+    def __init__(self, name, metadata=None, hosts=(), uuid=None):
         self.name = name
         self.metadata = dict(metadata or {})
         self.hosts = set(hosts)
+        self.uuid = uuid
 
     def __repr__(self):
         return 'Aggregate(%r, %r)' % (self.name, self.metadata)
@@ -196,7 +198,7 @@ class HostManager:
         by_host = {}
         for aggregate in found:
             seen_by_scheduler = Aggregate(aggregate.name, aggregate.metadata,
-                                          aggregate.hosts)
+                                          aggregate.hosts, aggregate.uuid)
             for host in aggregate.hosts:
                 by_host.setdefault(host, []).append(seen_by_scheduler)
         return by_host

@@ -1,15 +1,26 @@
 """``nova-lite-manage scheduler simulate``: the scheduling pipeline on hosts
 described in JSON, with no daemon and no database.
 
-The case names a configuration (``[filter_scheduler]`` and ``[DEFAULT]``
-options), aggregates, hosts and a request; the answer says where each
-instance goes, the alternates, the full weighed ranking and what every
-filter removed and why. The same ``filter_scheduler.schedule()`` as the
-daemon runs it. The input format is documented in the README.
+The case names a configuration (``[filter_scheduler]``, ``[scheduler]``
+and ``[DEFAULT]`` options), aggregates, hosts and a request; the answer
+says where each instance goes, the alternates, the full weighed ranking
+and what every filter removed and why. It decides as the daemon does:
+hosts default to what a compute of the daemons' configuration reports
+(allocation ratios, reserved RAM, disk and vCPUs), placement's part is
+played from the hosts' figures -- only hosts with room for the flavor
+within their allocation ratios, of the aggregates and with the traits the
+request's pre-filters ask for, the first ``[scheduler]
+max_placement_results`` of them -- and then the same
+``filter_scheduler.schedule()`` as the daemon runs. With ``repeat``, the
+answer adds ``timing_ms``: the median time of the whole decision, from the
+host rows to the selection. The input format is documented in the README.
 """
 
 import contextlib
 import copy
+import statistics
+import time
+import uuid as uuid_lib
 
 from oslo_utils import uuidutils
 
@@ -19,6 +30,7 @@ from nova_lite import objects
 from nova_lite.scheduler import filter_scheduler
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_manager
+from nova_lite.scheduler import utils as scheduler_utils
 from nova_lite.scheduler import weights
 
 CONF = nova_conf.CONF
@@ -92,9 +104,58 @@ def configured(config):
             CONF.clear_override(name, group=group_name)
 
 
+class Reserved:
+    """What a host keeps for itself: vCPUs, MB of RAM, GB of disk."""
+
+    def __init__(self, vcpus, memory_mb, disk_gb):
+        self.vcpus = vcpus
+        self.memory_mb = memory_mb
+        self.disk_gb = disk_gb
+
+
+class Inventory:
+    """A host's compute node provider as placement would see it: per
+    resource class (total, reserved, allocation ratio, allocated), the
+    allocations being what the compute node counts as used less what it
+    keeps for itself."""
+
+    def __init__(self, state, reserved, free_disk_gb):
+        disk_total = state.total_usable_disk_gb
+        self.resources = {
+            'VCPU': (state.vcpus_total, reserved.vcpus,
+                     state.cpu_allocation_ratio,
+                     state.vcpus_used - reserved.vcpus),
+            'MEMORY_MB': (state.total_usable_ram_mb, reserved.memory_mb,
+                          state.ram_allocation_ratio,
+                          state.total_usable_ram_mb - state.free_ram_mb -
+                          reserved.memory_mb),
+            'DISK_GB': (disk_total, reserved.disk_gb,
+                        state.disk_allocation_ratio,
+                        disk_total - free_disk_gb - reserved.disk_gb),
+        }
+
+    def fits(self, wanted):
+        """Whether {resource class: amount} fits, as placement decides."""
+        for rc, amount in wanted.items():
+            if rc not in self.resources:
+                return False
+            total, reserved, ratio, used = self.resources[rc]
+            if amount > total or \
+                    used + amount > (total - min(reserved, total)) * ratio:
+                return False
+        return True
+
+
+def _uuid_of(name):
+    """A stable uuid for an aggregate the case names without one."""
+    return str(uuid_lib.uuid5(uuid_lib.NAMESPACE_URL,
+                              'nova-lite-simulate:' + name))
+
+
 def host_states(case):
-    """[HostState] from the case's hosts and aggregates (input order)."""
-    aggregates = {}
+    """([HostState] from the case's hosts and aggregates (input order),
+    {id(host state): Inventory})."""
+    aggregates, zones, inventories = {}, {}, {}
     for index, item in enumerate(_list(case.get('aggregates'),
                                        'aggregates')):
         where = 'aggregates[%d]' % index
@@ -103,6 +164,7 @@ def host_states(case):
         aggregates[name] = host_manager.Aggregate(
             name, _object(item.get('metadata'), where + '.metadata'),
             _list(item.get('hosts'), where + '.hosts'))
+        aggregates[name].uuid = str(item.get('uuid') or _uuid_of(name))
     states = []
     seen = set()
     for index, item in enumerate(_list(_required(case, 'hosts', 'the case'),
@@ -117,20 +179,32 @@ def host_states(case):
         seen.add((host, nodename))
         state = host_manager.HostState(host, nodename, CELL)
         state.uuid = item.get('uuid') or uuidutils.generate_uuid()
+        # What the host keeps for itself, as its compute would report it:
+        # counted as used on the compute node, reserved in placement.
+        reserved = Reserved(
+            _number(item, 'reserved_host_cpus', where,
+                    CONF.reserved_host_cpus),
+            _number(item, 'reserved_host_memory_mb', where,
+                    CONF.reserved_host_memory_mb),
+            -(-_number(item, 'reserved_host_disk_mb', where,
+                       CONF.reserved_host_disk_mb) // 1024))
         state.vcpus_total = _number(item, 'vcpus', where)
-        state.vcpus_used = _number(item, 'vcpus_used', where, 0)
+        state.vcpus_used = _number(item, 'vcpus_used', where, reserved.vcpus)
         state.total_usable_ram_mb = _number(item, 'memory_mb', where)
-        state.free_ram_mb = _number(item, 'free_ram_mb', where,
-                                    state.total_usable_ram_mb)
+        state.free_ram_mb = _number(
+            item, 'free_ram_mb', where,
+            state.total_usable_ram_mb - reserved.memory_mb)
         state.total_usable_disk_gb = _number(item, 'local_gb', where)
-        state.free_disk_mb = 1024 * _number(item, 'free_disk_gb', where,
-                                            state.total_usable_disk_gb)
+        free_disk_gb = _number(item, 'free_disk_gb', where,
+                               state.total_usable_disk_gb - reserved.disk_gb)
+        state.free_disk_mb = 1024 * free_disk_gb
         state.num_io_ops = _number(item, 'num_io_ops', where, 0)
         state.num_instances = _number(item, 'num_instances', where, 0)
         state.failed_builds = _number(item, 'failed_builds', where, 0)
         for ratio in ('cpu_allocation_ratio', 'ram_allocation_ratio',
                       'disk_allocation_ratio'):
-            setattr(state, ratio, _number(item, ratio, where, 1.0, float))
+            setattr(state, ratio, _number(item, ratio, where,
+                                          getattr(CONF, ratio), float))
         if item.get('hypervisor_version') is not None:
             state.hypervisor_version = _number(item, 'hypervisor_version',
                                                where)
@@ -138,6 +212,8 @@ def host_states(case):
         state.supported_instances = [
             tuple(s) for s in item.get('supported_instances') or []]
         state.traits = set(item.get('traits') or [])
+        state.stats = {str(k): v for k, v in _object(
+            item.get('stats'), where + '.stats').items()}
         state.instances = set(item.get('instances') or [])
         service = _object(item.get('service'), where + '.service')
         state.service = {'up': bool(service.get('up', True)),
@@ -154,10 +230,16 @@ def host_states(case):
                             if name in names or host in a.hosts]
         zone = item.get('availability_zone')
         if zone:
-            state.aggregates.append(host_manager.Aggregate(
-                'zone-%s' % zone, {'availability_zone': zone}, [host]))
+            name = 'zone-%s' % zone
+            if name not in zones:
+                zones[name] = host_manager.Aggregate(
+                    name, {'availability_zone': zone})
+                zones[name].uuid = _uuid_of(name)
+            zones[name].hosts.add(host)
+            state.aggregates.append(zones[name])
+        inventories[id(state)] = Inventory(state, reserved, free_disk_gb)
         states.append(state)
-    return states
+    return states, inventories
 
 
 def request_spec(case, states):
@@ -253,28 +335,62 @@ def _first(choices):
     return choices[0]
 
 
-def run(case):
-    """The simulation's answer (a JSON-able dict) for ``case``."""
+# Why placement would not offer a host (the daemon's words).
+NO_ROOM = 'not enough free resources in placement'
+BEYOND_LIMIT = 'beyond [scheduler] max_placement_results'
+
+
+def placement_offers(spec, states, inventories):
+    """(the host states placement would offer for one instance of
+    ``spec``, in order, at most ``max_placement_results``; [(reason, [host
+    state])] of the others)."""
+    wanted = scheduler_utils.resources_from_request_spec(spec)
+    offered, no_room = [], []
+    for state in states:
+        (offered if inventories[id(state)].fits(wanted)
+         else no_room).append(state)
+    limit = CONF.scheduler.max_placement_results
+    set_aside = [(NO_ROOM, no_room)]
+    if len(offered) > limit:
+        set_aside.append((BEYOND_LIMIT, offered[limit:]))
+        offered = offered[:limit]
+    return offered, set_aside
+
+
+def decide(case, filter_objs, weighers, trace=None):
+    """(instance names, [[chosen host state, alternates...]] or the
+    NoValidHost): the whole decision, from the case's host rows to the
+    selection."""
+    states, inventories = host_states(case)
+    spec, names = request_spec(case, states)
+    offered, set_aside = placement_offers(spec, states, inventories)
+    subset = CONF.filter_scheduler.host_subset_size
+    try:
+        return names, filter_scheduler.schedule(
+            spec, names, offered, filter_objs, weighers,
+            max_alternates=CONF.scheduler.max_attempts - 1,
+            subset_size=subset, trace=trace, set_aside=set_aside,
+            chooser=None if subset > 1 else _first)
+    except exception.NoValidHost as e:
+        return names, e
+
+
+def run(case, repeat=0):
+    """The simulation's answer (a JSON-able dict) for ``case``; with
+    ``repeat``, also ``timing_ms``, the median milliseconds of that many
+    more decisions (made without the trace)."""
     if not isinstance(case, dict):
         raise CaseError(reason='the case must be a JSON object')
     case = copy.deepcopy(case)
     with configured(case.get('config')):
         filter_objs = filters.load(CONF.filter_scheduler.enabled_filters)
         weighers = weights.load(CONF.filter_scheduler.weight_classes)
-        states = host_states(case)
-        spec, names = request_spec(case, states)
         trace = filter_scheduler.Trace()
-        subset = CONF.filter_scheduler.host_subset_size
+        names, chosen = decide(case, filter_objs, weighers, trace)
         answer = {'chosen_hosts': [], 'selections': [], 'instances': []}
-        try:
-            chosen = filter_scheduler.schedule(
-                spec, names, states, filter_objs, weighers,
-                max_alternates=CONF.scheduler.max_attempts - 1,
-                subset_size=subset,
-                trace=trace, chooser=None if subset > 1 else _first)
-        except exception.NoValidHost as e:
-            answer['error'] = {'type': type(e).__name__,
-                               'message': e.format_message()}
+        if isinstance(chosen, exception.NoValidHost):
+            answer['error'] = {'type': type(chosen).__name__,
+                               'message': chosen.format_message()}
             chosen = []
         for name, states_for in zip(names, chosen):
             answer['chosen_hosts'].append(states_for[0].host)
@@ -286,4 +402,12 @@ def run(case):
                                for s in states_for[1:]]})
         for name, steps in zip(names, trace.instances):
             answer['instances'].append(dict(steps, instance=name))
+        if repeat:
+            timings = []
+            for _ in range(repeat):
+                started = time.perf_counter()
+                decide(case, filter_objs, weighers)
+                timings.append(time.perf_counter() - started)
+            answer['timing_ms'] = round(
+                statistics.median(timings) * 1000, 3)
         return answer

@@ -19,7 +19,8 @@ CONF = nova_conf.CONF
 
 
 def host(name, **fields):
-    """A host of the case: 8 vCPUs, 4 GB of RAM, 100 GB of disk, all free."""
+    """A host of the case: 8 vCPUs, 4 GB of RAM, 100 GB of disk, all free
+    but what the daemons' defaults reserve (512 MB of RAM)."""
     return dict({'host': name, 'vcpus': 8, 'memory_mb': 4096,
                  'local_gb': 100}, **fields)
 
@@ -73,7 +74,7 @@ class TestRun(SimulateTestCase):
         answer = simulate.run(make_case(hosts))
         self.assertEqual(
             [{'instance': 'instance-0', 'host': 'a', 'nodename': 'a-node',
-              'limits': {'memory_mb': 6144, 'vcpu': 8, 'disk_gb': 100},
+              'limits': {'memory_mb': 6144, 'vcpu': 32, 'disk_gb': 100},
               'alternates': [{'host': 'b', 'nodename': 'b'}]}],
             answer['selections'])
 
@@ -122,16 +123,31 @@ class TestTrace(SimulateTestCase):
              for step in answer['instances']])
 
     def test_trace_says_what_each_filter_removed_and_why(self):
-        hosts = [host('a', memory_mb=256), host('b')]
+        hosts = [host('a', service={'up': False}), host('b')]
         answer = simulate.run(make_case(
             hosts, config=filters_config('ComputeFilter', 'RamFilter')))
         self.assertEqual(
             [{'filter': 'ComputeFilter',
-              'reason': 'compute service down or disabled', 'removed': []},
-             {'filter': 'RamFilter', 'reason': 'insufficient RAM',
+              'reason': 'compute service down or disabled',
               'removed': [{'host': 'a', 'nodename': 'a',
-                           'why': 'needs 512 MB RAM, 256 MB usable'}]}],
+                           'why': 'compute service down or disabled'}]},
+             {'filter': 'RamFilter', 'reason': 'insufficient RAM',
+              'removed': []}],
             answer['instances'][0]['filters'])
+
+    def test_trace_counts_the_hosts_placement_has_no_room_on(self):
+        hosts = [host('a', memory_mb=1000), host('b')]
+        answer = simulate.run(make_case(hosts, config=filters_config(
+            'ComputeFilter')))
+        self.assertEqual(
+            (1, {'filter': 'placement',
+                 'reason': 'not enough free resources in placement',
+                 'removed': [{'host': 'a', 'nodename': 'a',
+                              'why': 'not enough free resources in '
+                                     'placement'}]}, 'b'),
+            (answer['instances'][0]['candidates'],
+             answer['instances'][0]['filters'][0],
+             answer['instances'][0]['chosen']))
 
     def test_trace_ranks_the_hosts_that_passed_with_their_weights(self):
         hosts = [host('a', free_ram_mb=1024), host('b'),
@@ -141,14 +157,14 @@ class TestTrace(SimulateTestCase):
             config={'filter_scheduler': {'weight_classes': ['RAMWeigher']}}))
         self.assertEqual(
             [{'host': 'b', 'nodename': 'b', 'weight': 1.0},
-             {'host': 'c', 'nodename': 'c', 'weight': 0.75},
-             {'host': 'a', 'nodename': 'a', 'weight': 0.25}],
+             {'host': 'c', 'nodename': 'c', 'weight': round(3072 / 3584, 6)},
+             {'host': 'a', 'nodename': 'a', 'weight': round(1024 / 3584, 6)}],
             answer['instances'][0]['ranking'])
 
     def test_trace_of_the_instance_without_host(self):
         answer = simulate.run(make_case([host('a', memory_mb=256)]))
         [step] = answer['instances']
-        self.assertEqual((1, None, []),
+        self.assertEqual((0, None, []),
                          (step['candidates'], step['chosen'],
                           step['ranking']))
 
@@ -383,6 +399,66 @@ class TestInvalidCases(SimulateTestCase):
     pass
 
 
+class TestDaemonDefaults(SimulateTestCase):
+    """A host of the case is what a compute of the daemons' configuration
+    would report, and placement's part is played from its figures."""
+
+    def test_allocation_ratios_default_as_the_daemons(self):
+        # 8 vCPUs at the daemons' 4.0: 32 fit (at most 8 per instance,
+        # placement's max_unit).
+        answer = simulate.run(make_case(
+            [host('a', vcpus_used=26)], flavor={'vcpus': 6,
+                                                'memory_mb': 512}))
+        self.assertEqual(['a'], answer['chosen_hosts'])
+        self.assertEqual(
+            {'memory_mb': 4096, 'vcpu': 32, 'disk_gb': 100},
+            answer['selections'][0]['limits'])
+
+    def test_ratio_options_of_the_case_apply(self):
+        answer = simulate.run(make_case(
+            [host('a', vcpus_used=26)], flavor={'vcpus': 6,
+                                                'memory_mb': 512},
+            config={'DEFAULT': {'cpu_allocation_ratio': 2.0}}))
+        self.assertEqual('NoValidHost', answer['error']['type'])
+
+    def test_reserved_memory_is_not_offered(self):
+        # 4096 MB, 512 reserved: 3584 MB can be placed, not 4096.
+        fits = simulate.run(make_case(
+            [host('a')], flavor={'vcpus': 1, 'memory_mb': 3584}))
+        too_big = simulate.run(make_case(
+            [host('a')], flavor={'vcpus': 1, 'memory_mb': 3585}))
+        self.assertEqual((['a'], 'NoValidHost'),
+                         (fits['chosen_hosts'], too_big['error']['type']))
+
+    def test_reserved_amounts_per_host(self):
+        answer = simulate.run(make_case(
+            [host('a', reserved_host_memory_mb=0)],
+            flavor={'vcpus': 1, 'memory_mb': 4096}))
+        self.assertEqual(['a'], answer['chosen_hosts'])
+
+    def test_used_figures_count_in_placement(self):
+        # 1 GB of the 3.5 GB placeable is used already.
+        answer = simulate.run(make_case(
+            [host('a', free_ram_mb=2560)],
+            flavor={'vcpus': 1, 'memory_mb': 3000}))
+        self.assertEqual('NoValidHost', answer['error']['type'])
+
+    def test_only_the_first_max_placement_results_are_offered(self):
+        hosts = [host('a', free_ram_mb=1024), host('b'), host('c')]
+        answer = simulate.run(make_case(
+            hosts, config={'scheduler': {'max_placement_results': 1}}))
+        # b and c are emptier, but placement offered a alone.
+        self.assertEqual(['a'], answer['chosen_hosts'])
+        self.assertEqual([], answer['selections'][0]['alternates'])
+
+    def test_repeat_gives_the_same_answer_and_a_timing(self):
+        case = make_case([host(name) for name in 'abc'])
+        plain, timed = simulate.run(case), simulate.run(case, repeat=2)
+        self.assertEqual(plain['selections'], timed['selections'])
+        self.assertNotIn('timing_ms', plain)
+        self.assertGreater(timed['timing_ms'], 0)
+
+
 class TestCommandLine(testtools.TestCase):
     """``nova-lite-manage scheduler simulate`` in a process of its own,
     reading no configuration but an empty file."""
@@ -445,6 +521,25 @@ class TestCommandLine(testtools.TestCase):
         self.assertEqual((1, ''), (done.returncode, done.stdout))
         self.assertIn('ERROR: Invalid simulation case: the case needs '
                       '"request"', done.stderr)
+
+    def test_repeat_adds_the_median_time_of_the_decision(self):
+        done = self.manage('-', '--repeat', '3',
+                           stdin=json.dumps(make_case()))
+        self.assertEqual(0, done.returncode, done.stderr)
+        answer = json.loads(done.stdout)
+        self.assertEqual(['a'], answer['chosen_hosts'])
+        self.assertIsInstance(answer['timing_ms'], float)
+        self.assertGreater(answer['timing_ms'], 0)
+
+    def test_without_repeat_there_is_no_timing(self):
+        done = self.manage('-', stdin=json.dumps(make_case()))
+        self.assertNotIn('timing_ms', json.loads(done.stdout))
+
+    def test_negative_repeat_exits_1(self):
+        done = self.manage('-', '--repeat', '-1',
+                           stdin=json.dumps(make_case()))
+        self.assertEqual((1, ''), (done.returncode, done.stdout))
+        self.assertIn('--repeat must be 0 or more', done.stderr)
 
     def test_missing_case_file_exits_1(self):
         missing = os.path.join(self.tmp, 'missing.json')
