@@ -49,7 +49,20 @@ class Aggregate:
 
 
 class HostState:
-    """What one compute node can still take, as the filters see it."""
+    """What one compute node can still take, as the filters see it.
+
+    (Slotted: a scheduler holds one per compute node, ten thousand of
+    them on a large cloud, and every filter and weigher reads them.)
+    """
+
+    __slots__ = ('host', 'nodename', 'cell_uuid', 'uuid',
+                 'total_usable_ram_mb', 'free_ram_mb', 'total_usable_disk_gb',
+                 'free_disk_mb', 'vcpus_total', 'vcpus_used', 'num_instances',
+                 'num_io_ops', 'failed_builds', 'cpu_allocation_ratio',
+                 'ram_allocation_ratio', 'disk_allocation_ratio',
+                 'hypervisor_type', 'hypervisor_version',
+                 'supported_instances', 'stats', 'traits', 'aggregates',
+                 'instances', 'placed', 'service', 'updated', 'limits')
 
     def __init__(self, host, nodename, cell_uuid):
         self.host = host

@@ -70,6 +70,8 @@ def _list(value, where):
 
 def _number(mapping, key, where, default=None, kind=int):
     value = mapping.get(key, default)
+    if value.__class__ is kind:
+        return value
     if value is None:
         raise CaseError(reason='%s needs "%s"' % (where, key))
     try:
@@ -104,46 +106,71 @@ def configured(config):
             CONF.clear_override(name, group=group_name)
 
 
-class Reserved:
-    """What a host keeps for itself: vCPUs, MB of RAM, GB of disk."""
+class Host:
+    """One host row of the case, read and checked once: what a compute
+    node row, its service record and its provider's inventory would say.
+    ``state()`` makes the scheduler's HostState of it (a new one for each
+    decision: deciding consumes from it)."""
 
-    def __init__(self, vcpus, memory_mb, disk_gb):
-        self.vcpus = vcpus
-        self.memory_mb = memory_mb
-        self.disk_gb = disk_gb
+    __slots__ = ('host', 'nodename', 'uuid', 'vcpus', 'vcpus_used',
+                 'memory_mb', 'free_ram_mb', 'local_gb', 'free_disk_gb',
+                 'num_io_ops', 'num_instances', 'failed_builds',
+                 'cpu_allocation_ratio', 'ram_allocation_ratio',
+                 'disk_allocation_ratio', 'hypervisor_type',
+                 'hypervisor_version', 'supported_instances', 'traits',
+                 'stats', 'instances', 'service', 'aggregates',
+                 'reserved', 'allocated')
 
-
-class Inventory:
-    """A host's compute node provider as placement would see it: per
-    resource class (total, reserved, allocation ratio, allocated), the
-    allocations being what the compute node counts as used less what it
-    keeps for itself."""
-
-    def __init__(self, state, reserved, free_disk_gb):
-        disk_total = state.total_usable_disk_gb
-        self.resources = {
-            'VCPU': (state.vcpus_total, reserved.vcpus,
-                     state.cpu_allocation_ratio,
-                     state.vcpus_used - reserved.vcpus),
-            'MEMORY_MB': (state.total_usable_ram_mb, reserved.memory_mb,
-                          state.ram_allocation_ratio,
-                          state.total_usable_ram_mb - state.free_ram_mb -
-                          reserved.memory_mb),
-            'DISK_GB': (disk_total, reserved.disk_gb,
-                        state.disk_allocation_ratio,
-                        disk_total - free_disk_gb - reserved.disk_gb),
-        }
+    def state(self, members=None):
+        state = host_manager.HostState(self.host, self.nodename, CELL)
+        state.uuid = self.uuid
+        state.vcpus_total = self.vcpus
+        state.vcpus_used = self.vcpus_used
+        state.total_usable_ram_mb = self.memory_mb
+        state.free_ram_mb = self.free_ram_mb
+        state.total_usable_disk_gb = self.local_gb
+        state.free_disk_mb = 1024 * self.free_disk_gb
+        state.num_io_ops = self.num_io_ops
+        state.num_instances = self.num_instances
+        state.failed_builds = self.failed_builds
+        state.cpu_allocation_ratio = self.cpu_allocation_ratio
+        state.ram_allocation_ratio = self.ram_allocation_ratio
+        state.disk_allocation_ratio = self.disk_allocation_ratio
+        state.hypervisor_type = self.hypervisor_type
+        state.hypervisor_version = self.hypervisor_version
+        state.supported_instances = self.supported_instances
+        state.traits = self.traits
+        state.stats = self.stats
+        state.instances = set(self.instances)
+        if members:
+            state.instances.update(members)
+        state.service = self.service
+        state.aggregates = self.aggregates
+        return state
 
     def fits(self, wanted):
-        """Whether {resource class: amount} fits, as placement decides."""
+        """Whether {resource class: amount} fits this host's inventory,
+        as placement decides: within (total - reserved) * ratio, at most
+        the total per instance."""
         for rc, amount in wanted.items():
-            if rc not in self.resources:
+            index = _INVENTORY.get(rc)
+            if index is None:
                 return False
-            total, reserved, ratio, used = self.resources[rc]
+            total = (self.vcpus, self.memory_mb, self.local_gb)[index]
+            ratio = (self.cpu_allocation_ratio, self.ram_allocation_ratio,
+                     self.disk_allocation_ratio)[index]
+            reserved = min(self.reserved[index], total)
             if amount > total or \
-                    used + amount > (total - min(reserved, total)) * ratio:
+                    self.allocated[index] + amount > (total - reserved) * \
+                    ratio:
                 return False
         return True
+
+
+# Resource class -> index in Host.reserved / Host.allocated.
+_INVENTORY = {'VCPU': 0, 'MEMORY_MB': 1, 'DISK_GB': 2}
+_UP = {'up': True, 'disabled': False, 'forced_down': False,
+       'disabled_reason': None}
 
 
 def _uuid_of(name):
@@ -152,10 +179,9 @@ def _uuid_of(name):
                               'nova-lite-simulate:' + name))
 
 
-def host_states(case):
-    """([HostState] from the case's hosts and aggregates (input order),
-    {id(host state): Inventory})."""
-    aggregates, zones, inventories = {}, {}, {}
+def _aggregates(case):
+    """{name: Aggregate} of the case's aggregates."""
+    aggregates = {}
     for index, item in enumerate(_list(case.get('aggregates'),
                                        'aggregates')):
         where = 'aggregates[%d]' % index
@@ -163,87 +189,119 @@ def host_states(case):
         name = _required(item, 'name', where)
         aggregates[name] = host_manager.Aggregate(
             name, _object(item.get('metadata'), where + '.metadata'),
-            _list(item.get('hosts'), where + '.hosts'))
-        aggregates[name].uuid = str(item.get('uuid') or _uuid_of(name))
-    states = []
-    seen = set()
+            _list(item.get('hosts'), where + '.hosts'),
+            str(item.get('uuid') or _uuid_of(name)))
+    return aggregates
+
+
+def read_hosts(case):
+    """([Host] of the case, input order, {name: Aggregate}); CaseError
+    for a host or aggregate that does not make sense."""
+    aggregates = _aggregates(case)
+    listed = {}  # host -> [aggregate] that list it
+    for _name, aggregate in sorted(aggregates.items()):
+        for host in aggregate.hosts:
+            listed.setdefault(host, []).append(aggregate)
+    # Read once, as the daemons' configuration would set them.
+    default_ratios = (CONF.cpu_allocation_ratio, CONF.ram_allocation_ratio,
+                      CONF.disk_allocation_ratio)
+    default_reserved = (CONF.reserved_host_cpus,
+                        CONF.reserved_host_memory_mb,
+                        CONF.reserved_host_disk_mb)
+    zones, hosts, seen, uuids = {}, [], set(), set()
     for index, item in enumerate(_list(_required(case, 'hosts', 'the case'),
                                        'hosts')):
         where = 'hosts[%d]' % index
         item = _object(item, where)
-        host = str(_required(item, 'host', where))
-        nodename = str(item.get('nodename') or host)
-        if (host, nodename) in seen:
+        row = Host()
+        row.host = host = str(_required(item, 'host', where))
+        row.nodename = str(item.get('nodename') or host)
+        if (host, row.nodename) in seen:
             raise CaseError(reason='%s: %s/%s appears twice' % (
-                where, host, nodename))
-        seen.add((host, nodename))
-        state = host_manager.HostState(host, nodename, CELL)
-        state.uuid = item.get('uuid') or uuidutils.generate_uuid()
+                where, host, row.nodename))
+        seen.add((host, row.nodename))
+        row.uuid = str(item.get('uuid') or
+                       '00000000-0000-4000-8000-%012d' % index)
+        if row.uuid in uuids:
+            raise CaseError(reason='%s: uuid %s appears twice' % (
+                where, row.uuid))
+        uuids.add(row.uuid)
         # What the host keeps for itself, as its compute would report it:
         # counted as used on the compute node, reserved in placement.
-        reserved = Reserved(
-            _number(item, 'reserved_host_cpus', where,
-                    CONF.reserved_host_cpus),
-            _number(item, 'reserved_host_memory_mb', where,
-                    CONF.reserved_host_memory_mb),
-            -(-_number(item, 'reserved_host_disk_mb', where,
-                       CONF.reserved_host_disk_mb) // 1024))
-        state.vcpus_total = _number(item, 'vcpus', where)
-        state.vcpus_used = _number(item, 'vcpus_used', where, reserved.vcpus)
-        state.total_usable_ram_mb = _number(item, 'memory_mb', where)
-        state.free_ram_mb = _number(
-            item, 'free_ram_mb', where,
-            state.total_usable_ram_mb - reserved.memory_mb)
-        state.total_usable_disk_gb = _number(item, 'local_gb', where)
-        free_disk_gb = _number(item, 'free_disk_gb', where,
-                               state.total_usable_disk_gb - reserved.disk_gb)
-        state.free_disk_mb = 1024 * free_disk_gb
-        state.num_io_ops = _number(item, 'num_io_ops', where, 0)
-        state.num_instances = _number(item, 'num_instances', where, 0)
-        state.failed_builds = _number(item, 'failed_builds', where, 0)
-        for ratio in ('cpu_allocation_ratio', 'ram_allocation_ratio',
-                      'disk_allocation_ratio'):
-            setattr(state, ratio, _number(item, ratio, where,
-                                          getattr(CONF, ratio), float))
+        reserved_cpus = _number(item, 'reserved_host_cpus', where,
+                                default_reserved[0])
+        reserved_ram = _number(item, 'reserved_host_memory_mb', where,
+                               default_reserved[1])
+        reserved_disk = -(-_number(item, 'reserved_host_disk_mb', where,
+                                   default_reserved[2]) // 1024)
+        row.reserved = (reserved_cpus, reserved_ram, reserved_disk)
+        row.vcpus = _number(item, 'vcpus', where)
+        row.vcpus_used = _number(item, 'vcpus_used', where, reserved_cpus)
+        row.memory_mb = _number(item, 'memory_mb', where)
+        row.free_ram_mb = _number(item, 'free_ram_mb', where,
+                                  row.memory_mb - reserved_ram)
+        row.local_gb = _number(item, 'local_gb', where)
+        row.free_disk_gb = _number(item, 'free_disk_gb', where,
+                                   row.local_gb - reserved_disk)
+        # What placement holds in allocations: the used figures less the
+        # reserved amounts they count.
+        row.allocated = (row.vcpus_used - reserved_cpus,
+                         row.memory_mb - row.free_ram_mb - reserved_ram,
+                         row.local_gb - row.free_disk_gb - reserved_disk)
+        row.num_io_ops = _number(item, 'num_io_ops', where, 0)
+        row.num_instances = _number(item, 'num_instances', where, 0)
+        row.failed_builds = _number(item, 'failed_builds', where, 0)
+        row.cpu_allocation_ratio, row.ram_allocation_ratio, \
+            row.disk_allocation_ratio = (
+                _number(item, name, where, default, float)
+                for name, default in zip(
+                    ('cpu_allocation_ratio', 'ram_allocation_ratio',
+                     'disk_allocation_ratio'), default_ratios))
+        row.hypervisor_version = None
         if item.get('hypervisor_version') is not None:
-            state.hypervisor_version = _number(item, 'hypervisor_version',
-                                               where)
-        state.hypervisor_type = item.get('hypervisor_type')
-        state.supported_instances = [
-            tuple(s) for s in item.get('supported_instances') or []]
-        state.traits = set(item.get('traits') or [])
-        state.stats = {str(k): v for k, v in _object(
+            row.hypervisor_version = _number(item, 'hypervisor_version',
+                                             where)
+        row.hypervisor_type = item.get('hypervisor_type')
+        row.supported_instances = [
+            tuple(s) for s in _list(item.get('supported_instances'),
+                                    where + '.supported_instances')]
+        row.traits = set(_list(item.get('traits'), where + '.traits'))
+        row.stats = {str(k): v for k, v in _object(
             item.get('stats'), where + '.stats').items()}
-        state.instances = set(item.get('instances') or [])
+        row.instances = frozenset(_list(item.get('instances'),
+                                        where + '.instances'))
         service = _object(item.get('service'), where + '.service')
-        state.service = {'up': bool(service.get('up', True)),
-                         'disabled': bool(service.get('disabled', False)),
-                         'forced_down': bool(service.get('forced_down',
-                                                         False)),
-                         'disabled_reason': service.get('disabled_reason')}
-        names = set(item.get('aggregates') or [])
-        for name in names:
+        row.service = _UP if not service else {
+            'up': bool(service.get('up', True)),
+            'disabled': bool(service.get('disabled', False)),
+            'forced_down': bool(service.get('forced_down', False)),
+            'disabled_reason': service.get('disabled_reason')}
+        names = set(_list(item.get('aggregates'), where + '.aggregates'))
+        for name in sorted(names):
             if name not in aggregates:
                 raise CaseError(reason='%s: unknown aggregate %s' % (
                     where, name))
-        state.aggregates = [a for name, a in sorted(aggregates.items())
-                            if name in names or host in a.hosts]
+        row.aggregates = [aggregates[name] for name in sorted(names)]
+        row.aggregates += [a for a in listed.get(host, ())
+                           if a.name not in names]
         zone = item.get('availability_zone')
         if zone:
             name = 'zone-%s' % zone
             if name not in zones:
                 zones[name] = host_manager.Aggregate(
-                    name, {'availability_zone': zone})
-                zones[name].uuid = _uuid_of(name)
+                    name, {'availability_zone': zone}, (),
+                    _uuid_of(name))
             zones[name].hosts.add(host)
-            state.aggregates.append(zones[name])
-        inventories[id(state)] = Inventory(state, reserved, free_disk_gb)
-        states.append(state)
-    return states, inventories
+            row.aggregates.append(zones[name])
+        hosts.append(row)
+    aggregates.update(zones)
+    return hosts, aggregates
 
 
-def request_spec(case, states):
-    """(RequestSpec, instance names) from the case's request."""
+def request_spec(case, hosts):
+    """(RequestSpec, instance names, {host: names of the request's group
+    members there}) from the case's request; ``hosts`` are the case's
+    Host rows."""
     request = _object(_required(case, 'request', 'the case'), 'request')
     flavor_in = _object(_required(request, 'flavor', 'request'),
                         'request.flavor')
@@ -285,10 +343,11 @@ def request_spec(case, states):
             request.get('requested_destination')),
         is_bfv=bool(request.get('boot_from_volume', False)))
     group = _object(request.get('server_group'), 'request.server_group')
+    members = {}
     if group:
-        spec.instance_group = _group(group, states)
+        spec.instance_group, members = _group(group, hosts)
     names = ['instance-%d' % i for i in range(num)]
-    return spec, names
+    return spec, names, members
 
 
 def _destination(value):
@@ -304,31 +363,34 @@ def _destination(value):
               else str(destination['node'])))
 
 
-def _group(group, states):
+def _group(group, hosts):
+    """(InstanceGroup, {host: member names there})."""
     from nova_lite.objects import instance_group as group_obj
     policy = _required(group, 'policy', 'request.server_group')
     if policy not in group_obj.POLICIES:
         raise CaseError(reason='request.server_group.policy %r is not one '
                                'of %s' % (policy, ', '.join(
                                    group_obj.POLICIES)))
-    by_host = {s.host: s for s in states}
-    members, hosts = [], []
-    for host, on_host in sorted((group.get('members_on_hosts') or
-                                 {}).items()):
-        if host not in by_host:
+    known = {row.host for row in hosts}
+    members, group_hosts, by_host = [], [], {}
+    for host, on_host in sorted(_object(group.get('members_on_hosts'),
+                                        'request.server_group.'
+                                        'members_on_hosts').items()):
+        if host not in known:
             raise CaseError(reason='request.server_group.members_on_hosts '
                                    'names unknown host %s' % host)
-        names = [str(m) for m in on_host]
+        names = [str(m) for m in _list(on_host, 'request.server_group.'
+                                       'members_on_hosts.' + host)]
         members.extend(names)
         if names:
-            hosts.append(host)
-            by_host[host].instances.update(names)
+            group_hosts.append(host)
+            by_host[host] = names
     return objects.InstanceGroup(
         uuid=group.get('uuid') or uuidutils.generate_uuid(),
         name=group.get('name'), policy=policy,
         rules={str(k): str(v) for k, v in (group.get('rules') or
                                            {}).items()},
-        members=members, hosts=hosts)
+        members=members, hosts=group_hosts), by_host
 
 
 def _first(choices):
@@ -340,30 +402,42 @@ NO_ROOM = 'not enough free resources in placement'
 BEYOND_LIMIT = 'beyond [scheduler] max_placement_results'
 
 
-def placement_offers(spec, states, inventories):
+def placement_offers(spec, hosts, members):
     """(the host states placement would offer for one instance of
-    ``spec``, in order, at most ``max_placement_results``; [(reason, [host
-    state])] of the others)."""
+    ``spec``, in order, at most ``max_placement_results``; a function
+    returning [(reason, [host state])] of the others, made only if a
+    NoValidHost must be explained)."""
     wanted = scheduler_utils.resources_from_request_spec(spec)
-    offered, no_room = [], []
-    for state in states:
-        (offered if inventories[id(state)].fits(wanted)
-         else no_room).append(state)
     limit = CONF.scheduler.max_placement_results
-    set_aside = [(NO_ROOM, no_room)]
-    if len(offered) > limit:
-        set_aside.append((BEYOND_LIMIT, offered[limit:]))
-        offered = offered[:limit]
+    offered, no_room = [], []
+    for index, row in enumerate(hosts):
+        if not row.fits(wanted):
+            no_room.append(row)
+            continue
+        if len(offered) == limit:
+            beyond = hosts[index:]
+            break
+        offered.append(row.state(members.get(row.host)))
+    else:
+        beyond = []
+
+    def set_aside():
+        left = [(NO_ROOM, [r.state(members.get(r.host)) for r in no_room])]
+        rest = [r for r in beyond if r.fits(wanted)]
+        if rest:
+            left.append((BEYOND_LIMIT,
+                         [r.state(members.get(r.host)) for r in rest]))
+        no_room.extend(r for r in beyond if not r.fits(wanted))
+        return left
     return offered, set_aside
 
 
-def decide(case, filter_objs, weighers, trace=None):
+def decide(hosts, case, filter_objs, weighers, trace=None):
     """(instance names, [[chosen host state, alternates...]] or the
-    NoValidHost): the whole decision, from the case's host rows to the
+    NoValidHost): the whole decision, from the host rows to the
     selection."""
-    states, inventories = host_states(case)
-    spec, names = request_spec(case, states)
-    offered, set_aside = placement_offers(spec, states, inventories)
+    spec, names, members = request_spec(case, hosts)
+    offered, set_aside = placement_offers(spec, hosts, members)
     subset = CONF.filter_scheduler.host_subset_size
     try:
         return names, filter_scheduler.schedule(
@@ -385,8 +459,9 @@ def run(case, repeat=0):
     with configured(case.get('config')):
         filter_objs = filters.load(CONF.filter_scheduler.enabled_filters)
         weighers = weights.load(CONF.filter_scheduler.weight_classes)
+        hosts, _aggregates = read_hosts(case)
         trace = filter_scheduler.Trace()
-        names, chosen = decide(case, filter_objs, weighers, trace)
+        names, chosen = decide(hosts, case, filter_objs, weighers, trace)
         answer = {'chosen_hosts': [], 'selections': [], 'instances': []}
         if isinstance(chosen, exception.NoValidHost):
             answer['error'] = {'type': type(chosen).__name__,
@@ -406,7 +481,7 @@ def run(case, repeat=0):
             timings = []
             for _ in range(repeat):
                 started = time.perf_counter()
-                decide(case, filter_objs, weighers)
+                decide(hosts, case, filter_objs, weighers)
                 timings.append(time.perf_counter() - started)
             answer['timing_ms'] = round(
                 statistics.median(timings) * 1000, 3)
