@@ -26,6 +26,16 @@ placement_opts = [
                        help='Address the placement daemon listens on.'),
     cfg.PortOpt('bind_port', default=8778,
                 help='Port the placement daemon listens on.'),
+    cfg.BoolOpt('randomize_allocation_candidates', default=False,
+                help='How the placement daemon picks the allocation '
+                     'candidates it answers when a request\'s limit is '
+                     'smaller than the number that fit: False takes them '
+                     'in a fixed order (by provider), so the same request '
+                     'gets the same candidates; True takes a random '
+                     'sample, so that several schedulers asking for few '
+                     'candidates (a low [scheduler] max_placement_results) '
+                     'do not all crowd onto the same providers. Without a '
+                     'limit every candidate is answered either way.'),
 ]
 
 

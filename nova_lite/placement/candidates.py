@@ -13,10 +13,15 @@ the providers that can take the amount now (capacity minus usage computed
 in SQL), with the group's tree, aggregate and (for granular groups) trait
 filters applied there too; Python then combines those sets per tree. A
 provider is never visited by a per-provider query.
+
+With a limit, the candidates answered are those of the first trees by
+provider id -- or, with ``[placement] randomize_allocation_candidates``
+(``Request.randomize``), of trees drawn at random among all that fit.
 """
 
 import collections
 import itertools
+import random
 
 import sqlalchemy as sa
 
@@ -51,10 +56,13 @@ class RequestGroup:
 class Request:
 
     def __init__(self, groups, group_policy=None, limit=None,
-                 root_required=(), root_forbidden=(), same_subtree=()):
+                 root_required=(), root_forbidden=(), same_subtree=(),
+                 randomize=False):
         self.groups = groups
         self.group_policy = group_policy
         self.limit = limit
+        # With a limit: a random sample of what fits, not the first.
+        self.randomize = randomize
         self.root_required = set(root_required)
         self.root_forbidden = set(root_forbidden)
         self.same_subtree = [set(s) for s in same_subtree]
@@ -229,10 +237,11 @@ def _find_single_providers(connection, request, group):
                                   INV.c.resource_provider_id, True)):
         per_provider = per_provider.where(clause)
     per_provider = (per_provider.group_by(INV.c.resource_provider_id)
-                    .having(sa.func.count() == len(amounts))
-                    .order_by(INV.c.resource_provider_id))
+                    .having(sa.func.count() == len(amounts)))
     if request.limit:
-        per_provider = per_provider.limit(request.limit)
+        per_provider = per_provider.order_by(
+            _random_order(connection) if request.randomize
+            else INV.c.resource_provider_id).limit(request.limit)
     per_provider = per_provider.subquery()
     # The providers' other classes (for the summaries) and traits, as
     # correlated subqueries: the whole answer in one round trip.
@@ -269,6 +278,10 @@ def _find_single_providers(connection, request, group):
     result.allocation_requests = [({pid: amounts}, {'': [pid]})
                                   for pid in sorted(limits)]
     return result
+
+
+def _random_order(connection):
+    return sa.func.rand() if db.is_mysql(connection) else sa.func.random()
 
 
 def find(connection, request):
@@ -338,7 +351,10 @@ def find(connection, request):
     only_tree = unsuffixed.in_tree if unsuffixed is not None and \
         not unsuffixed.resources else None
     seen = set()
-    for root_id in sorted(by_root):
+    roots = sorted(by_root)
+    if request.limit and request.randomize:
+        random.shuffle(roots)
+    for root_id in roots:
         members = by_root[root_id]
         if root_id not in tree_rows or (only_tree is not None and
                                         root_id != only_tree):

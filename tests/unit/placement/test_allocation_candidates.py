@@ -1,8 +1,10 @@
 """GET /allocation_candidates: flat, shared and nested providers, granular
 groups, policies, filters and the response format per microversion."""
 
+from oslo_config import fixture as config_fixture
 from oslo_utils import uuidutils
 
+from nova_lite import conf as nova_conf
 from tests.unit.placement import base
 
 
@@ -337,3 +339,85 @@ class TestQueryKeys(CandidatesTestCase):
         self.assertError(self.get(
             '/allocation_candidates?resources=VCPU:1&member_of=%s'
             '&member_of=%s' % (agg, agg), version='1.23'), 400)
+
+
+class TestLimitAfterNarrowing(CandidatesTestCase):
+    """The limit applies to what the query asks for: aggregates, root
+    traits and required traits narrow before the first N are taken (what
+    the scheduler's request pre-filters rely on)."""
+
+    def setUp(self):
+        super().setUp()
+        self.first = [self.compute_node('first%d' % i) for i in range(4)]
+        self.last = self.compute_node('last')
+        self.agg = uuidutils.generate_uuid()
+        self.set_aggregates(self.last, self.agg)
+
+    def test_member_of_finds_a_provider_after_the_limit(self):
+        self.assertNotIn([self.last], self.providers_of(self.candidates(
+            'resources=VCPU:1&limit=2')))
+        self.assertEqual([[self.last]], self.providers_of(self.candidates(
+            'resources=VCPU:1&limit=2&member_of=in:%s' % self.agg)))
+
+    def test_forbidden_root_trait_skips_the_first_providers(self):
+        for provider in self.first:
+            self.set_traits(provider, 'COMPUTE_STATUS_DISABLED')
+        self.assertEqual([[self.last]], self.providers_of(self.candidates(
+            'resources=VCPU:1&limit=2'
+            '&root_required=!COMPUTE_STATUS_DISABLED')))
+
+    def test_nested_world_narrows_before_the_limit_too(self):
+        nic = self.make_provider('nic', parent=self.first[0])['uuid']
+        self.set_inventory(nic, NET_BW_EGR_KILOBIT_PER_SEC=1000)
+        self.assertEqual([[self.last]], self.providers_of(self.candidates(
+            'resources=VCPU:1&limit=1&member_of=in:%s' % self.agg)))
+
+
+class TestRandomize(CandidatesTestCase):
+    """[placement] randomize_allocation_candidates: with a limit, a
+    random sample of the candidates instead of the first ones."""
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(config_fixture.Config(nova_conf.CONF))
+        self.providers = [self.compute_node('cn%02d' % i)
+                          for i in range(12)]
+
+    def answered(self, query, times=20):
+        return {rp for _ in range(times)
+                for providers in self.providers_of(self.candidates(query))
+                for rp in providers}
+
+    def test_off_the_first_providers_every_time(self):
+        self.assertEqual(set(self.providers[:3]),
+                         self.answered('resources=VCPU:1&limit=3'))
+
+    def test_on_a_sample_of_every_provider_that_fits(self):
+        self.config.config(randomize_allocation_candidates=True,
+                           group='placement')
+        # 20 draws of 3 out of 12 all being the same 3: about 1 in 10^46.
+        answered = self.answered('resources=VCPU:1&limit=3')
+        self.assertGreater(len(answered), 3)
+        self.assertLessEqual(answered, set(self.providers))
+
+    def test_on_each_answer_still_has_the_limit(self):
+        self.config.config(randomize_allocation_candidates=True,
+                           group='placement')
+        body = self.candidates('resources=VCPU:1&limit=3')
+        self.assertEqual(3, len(body['allocation_requests']))
+        self.assertEqual(3, len(body['provider_summaries']))
+
+    def test_on_samples_trees_in_a_nested_world_too(self):
+        self.config.config(randomize_allocation_candidates=True,
+                           group='placement')
+        nic = self.make_provider('nic', parent=self.providers[0])['uuid']
+        self.set_inventory(nic, NET_BW_EGR_KILOBIT_PER_SEC=1000)
+        answered = self.answered('resources=VCPU:1&limit=3')
+        self.assertGreater(len(answered - {nic}), 3)
+
+    def test_on_without_a_limit_answers_every_candidate(self):
+        self.config.config(randomize_allocation_candidates=True,
+                           group='placement')
+        self.assertEqual(sorted([rp] for rp in self.providers),
+                         self.providers_of(self.candidates(
+                             'resources=VCPU:1')))

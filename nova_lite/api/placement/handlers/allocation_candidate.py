@@ -16,10 +16,13 @@ import webob
 
 from nova_lite.api.placement import microversion as mv
 from nova_lite.api.placement import util
+from nova_lite import conf as nova_conf
 from nova_lite.placement import candidates
 from nova_lite.placement import exception
 from nova_lite.placement import resource_classes
 from nova_lite.placement import traits
+
+CONF = nova_conf.CONF
 
 _GROUP_KEY = re.compile(
     r'^(resources|required|member_of|in_tree)([1-9][0-9]*|_[a-zA-Z0-9_-]+)?$')
@@ -171,8 +174,9 @@ def _parse_request(connection, request):
                        '%s not found in %s' % (', '.join(unknown), ', '.join(
                            sorted(k for k in known if k))))
         same_subtree.append(suffixes)
-    return candidates.Request(groups, policy, limit, root_required,
-                              root_forbidden, same_subtree)
+    return candidates.Request(
+        groups, policy, limit, root_required, root_forbidden, same_subtree,
+        randomize=CONF.placement.randomize_allocation_candidates)
 
 
 def _tree_root(connection, value, name):
