@@ -14,6 +14,7 @@ a single host weighs 0. A weigher that has nothing to say about a request
 """
 
 import heapq
+import itertools
 
 from oslo_log import log as logging
 
@@ -49,12 +50,23 @@ class BaseHostWeigher:
     def weigh(self, host_state, spec):
         raise NotImplementedError
 
+    def weigh_all(self, host_states, spec):
+        """[raw value of each host], kept within minval/maxval. (A weigher
+        that reads one attribute overrides this with a plain list
+        comprehension: ten thousand hosts per request.)"""
+        return [self.bounded(self.weigh(s, spec)) for s in host_states]
+
     def bounded(self, value):
         if self.minval is not None and value < self.minval:
             value = self.minval
         if self.maxval is not None and value > self.maxval:
             value = self.maxval
         return value
+
+
+def at_least_zero(values):
+    """``values`` with the negative ones raised to 0 (minval = 0)."""
+    return [value if value > 0 else 0 for value in values]
 
 
 def normalize(values, minval=None, maxval=None):
@@ -114,8 +126,7 @@ class Ranking:
                 per_host = default
             self.weighers.append(weigher)
             self.multipliers.append(per_host)
-        self.raw = [[w.bounded(w.weigh(s, spec)) for s in self.states]
-                    for w in self.weighers]
+        self.raw = [w.weigh_all(self.states, spec) for w in self.weighers]
 
     def reweigh(self, state):
         """Weigh ``state`` again, and the other nodes of its host: the
@@ -142,8 +153,9 @@ class Ranking:
         With ``best``, only that many (no full sort)."""
         totals = self.totals()
         if best is not None and best < len(self.states):
-            order = heapq.nsmallest(best, range(len(self.states)),
-                                    key=lambda i: (-totals[i], i))
+            found = heapq.nsmallest(best, zip([-t for t in totals],
+                                              itertools.count()))
+            order = [index for _weight, index in found]
         else:
             order = sorted(range(len(self.states)), key=lambda i: -totals[i])
         return [(totals[i], self.states[i]) for i in order]
@@ -155,13 +167,22 @@ class Ranking:
             return totals
         for weigher, multiplier, values in zip(self.weighers,
                                                self.multipliers, self.raw):
-            normalised = normalize(values, weigher.minval, weigher.maxval)
+            high = float(max(values) if weigher.maxval is None
+                         else weigher.maxval)
+            low = float(min(values) if weigher.minval is None
+                        else weigher.minval)
+            if high == low:
+                # Every value normalises to 0: adds nothing.
+                continue
+            span = high - low
+            # (The same operations, in the same order, as normalize() and
+            # then multiplier * normalised: equal hosts stay equal.)
             if isinstance(multiplier, list):
-                totals = [t + m * n for t, m, n in
-                          zip(totals, multiplier, normalised)]
+                totals = [t + m * ((v - low) / span) for t, m, v in
+                          zip(totals, multiplier, values)]
             else:
-                totals = [t + multiplier * n
-                          for t, n in zip(totals, normalised)]
+                totals = [t + multiplier * ((v - low) / span)
+                          for t, v in zip(totals, values)]
         return totals
 
 

@@ -20,6 +20,9 @@ class IoOpsWeigher(weights.BaseHostWeigher):
     def weigh(self, host_state, spec):
         return host_state.num_io_ops
 
+    def weigh_all(self, host_states, spec):
+        return weights.at_least_zero([s.num_io_ops for s in host_states])
+
 
 class NumInstancesWeigher(weights.BaseHostWeigher):
     """More instances weigh more: a negative multiplier spreads by count,
@@ -31,6 +34,9 @@ class NumInstancesWeigher(weights.BaseHostWeigher):
 
     def weigh(self, host_state, spec):
         return host_state.num_instances
+
+    def weigh_all(self, host_states, spec):
+        return [s.num_instances for s in host_states]
 
 
 class BuildFailureWeigher(weights.BaseHostWeigher):
@@ -49,6 +55,9 @@ class BuildFailureWeigher(weights.BaseHostWeigher):
     def weigh(self, host_state, spec):
         return host_state.failed_builds
 
+    def weigh_all(self, host_states, spec):
+        return [s.failed_builds for s in host_states]
+
 
 class HypervisorVersionWeigher(weights.BaseHostWeigher):
     """A newer hypervisor weighs more (an unknown version counts as 0)."""
@@ -59,3 +68,6 @@ class HypervisorVersionWeigher(weights.BaseHostWeigher):
 
     def weigh(self, host_state, spec):
         return host_state.hypervisor_version or 0
+
+    def weigh_all(self, host_states, spec):
+        return [s.hypervisor_version or 0 for s in host_states]

@@ -18,6 +18,9 @@ class RAMWeigher(weights.BaseHostWeigher):
     def weigh(self, host_state, spec):
         return host_state.free_ram_mb
 
+    def weigh_all(self, host_states, spec):
+        return weights.at_least_zero([s.free_ram_mb for s in host_states])
+
 
 class CPUWeigher(weights.BaseHostWeigher):
     minval = 0
@@ -30,6 +33,11 @@ class CPUWeigher(weights.BaseHostWeigher):
         total = host_state.vcpus_total * host_state.cpu_allocation_ratio
         return total - host_state.vcpus_used
 
+    def weigh_all(self, host_states, spec):
+        return weights.at_least_zero([
+            s.vcpus_total * s.cpu_allocation_ratio - s.vcpus_used
+            for s in host_states])
+
 
 class DiskWeigher(weights.BaseHostWeigher):
     minval = 0
@@ -40,3 +48,6 @@ class DiskWeigher(weights.BaseHostWeigher):
 
     def weigh(self, host_state, spec):
         return host_state.free_disk_mb
+
+    def weigh_all(self, host_states, spec):
+        return weights.at_least_zero([s.free_disk_mb for s in host_states])
