@@ -31,6 +31,12 @@ class TestBenchmarksRun(testtools.TestCase):
         self.bench('scheduler_bench.py', '--sizes', '10', '--instances',
                    '1', '--runs', '3', expect='10 hosts')
 
+    def test_scheduler_bench_side_by_side_with_nova(self):
+        # Makes Nova 34's virtualenv (.peers/nova34) first if need be.
+        self.bench('scheduler_bench.py', '--versus-nova', '--sizes', '20',
+                   '--runs', '2',
+                   expect='20 hosts, zone + anti-affinity request: Nova 34')
+
     def test_placement_bench(self):
         self.bench('placement_bench.py', '--sizes', '5', '--seconds', '1',
                    '--rounds', '1', '--runs', '1',

@@ -11,10 +11,23 @@ of hosts. ``--group`` adds a request into an anti-affinity server group
 (the group filter and its bookkeeping) to each size. No database, no
 message bus: this is the scheduling decision alone.
 
+``--versus-nova`` measures side by side with real Nova 34 instead, on the
+same generated host sets (default 1,000 and 10,000 hosts in three zones):
+the whole decision, from the host rows to the selection, for (a) a plain
+one-instance request and (b) a request for an availability zone into an
+anti-affinity group with members already placed. Nova's figure is the
+conformance oracle's ``--repeat`` (``tools/nova_oracle``, in the
+``.peers/nova34`` virtualenv, made on first use), ours ``scheduler
+simulate``'s; each is the median of ``--runs`` decisions, each side with
+its default filters and weighers. It prints both, their ratio and whether
+the two chose the same host.
+
 Usage (from the repository root):
     PYTHONPATH=. .venv/bin/python tools/bench/scheduler_bench.py
     PYTHONPATH=. .venv/bin/python tools/bench/scheduler_bench.py \\
         --sizes 1000 --runs 200 --group
+    PYTHONPATH=. .venv/bin/python tools/bench/scheduler_bench.py \\
+        --versus-nova --sizes 1000,10000 --runs 5
 """
 
 import argparse
@@ -102,23 +115,99 @@ def measure(size, num_instances, runs, group=False):
     return statistics.median(timings), p95
 
 
+# The two requests of --versus-nova.
+VERSUS_FLAVOR = {'name': 'm1.medium', 'vcpus': 2, 'memory_mb': 4096,
+                 'root_gb': 40}
+
+
+def versus_cases(size):
+    """(name, case) of the plain and the zone plus anti-affinity requests
+    on one generated host set of ``size`` hosts."""
+    from tools.nova_oracle import cases
+    hosts, aggregates = cases.host_set(size, seed=size)
+    plain = {'hosts': hosts, 'aggregates': aggregates,
+             'request': {'flavor': dict(VERSUS_FLAVOR),
+                         'project_id': 'bench'}}
+    # Five members already on hosts of the zone asked for.
+    in_zone = [name for name in aggregates[1]['hosts']][:5]
+    grouped = {'hosts': hosts, 'aggregates': aggregates,
+               'request': {'flavor': dict(VERSUS_FLAVOR),
+                           'project_id': 'bench',
+                           'availability_zone': 'az1',
+                           'server_group': {
+                               'policy': 'anti-affinity',
+                               'members_on_hosts': {
+                                   name: ['member-%d' % i]
+                                   for i, name in enumerate(in_zone)}}}}
+    return [('plain request', plain),
+            ('zone + anti-affinity request', grouped)]
+
+
+def _ours_timing(case, runs):
+    """Our median milliseconds for ``case``, and our answer."""
+    from nova_lite.scheduler import simulate
+    answer = simulate.run(case, repeat=runs)
+    return answer['timing_ms'], answer
+
+
+def versus_nova(sizes, runs):
+    from tools.nova_oracle import peer
+    print('side by side with Nova 34 (%s): the whole decision, from the '
+          'host rows to the selection, median of %d' % (
+              peer.VERSION, runs))
+    for size in sizes:
+        named = versus_cases(size)
+        theirs = peer.run_oracle([case for _name, case in named],
+                                 repeat=runs)
+        for (name, case), nova_answer in zip(named, theirs):
+            ours_ms, ours_answer = _ours_timing(case, runs)
+            nova_ms = nova_answer['timing_ms']
+            same = (ours_answer['chosen_hosts'] ==
+                    nova_answer['chosen_hosts'])
+            print('%5d hosts, %s: Nova 34 %.1f ms (of which its emulated '
+                  'placement %.1f ms), nova_lite %.1f ms, %.1fx faster; %s'
+                  % (size, name, nova_ms, nova_answer['placement_ms'],
+                     ours_ms, nova_ms / ours_ms,
+                      'same host chosen (%s)' % ', '.join(
+                          ours_answer['chosen_hosts'])
+                      if same else 'DIFFERENT hosts chosen: ours %s, '
+                      'nova %s' % (ours_answer['chosen_hosts'] or
+                                   ours_answer.get('error'),
+                                   nova_answer['chosen_hosts'] or
+                                   nova_answer.get('error'))),
+                  flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--sizes', default='100,1000,10000',
-                        help='host counts (comma-separated)')
+    parser.add_argument('--sizes',
+                        help='host counts (comma-separated; default '
+                             '100,1000,10000, with --versus-nova '
+                             '1000,10000)')
     parser.add_argument('--instances', default='1,10',
                         help='instances per request (comma-separated)')
-    parser.add_argument('--runs', type=int, default=50,
-                        help='requests per measurement')
+    parser.add_argument('--runs', type=int,
+                        help='requests per measurement (default 50, with '
+                             '--versus-nova 5)')
     parser.add_argument('--group', action='store_true',
                         help='also measure requests into an anti-affinity '
                              'group')
+    parser.add_argument('--versus-nova', action='store_true',
+                        help='side by side with real Nova 34 on the same '
+                             'hosts (default sizes 1000,10000; runs 5)')
     args = parser.parse_args(argv)
     from oslo_config import cfg
     from nova_lite import objects
     cfg.CONF([], project='nova-lite')
     objects.register_all()
-    sizes = [int(s) for s in args.sizes.split(',') if s]
+    if args.versus_nova:
+        sizes = [int(s) for s in (args.sizes or '1000,10000').split(',')
+                 if s]
+        versus_nova(sizes, args.runs or 5)
+        return 0
+    args.runs = args.runs or 50
+    sizes = [int(s) for s in (args.sizes or '100,1000,10000').split(',')
+             if s]
     counts = [int(c) for c in args.instances.split(',') if c]
     variants = [False, True] if args.group else [False]
     from nova_lite import conf as nova_conf

@@ -48,7 +48,9 @@ of creation), the first ``limit`` of them. A claim (``PUT
 when it no longer fits: claims of the same request add up.
 """
 
+import functools
 import json
+import time
 import urllib.parse
 import uuid
 
@@ -169,14 +171,28 @@ class Query:
         return provider.fits(self.resources)
 
 
+def _timed(method):
+    """Count the time spent in ``method`` into ``self.seconds``."""
+    @functools.wraps(method)
+    def timed(self, *args, **kwargs):
+        began = time.perf_counter()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - began
+    return timed
+
+
 class EmulatedPlacement:
-    """A keystoneauth-adapter look-alike that answers the report client."""
+    """A keystoneauth-adapter look-alike that answers the report client.
+    ``seconds`` is the time spent answering since the last ``reset()``."""
 
     def __init__(self, providers):
         self.providers = providers  # in the case's order
         self.by_uuid = {p.uuid: p for p in providers}
         self.consumers = {}
         self.queries = []
+        self.seconds = 0.0
 
     def reset(self):
         """Forget the claims: every run starts from the case's usage."""
@@ -184,9 +200,11 @@ class EmulatedPlacement:
             provider.used = dict(provider.initial_used)
         self.consumers = {}
         self.queries = []
+        self.seconds = 0.0
 
     # -- the HTTP verbs the report client calls ---------------------------
 
+    @_timed
     def get(self, url, microversion=None, global_request_id=None, **kw):
         path, _sep, querystring = url.partition('?')
         if path == '/allocation_candidates':
@@ -202,6 +220,7 @@ class EmulatedPlacement:
                 'consumer_generation': 1})
         raise UnsupportedQuery('GET %s' % url)
 
+    @_timed
     def put(self, url, json=None, microversion=None, global_request_id=None,
             **kw):
         if not url.startswith('/allocations/'):
@@ -224,6 +243,7 @@ class EmulatedPlacement:
         self.consumers[consumer] = wanted
         return Response(204)
 
+    @_timed
     def delete(self, url, microversion=None, global_request_id=None, **kw):
         if not url.startswith('/allocations/'):
             raise UnsupportedQuery('DELETE %s' % url)
