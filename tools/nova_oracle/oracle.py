@@ -14,8 +14,8 @@ with the case's ``config`` applied to Nova's own options.
 Only what would leave the process is substituted:
 
 - the database reads (cells, compute nodes, services, aggregates, host
-  mappings, the instances on each host, the minimum compute version),
-  answered from the case's rows (see ``Cloud``);
+  mappings, the instances on each host, the server group, the minimum
+  compute version), answered from the case's rows (see ``Cloud``);
 - placement, answered by ``emulated_placement.EmulatedPlacement``, which
   documents how a host row becomes a resource provider.
 
@@ -26,11 +26,12 @@ process's string hashing. ``CaseOrderScheduler`` puts them in the case's
 host order first (Nova's sort by weight is stable), so that a tie is
 decided the same way on every run and can be compared.
 
-The request reaches the scheduler as Nova's conductor would send it: a
-server group is named by the ``group`` scheduler hint, and its members are
-the members already on hosts plus every instance of the request (the API
-adds those to the group before scheduling), its hosts those of the members
-already placed.
+The request reaches the scheduler as Nova's conductor sends it: a server
+group is named by the ``group`` scheduler hint and holds the members
+already on hosts plus every instance of the request (the API adds those
+before scheduling), and the conductor's own ``setup_instance_group`` fills
+in the group's hosts -- or refuses a policy whose filter or weigher is not
+enabled (``UnsupportedPolicyException``, answered as the ``error``).
 
 Prints a JSON list with one answer per case, in the shape of simulate's
 answer (``chosen_hosts``, ``selections`` with ``alternates``, per instance
@@ -187,6 +188,7 @@ class Cloud:
             uuid=CELL_UUID, name='cell1', database_connection='sqlite://',
             transport_url='none:///', disabled=False)
         self.providers = [self._provider(row) for row in self.rows]
+        self.group = None  # set with the request
 
     def _compute_row(self, index, host, node, row, where):
         """A compute_nodes row, as the database hands it to
@@ -405,10 +407,21 @@ class Cloud:
             return list(cloud.instances.get(host, []))
 
         def instances_by_filters(context, filters, *args, **kwargs):
-            hosts = set(filters.get('host') or [])
+            hosts = filters.get('host')
+            wanted = filters.get('uuid')
             return objects.InstanceList(objects=[
                 objects.Instance(context, uuid=i, host=h)
-                for h in sorted(hosts) for i in cloud.instances.get(h, [])])
+                for h in sorted(cloud.instances)
+                if hosts is None or h in hosts
+                for i in cloud.instances[h]
+                if wanted is None or i in wanted])
+
+        def group_by_instance(context, instance_uuid):
+            if cloud.group is None or \
+                    instance_uuid not in cloud.group['members']:
+                raise exception.InstanceGroupNotFound(
+                    group_uuid=instance_uuid)
+            return cloud.instance_group(context)
 
         def minimum_version(context, binaries, require_all=False):
             return service_obj.SERVICE_VERSION
@@ -436,6 +449,8 @@ class Cloud:
              cls_method(instance_uuids_by_host)),
             (objects.InstanceList, 'get_by_filters',
              cls_method(instances_by_filters)),
+            (objects.InstanceGroup, 'get_by_instance_uuid',
+             cls_method(group_by_instance)),
             (service_obj, 'get_minimum_version_all_cells', minimum_version),
         ]
         with contextlib.ExitStack() as stack:
@@ -443,6 +458,12 @@ class Cloud:
                 stack.enter_context(mock.patch.object(target, name,
                                                       replacement))
             yield
+
+    def instance_group(self, context):
+        """The request's server group as the database holds it."""
+        return self.objects.InstanceGroup(
+            context, deleted=False, deleted_at=None, created_at=None,
+            updated_at=None, **copy.deepcopy(self.group))
 
     @property
     def now(self):
@@ -507,22 +528,22 @@ def request_spec(context, case, cloud):
     group = None
     group_in = request.get('server_group') or {}
     if group_in:
-        members, hosts = [], []
-        for host, on_host in sorted((group_in.get('members_on_hosts') or
-                                     {}).items()):
-            members.extend(str(m) for m in on_host)
-            if on_host:
-                hosts.append(host)
-        group_uuid = str(group_in.get('uuid') or
-                         uuid.uuid5(INSTANCE_NAMESPACE, 'group'))
-        group = objects.InstanceGroup(
-            context, uuid=group_uuid, name=group_in.get('name') or 'group',
+        members = [str(m) for _host, on_host in sorted(
+            (group_in.get('members_on_hosts') or {}).items())
+            for m in on_host]
+        # The group as the API loads it and adds the request's instances
+        # to; the conductor fills in its hosts (setup_instance_group).
+        cloud.group = dict(
+            id=1, uuid=str(group_in.get('uuid') or
+                           uuid.uuid5(INSTANCE_NAMESPACE, 'group')),
+            name=group_in.get('name') or 'group',
             policy=group_in['policy'], policies=[group_in['policy']],
             rules={str(k): str(v) for k, v in
                    (group_in.get('rules') or {}).items()},
-            members=members + uuids, hosts=hosts,
-            user_id='user', project_id=request.get('project_id') or 'demo')
-        hints['group'] = [group_uuid]
+            members=members + uuids, user_id='user',
+            project_id=request.get('project_id') or 'demo')
+        group = cloud.instance_group(context)
+        hints['group'] = [group.uuid]
     image = request.get('image') or {}
     image_meta = {
         'id': str(uuid.uuid5(INSTANCE_NAMESPACE, 'image')),
@@ -594,6 +615,7 @@ def decide(conf, case, repeat=1):
     from nova import exception
     import oslo_messaging as messaging
     from nova.scheduler.client import report
+    from nova.scheduler import utils as scheduler_utils
     with configured(conf, case.get('config')):
         cloud = Cloud(case, conf)
         with cloud.database():
@@ -609,6 +631,15 @@ def decide(conf, case, repeat=1):
                 scheduler.rankings = []
                 context = nova_context.get_admin_context()
                 spec, uuids, names = request_spec(context, case, cloud)
+                try:
+                    # What the conductor does before it asks: the group's
+                    # hosts and members, and a refusal of a policy whose
+                    # filter or weigher is not enabled.
+                    scheduler_utils.reset_globals()
+                    scheduler_utils.setup_instance_group(context, spec)
+                except exception.UnsupportedPolicyException as e:
+                    selections, error = [], e
+                    break
                 began = time.perf_counter()
                 try:
                     selections = scheduler.select_destinations(
@@ -646,7 +677,7 @@ def decide(conf, case, repeat=1):
         # With several instances Nova weighs once more for the alternates.
         answer['alternates_ranking'] = rankings[num]
     answer['placement_queries'] = list(placement.queries)
-    if repeat > 1:
+    if repeat > 1 and timings:
         answer['timing_ms'] = round(statistics.median(timings), 3)
         # Of which the emulated placement's part (its queries and claims).
         answer['placement_ms'] = round(statistics.median(placement_times),
