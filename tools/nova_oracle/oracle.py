@@ -54,6 +54,7 @@ import os
 import statistics
 import sys
 import time
+import traceback
 import uuid
 import warnings
 
@@ -708,6 +709,12 @@ def main(argv=None):
             answers.append(decide(conf, copy.deepcopy(case), args.repeat))
         except CaseError as e:
             answers.append({'case_error': str(e)})
+        except Exception as e:
+            # Reported as that case's answer (a difference the harness
+            # shows), not the end of every other case's.
+            traceback.print_exc()
+            answers.append({'case_error': 'the oracle failed: %s: %s' % (
+                type(e).__name__, e)})
     json.dump(answers[0] if single else answers, sys.stdout)
     sys.stdout.write('\n')
     return 0
