@@ -37,6 +37,17 @@ class PlacementConflict(exception.NovaLiteException):
     code = 409
 
 
+class PlacementBadRequest(PlacementConflict):
+    """Placement refused a query as malformed (400), e.g. one naming a
+    trait it does not know: asking again will not help."""
+    msg_fmt = 'Placement refused the query: %(reason)s'
+
+
+class ProviderNotFound(PlacementConflict):
+    msg_fmt = 'Placement has no resource provider %(uuid)s'
+    code = 404
+
+
 class ConsumerExists(PlacementConflict):
     """A claim for a consumer that already holds allocations: an earlier
     request for it claimed them (its answer was lost, or it is still
@@ -165,6 +176,49 @@ class PlacementClient:
         self._check(response, 'GET aggregates of %s' % uuid)
         return response.json()['aggregates']
 
+    def update_provider_aggregates(self, uuid, add=(), remove=()):
+        """Put the provider in the aggregates ``add`` and take it out of
+        ``remove``, keeping it in every other one (a sharing provider's,
+        an operator's): read, change, write back with the generation
+        read, and again on a generation race. True when something was
+        written; ProviderNotFound when placement has no such provider."""
+        add, remove = set(add), set(remove)
+        path = '/resource_providers/%s/aggregates' % uuid
+        for attempt in range(CONFLICT_RETRIES):
+            response = self._request('GET', path, version='1.19')
+            if response.status_code == 404:
+                raise ProviderNotFound(uuid=uuid)
+            self._check(response, 'GET aggregates of %s' % uuid)
+            body = response.json()
+            current = set(body['aggregates'])
+            wanted = (current | add) - remove
+            if wanted == current:
+                return None
+            response = self._request(
+                'PUT', path, {'aggregates': sorted(wanted),
+                              'resource_provider_generation':
+                                  body['resource_provider_generation']},
+                version='1.19')
+            if response.status_code == 404:
+                raise ProviderNotFound(uuid=uuid)
+            if response.status_code == 409 and \
+                    _error_code(response) == 'placement.concurrent_update':
+                time.sleep(0.01 * (attempt + 1))
+                continue
+            self._check(response, 'PUT aggregates of %s' % uuid)
+            self._generations[uuid] = response.json()[
+                'resource_provider_generation']
+            return True
+        raise PlacementConflict(reason='aggregates of %s kept changing' %
+                                uuid)
+
+    def providers_in_aggregates(self, aggregates):
+        """The uuids of the providers in any of ``aggregates``."""
+        if not aggregates:
+            return set()
+        return {provider['uuid'] for provider in self.list_providers(
+            member_of='in:' + ','.join(sorted(aggregates)))}
+
     def sharing_providers(self, aggregates, resources):
         """Providers that share ``resources`` with members of
         ``aggregates`` (trait MISC_SHARES_VIA_AGGREGATE), best first."""
@@ -292,18 +346,37 @@ class PlacementClient:
         self._check(response, 'give back the claim of %s' % consumer_uuid)
 
     def get_allocation_candidates(self, resources, limit=None, groups=(),
-                                  in_tree=None):
+                                  in_tree=None, member_of=(),
+                                  forbidden_aggregates=(), required=(),
+                                  forbidden=(), root_required=(),
+                                  root_forbidden=()):
         """Allocation candidates for ``resources`` ({class: amount}) plus
         one suffixed group per RequestGroup in ``groups`` (a port's
         resource request, which one provider must satisfy), within the
         tree of the provider ``in_tree`` if given:
         ([allocation request], {provider uuid: summary}), where each
         summary names its ``root_provider_uuid`` and each request its
-        ``mappings`` (group suffix -> providers)."""
+        ``mappings`` (group suffix -> providers).
+
+        The unsuffixed group may be narrowed (the scheduler's request
+        pre-filters): ``member_of`` is a list of aggregate uuid lists, the
+        tree in one aggregate of each; none of its providers in
+        ``forbidden_aggregates``; the traits ``required`` and none of
+        ``forbidden`` among the providers that give its resources; its
+        root provider with every trait of ``root_required`` and none of
+        ``root_forbidden``. PlacementBadRequest when placement refuses
+        the query itself (a trait it does not know, say)."""
         params = {'resources': ','.join(
             '%s:%d' % item for item in sorted(resources.items()))}
         if in_tree:
             params['in_tree'] = in_tree
+        if required or forbidden:
+            params['required'] = ','.join(
+                sorted(required) + ['!' + t for t in sorted(forbidden)])
+        if root_required or root_forbidden:
+            params['root_required'] = ','.join(
+                sorted(root_required) +
+                ['!' + t for t in sorted(root_forbidden)])
         for group in groups:
             suffix = group.suffix
             params['resources' + suffix] = ','.join(
@@ -315,8 +388,17 @@ class PlacementClient:
             params['group_policy'] = 'none'
         if limit:
             params['limit'] = str(limit)
+        # member_of may be repeated (every one must hold).
+        query = sorted(params.items())
+        query += [('member_of', 'in:' + ','.join(sorted(uuids)))
+                  for uuids in member_of]
+        if forbidden_aggregates:
+            query.append(('member_of', '!in:' + ','.join(
+                sorted(forbidden_aggregates))))
         response = self._request('GET', '/allocation_candidates',
-                                 params=params, version='1.34')
+                                 params=query, version='1.35')
+        if response.status_code == 400:
+            raise PlacementBadRequest(reason=_error_detail(response))
         self._check(response, 'GET allocation candidates')
         body = response.json()
         return body['allocation_requests'], body['provider_summaries']
@@ -444,6 +526,37 @@ class PlacementClient:
                                  uuid, version='1.6')
         self._check(response, 'GET traits of %s' % uuid)
         return set(response.json()['traits'])
+
+    def update_provider_traits(self, uuid, add=(), remove=()):
+        """Put the traits ``add`` on the provider and take ``remove`` off,
+        keeping every other trait it has (an operator's CUSTOM_ ones):
+        read, change, write back with the generation read, and again on a
+        generation race. (traits put on, traits taken off) when something
+        was written, else None."""
+        add, remove = set(add), set(remove)
+        for attempt in range(CONFLICT_RETRIES):
+            response = self._request('GET', '/resource_providers/%s/traits'
+                                     % uuid)
+            self._check(response, 'GET traits of %s' % uuid)
+            body = response.json()
+            current = set(body['traits'])
+            wanted = (current | add) - remove
+            if wanted == current:
+                return None
+            response = self._request(
+                'PUT', '/resource_providers/%s/traits' % uuid,
+                {'traits': sorted(wanted),
+                 'resource_provider_generation':
+                     body['resource_provider_generation']})
+            if response.status_code == 409 and \
+                    _error_code(response) == 'placement.concurrent_update':
+                time.sleep(0.01 * (attempt + 1))
+                continue
+            self._check(response, 'PUT traits of %s' % uuid)
+            self._generations[uuid] = response.json()[
+                'resource_provider_generation']
+            return wanted - current, current - wanted
+        raise PlacementConflict(reason='traits of %s kept changing' % uuid)
 
     @staticmethod
     def _check(response, what):

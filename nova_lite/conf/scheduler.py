@@ -28,6 +28,49 @@ scheduler_opts = [
                default=60, min=1,
                help='Seconds between two runs of the scheduler periodic '
                     'tasks.'),
+    # The request pre-filters (nova_lite.scheduler.request_filter): they
+    # narrow the placement query before max_placement_results applies.
+    cfg.BoolOpt('limit_tenants_to_placement_aggregate',
+                default=False,
+                help='Confine a project to the host aggregates dedicated '
+                     'to it: an aggregate whose metadata has a key '
+                     'starting with filter_tenant_id (filter_tenant_id, '
+                     'filter_tenant_id2, ...) whose value is the '
+                     'project\'s id. When such aggregates exist, placement '
+                     'is asked only for hosts in one of them (the host '
+                     'aggregates are mirrored into placement aggregates of '
+                     'the same uuid; run nova-lite-manage placement '
+                     'sync_aggregates for aggregates older than the '
+                     'mirroring). A project with no such aggregate '
+                     'schedules anywhere, unless '
+                     'placement_aggregate_required_for_tenants is set. '
+                     'Other projects are not kept out of these '
+                     'aggregates.'),
+    cfg.BoolOpt('placement_aggregate_required_for_tenants',
+                default=False,
+                help='With limit_tenants_to_placement_aggregate: a project '
+                     'that has no aggregate of its own (filter_tenant_id* '
+                     'metadata) gets no host at all (NoValidHost) instead '
+                     'of any host. Set it when every project is meant to '
+                     'be confined to its aggregates.'),
+    cfg.BoolOpt('query_placement_for_image_type_support',
+                default=False,
+                help='Ask placement only for hosts whose compute reports '
+                     'the trait COMPUTE_IMAGE_TYPE_<FORMAT> of the image\'s '
+                     'disk format (the image property disk_format; an '
+                     'image without one, and a boot from volume, are not '
+                     'narrowed). Enable it once every compute reports its '
+                     'image types, or hosts that do not report them get '
+                     'nothing.'),
+    cfg.BoolOpt('enable_isolated_aggregate_filtering',
+                default=False,
+                help='Keep out of an aggregate every request that does not '
+                     'ask for the traits the aggregate requires: an '
+                     'aggregate with metadata trait:<TRAIT>=required '
+                     'takes only servers whose flavor extra specs or image '
+                     'properties have trait:<TRAIT>=required too. Placement '
+                     'is asked for hosts outside the other aggregates '
+                     '(member_of=!in:...).'),
 ]
 
 filter_scheduler_group = cfg.OptGroup(

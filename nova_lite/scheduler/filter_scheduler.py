@@ -30,6 +30,7 @@ from nova_lite.objects import instance_group as group_obj
 from nova_lite import placement_client
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_manager
+from nova_lite.scheduler import request_filter
 from nova_lite.scheduler import utils as scheduler_utils
 from nova_lite.scheduler import weights
 
@@ -389,6 +390,18 @@ def _refusals(result, filter_objs, spec):
     return described
 
 
+def _not_offered(query):
+    """Why a host placement did not offer is set aside, in a NoValidHost's
+    explanation: for lack of room, or also (when the pre-filters narrowed
+    the query by aggregate) for being outside what the request asked.
+    (The filters run on those hosts too, so a host of another zone says
+    so under AvailabilityZoneFilter.)"""
+    if query is None or not query.narrows_by_aggregate:
+        return 'not enough free resources in placement'
+    return 'not offered by placement (no room, or not matching %s)' % (
+        query.describe())
+
+
 def _needs_instances(spec):
     """Whether any filter or weigher will look at who runs where: a server
     group, or the same_host / different_host hints."""
@@ -464,8 +477,9 @@ class FilterScheduler:
                 adopted):
         max_alternates = (CONF.scheduler.max_attempts - 1
                           if return_alternates else 0)
+        query = request_filter.placement_query(context, spec)
         offers = self._allocation_candidates(
-            spec, self._destination_tree(context, spec))
+            spec, self._destination_tree(context, spec), query)
         # instance uuid -> (allocation request, consumer generation,
         # project, user) of what this request claimed (or adopted).
         claims = dict(adopted)
@@ -492,7 +506,7 @@ class FilterScheduler:
             # Only for a NoValidHost's explanation: every other host.
             everyone = self.host_manager.get_host_states(
                 context, with_instances=False)
-            return [('not enough free resources in placement',
+            return [(_not_offered(query),
                      [s for s in everyone if s.uuid not in offers])]
 
         unread = []
@@ -633,23 +647,34 @@ class FilterScheduler:
             return None
         return uuids[0] if len(uuids) == 1 else None
 
-    def _allocation_candidates(self, spec, in_tree=None):
+    def _allocation_candidates(self, spec, in_tree=None, query=None):
         """{compute node provider uuid: [allocation request]} for what one
         instance of ``spec`` needs, at most ``max_placement_results``;
-        only within the tree of the provider ``in_tree``, if given."""
+        only within the tree of the provider ``in_tree``, if given, and
+        narrowed by the request pre-filters' ``query`` (a
+        request_filter.PlacementQuery) before the limit."""
         resources = scheduler_utils.resources_from_request_spec(spec)
+        narrowing = query.placement_arguments() if query is not None else {}
         try:
             requests, summaries = self.reportclient.get_allocation_candidates(
                 resources, limit=CONF.scheduler.max_placement_results,
-                groups=spec.requested_resources, in_tree=in_tree)
+                groups=spec.requested_resources, in_tree=in_tree,
+                **narrowing)
         except placement_client.PlacementConflict as e:
             if in_tree is None:
+                if isinstance(e, placement_client.PlacementBadRequest):
+                    # Asking again will not help (a trait placement does
+                    # not know, from the flavor or the image).
+                    raise exception.NoValidHost(
+                        reason='placement refused the query for %s (%s)' %
+                        (query.describe() if query else 'the resources',
+                         e.kwargs.get('reason', e)))
                 raise self._unreachable(spec, e)
             # The node has no provider yet (its compute has not reported
             # to placement): no tree to narrow to.
             LOG.info('Placement refused the tree of %s (%s); asking about '
                      'every host', in_tree, e)
-            return self._allocation_candidates(spec)
+            return self._allocation_candidates(spec, query=query)
         except placement_client.PlacementUnavailable as e:
             raise self._unreachable(spec, e)
         offers = {}
@@ -661,8 +686,8 @@ class FilterScheduler:
             for root in roots:
                 offers.setdefault(root, []).append(request)
         LOG.debug('Placement offered %d allocation requests on %d '
-                  'providers for %s', len(requests), len(offers),
-                  resources)
+                  'providers for %s (%s)', len(requests), len(offers),
+                  resources, query.describe() if query else 'no pre-filter')
         return offers
 
     @staticmethod

@@ -8,11 +8,13 @@ from oslo_utils import uuidutils
 import testtools
 
 from nova_lite import conf as nova_conf
+from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import instance_group as group_obj
 from nova_lite import placement_client
 from nova_lite.scheduler import filter_scheduler
+from nova_lite.scheduler import host_manager
 from tests.unit import fixtures as nova_fixtures
 from tests.unit.scheduler import fakes
 from tests.unit.scheduler.fakes import CELL1
@@ -68,9 +70,9 @@ class RacingReportClient(placement_client.PlacementClient):
         self.after_candidates = after_candidates
 
     def get_allocation_candidates(self, resources, limit=None, groups=(),
-                                  in_tree=None):
+                                  in_tree=None, **narrowing):
         answer = super().get_allocation_candidates(resources, limit, groups,
-                                                   in_tree)
+                                                   in_tree, **narrowing)
         self.after_candidates()
         return answer
 
@@ -345,6 +347,128 @@ class TestMoveToANamedHost(FilterSchedulerTestCase):
                                   make_spec(force_hosts=['named']))
         self.assertIn('0/2 hosts available: 1 not enough free resources in '
                       'placement, 1 not the forced host', str(error))
+
+
+class TestPreFilters(FilterSchedulerTestCase):
+    """The request pre-filters narrow placement's query before
+    max_placement_results: member_of a zone's aggregates, never a
+    provider with COMPUTE_STATUS_DISABLED."""
+
+    def setUp(self):
+        super().setUp()
+        self.context = nova_context.get_admin_context()
+
+    def zone(self, name, states):
+        """A host aggregate making zone ``name`` of ``states``' hosts, in
+        the API database and mirrored into placement."""
+        aggregate = objects.Aggregate(
+            self.context, name=name, hosts=[s.host for s in states],
+            metadata={'availability_zone': name})
+        aggregate.create()
+        for state in states:
+            state.aggregates = [host_manager.Aggregate(
+                name, aggregate.metadata, [state.host], aggregate.uuid)]
+            self.reportclient.update_provider_aggregates(
+                state.uuid, add=[aggregate.uuid])
+        return aggregate
+
+    def set_traits(self, state, *traits):
+        generation = self.reportclient.get_provider(state.uuid)['generation']
+        response = self.reportclient._request(
+            'PUT', '/resource_providers/%s/traits' % state.uuid,
+            {'traits': list(traits),
+             'resource_provider_generation': generation}, version='1.6')
+        self.assertEqual(200, response.status_code, response.text)
+
+    def test_a_zone_past_max_placement_results_gets_its_servers(self):
+        self.config.config(max_placement_results=2, group='scheduler')
+        hosts = [make_host('h%d' % i) for i in range(4)] + [
+            make_host('z1')]
+        self.placement.add_host_states(hosts)  # z1's provider comes last
+        self.zone('az1', hosts[-1:])
+        spec = make_spec(availability_zone='az1')
+        scheduler = filter_scheduler.FilterScheduler(
+            FakeHostManager(hosts), self.reportclient)
+        # Unnarrowed, placement's first two providers leave z1 out...
+        self.assertNotIn(hosts[-1].uuid,
+                         scheduler._allocation_candidates(spec))
+        # ... narrowed by the zone, it is the one candidate.
+        [[chosen]] = self.select(hosts, spec, return_alternates=False)
+        self.assertEqual('z1', chosen.service_host)
+
+    def test_a_provider_with_compute_status_disabled_is_not_offered(self):
+        # Its service looks enabled to the filters: only the trait keeps
+        # servers off it.
+        hosts = [make_host('h1'), make_host('h2')]
+        self.placement.add_host_states(hosts)
+        self.set_traits(hosts[0], 'COMPUTE_STATUS_DISABLED')
+        lists = self.select(hosts, num=3)
+        self.assertEqual({'h2'}, {s[0].service_host for s in lists})
+        self.assertEqual({hosts[1].uuid},
+                         {rp for uuid in self.uuids
+                          for rp in self.held_by(uuid)})
+
+    def test_only_disabled_providers_is_no_valid_host_that_says_why(self):
+        hosts = [make_host('h1')]
+        self.placement.add_host_states(hosts)
+        self.set_traits(hosts[0], 'COMPUTE_STATUS_DISABLED')
+        error = self.assertRaises(exception.NoValidHost, self.select, hosts)
+        self.assertIn('0/1 hosts available: 1 not enough free resources',
+                      str(error))
+
+    def test_a_host_outside_the_zone_says_so_in_the_explanation(self):
+        hosts = [make_host('h1'), make_host('z1')]
+        self.placement.add_host_states(hosts)
+        self.zone('az1', hosts[1:])
+        self.take(hosts[1], 4096)
+        error = self.assertRaises(exception.NoValidHost, self.select, hosts,
+                                  make_spec(availability_zone='az1'))
+        # z1 is full; h1, set aside by placement, is refused by
+        # AvailabilityZoneFilter when the explanation runs the filters.
+        self.assertIn('0/2 hosts available: 1 not offered by placement (no '
+                      'room, or not matching availability zone az1; no '
+                      'COMPUTE_STATUS_DISABLED), 1 not in the requested '
+                      'availability zone', str(error))
+
+    def test_a_forced_move_skips_the_pre_filters(self):
+        # Nova forces a move without asking its scheduler at all.
+        hosts = [make_host('h1'), make_host('h2')]
+        self.placement.add_host_states(hosts)
+        self.set_traits(hosts[0], 'COMPUTE_STATUS_DISABLED')
+        spec = make_spec(force_hosts=['h1'])
+        cell1 = [c for c in objects.CellMappingList.get_all(self.context)
+                 if not c.is_cell0][0]
+        objects.InstanceMapping(
+            self.context, instance_uuid=spec.instance_uuid,
+            cell_mapping=cell1, project_id='demo', user_id='demo').create()
+        [[chosen]] = self.select(hosts, spec, return_alternates=False)
+        self.assertEqual('h1', chosen.service_host)
+
+    def test_a_forced_boot_goes_through_the_pre_filters(self):
+        hosts = [make_host('h1'), make_host('h2')]
+        self.placement.add_host_states(hosts)
+        self.set_traits(hosts[0], 'COMPUTE_STATUS_DISABLED')
+        self.assertRaises(exception.NoValidHost, self.select, hosts,
+                          make_spec(force_hosts=['h1']),
+                          return_alternates=False)
+
+    def test_a_trait_placement_does_not_know_is_a_plain_no_valid_host(self):
+        # Not PlacementUnreachable: asking again would not help.
+        error = self.assertRaises(
+            exception.NoValidHost, self.select, [make_host('h1')],
+            make_spec(extra_specs={'trait:CUSTOM_UNHEARD_OF': 'required'}))
+        self.assertIs(exception.NoValidHost, type(error))
+        self.assertIn('placement refused the query', str(error))
+        self.assertIn('CUSTOM_UNHEARD_OF', str(error))
+
+    def test_aggregates_unreadable_is_a_retryable_no_valid_host(self):
+        self.useFixture(fixtures.MockPatchObject(
+            objects.AggregateList, 'get_all',
+            side_effect=exception.DatabaseUnavailable(url='api',
+                                                      reason='gone')))
+        self.assertRaises(exception.HostsUnread, self.select,
+                          [make_host('h1')],
+                          make_spec(availability_zone='az1'))
 
 
 class TestAskedAgain(FilterSchedulerTestCase):

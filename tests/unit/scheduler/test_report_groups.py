@@ -146,10 +146,45 @@ class TestCandidatesWithGroups(ReportClientTestCase):
              query['required_' + group.requester_id],
              query['group_policy']))
 
-    def test_the_request_asks_for_microversion_1_34(self):
+    def test_the_request_asks_for_microversion_1_35(self):
+        # mappings (1.34) and root_required (1.35).
         self.candidates()
-        self.assertEqual('placement 1.34', self.adapter.sent[-1].headers[
+        self.assertEqual('placement 1.35', self.adapter.sent[-1].headers[
             'OpenStack-API-Version'])
+
+    def test_the_pre_filters_narrowing_goes_on_the_unsuffixed_group(self):
+        agg1, agg2, agg3, agg4 = sorted(uuidutils.generate_uuid()
+                                        for _ in range(4))
+        self.put('/traits/CUSTOM_SLOW')
+        self.client.get_allocation_candidates(
+            self.flavor, 5, member_of=[[agg2, agg1], [agg3]],
+            forbidden_aggregates=[agg4], required=['HW_CPU_X86_AVX2'],
+            forbidden=['CUSTOM_SLOW'], root_required=['COMPUTE_NODE'],
+            root_forbidden=['COMPUTE_STATUS_DISABLED'])
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(
+            self.adapter.sent[-1].url).query)
+        self.assertEqual(
+            (['in:%s,%s' % (agg1, agg2), 'in:' + agg3, '!in:' + agg4],
+             ['HW_CPU_X86_AVX2,!CUSTOM_SLOW'],
+             ['COMPUTE_NODE,!COMPUTE_STATUS_DISABLED'], ['5']),
+            (query['member_of'], query['required'], query['root_required'],
+             query['limit']))
+
+    def test_a_member_of_placement_has_no_provider_in_answers_nothing(self):
+        requests, _summaries = self.client.get_allocation_candidates(
+            self.flavor, member_of=[[uuidutils.generate_uuid()]])
+        self.assertEqual([], requests)
+
+    def test_a_root_trait_the_node_lacks_answers_nothing(self):
+        self.assertEqual([], self.client.get_allocation_candidates(
+            self.flavor, root_required=['COMPUTE_STATUS_DISABLED'])[0])
+        self.assertNotEqual([], self.client.get_allocation_candidates(
+            self.flavor, root_forbidden=['COMPUTE_STATUS_DISABLED'])[0])
+
+    def test_an_unknown_trait_is_placement_bad_request(self):
+        self.assertRaises(placement_client.PlacementBadRequest,
+                          self.client.get_allocation_candidates, self.flavor,
+                          required=['CUSTOM_NOBODY_HAS_THIS'])
 
     def test_without_groups_no_group_policy_is_sent(self):
         self.candidates()
