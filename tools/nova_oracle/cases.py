@@ -199,9 +199,13 @@ def _request(rng, rows, zones):
     request = {'flavor': flavor, 'project_id': 'demo',
                'num_instances': 1 if rng.random() < 0.6 else rng.randint(
                    2, 4)}
-    if zones and rng.random() < 0.4:
+    roll = rng.random()
+    if zones and roll < 0.4:
         request['availability_zone'] = rng.choice(
             zones)['metadata']['availability_zone']
+    elif zones and roll < 0.45:
+        # The default zone: the hosts in no zone aggregate.
+        request['availability_zone'] = 'nova'
     existing = [i for row in rows for i in row.get('instances', [])]
     hints = {}
     for hint in ('same_host', 'different_host'):
