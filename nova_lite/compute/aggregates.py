@@ -11,16 +11,29 @@ in two zones can both succeed.
 
 A host joins an aggregate only if it runs a compute service; it may leave
 one whatever became of it.
+
+Each host aggregate is mirrored in placement as the placement aggregate of
+the same uuid: a host's compute node providers join it and leave it with
+the host, so that the scheduler's request pre-filters can ask placement for
+the hosts of a zone or of a project (``member_of``). Placement's answer
+does not decide the API call, as in Nova: when the mirror cannot be
+written (placement away, the compute's provider not reported yet) the
+host aggregate still changes, a warning says so, and ``nova-lite-manage
+placement sync_aggregates`` repairs the mirror.
 """
+
+from oslo_log import log as logging
 
 from nova_lite import cells
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import aggregate as aggregate_obj
+from nova_lite import placement_client
 from nova_lite import servicegroup
 
 CONF = nova_conf.CONF
+LOG = logging.getLogger(__name__)
 
 AZ_KEY = aggregate_obj.AZ_KEY
 # The zone os-services shows for daemons other than computes; a host
@@ -120,8 +133,78 @@ def _check_compute_host(context, host):
         raise exception.ComputeHostNotFound(host=host)
 
 
+def compute_node_uuids(context, host):
+    """The uuids of ``host``'s compute nodes -- their resource providers'
+    uuids -- read in the cell its host mapping names, or (not discovered
+    yet) in any cell; [] when it has none. CellUnavailable when a cell it
+    may be in did not answer."""
+    try:
+        in_cells = [
+            objects.HostMapping.get_by_host(context, host).cell_mapping]
+    except exception.HostMappingNotFound:
+        in_cells = None
+    nodes = cells.find(
+        context, lambda cctxt, cell: objects.ComputeNodeList.get_by_host(
+            cctxt, host) or None,
+        'the compute nodes of host %s' % host, cells=in_cells,
+        with_cell0=False)
+    return sorted(node.uuid for node in nodes or ())
+
+
 class AggregateAPI:
     """Create, change and delete aggregates; add and remove hosts."""
+
+    def __init__(self, reportclient=None):
+        self._reportclient = reportclient
+
+    @property
+    def reportclient(self):
+        # One per use unless given: the API module makes its AggregateAPI
+        # at import, before the configuration is read, and hosts join
+        # aggregates seldom.
+        return self._reportclient or placement_client.PlacementClient()
+
+    def _mirror(self, context, aggregate, host, joined):
+        """Put ``host``'s compute node providers in the placement
+        aggregate ``aggregate.uuid`` (``joined``) or take them out of it,
+        leaving their other aggregates as they are. Never fails the call:
+        what cannot be written is a warning naming the remedy."""
+        action = 'into' if joined else 'out of'
+        remedy = ('run nova-lite-manage placement sync_aggregates once it '
+                  'is resolved')
+        try:
+            nodes = compute_node_uuids(context, host)
+        except exception.CellUnavailable as e:
+            LOG.warning('Host %s was not put %s the placement aggregate %s '
+                        '(aggregate %s): %s; %s', host, action,
+                        aggregate.uuid, aggregate.name, e, remedy)
+            return
+        if not nodes:
+            LOG.warning('Host %s has no compute node yet, so no resource '
+                        'provider to put %s the placement aggregate %s '
+                        '(aggregate %s); once its compute has reported, %s',
+                        host, action, aggregate.uuid, aggregate.name,
+                        'run nova-lite-manage placement sync_aggregates')
+            return
+        reportclient = self.reportclient
+        for uuid in nodes:
+            try:
+                reportclient.update_provider_aggregates(
+                    uuid, add=[aggregate.uuid] if joined else (),
+                    remove=() if joined else [aggregate.uuid])
+            except placement_client.ProviderNotFound:
+                LOG.warning('The compute node %s of host %s has no resource '
+                            'provider yet to put %s the placement aggregate '
+                            '%s (aggregate %s); once its compute has '
+                            'reported, run nova-lite-manage placement '
+                            'sync_aggregates', uuid, host, action,
+                            aggregate.uuid, aggregate.name)
+            except (placement_client.PlacementUnavailable,
+                    placement_client.PlacementConflict) as e:
+                LOG.warning('The provider of compute node %s of host %s was '
+                            'not put %s the placement aggregate %s '
+                            '(aggregate %s): %s; %s', uuid, host, action,
+                            aggregate.uuid, aggregate.name, e, remedy)
 
     @staticmethod
     def get(context, aggregate_id):
@@ -172,11 +255,13 @@ class AggregateAPI:
         _check_zone_of_hosts(context, aggregate, [host],
                              aggregate.availability_zone)
         aggregate.add_host(host)
+        self._mirror(context, aggregate, host, joined=True)
         return aggregate
 
     def remove_host(self, context, aggregate_id, host):
         aggregate = self.get(context, aggregate_id)
         aggregate.delete_host(host)
+        self._mirror(context, aggregate, host, joined=False)
         return aggregate
 
     def update_metadata(self, context, aggregate_id, metadata):

@@ -5,6 +5,7 @@ from oslo_utils import uuidutils
 
 from nova_lite import context as nova_context
 from nova_lite import objects
+from nova_lite import placement_client
 from tests.unit.api import base
 from tests.unit import fixtures as nova_fixtures
 
@@ -570,3 +571,84 @@ class TestAvailabilityZones(AggregatesTestCase):
         response = self.request('GET', '/v2.1/os-availability-zone/detail',
                                 token=base.DEMO)
         self.assertEqual(403, response.status_int)
+
+
+class TestPlacementMirror(AggregatesTestCase):
+    """A host aggregate is mirrored in placement: its hosts' compute node
+    providers are in the placement aggregate of the same uuid."""
+
+    def setUp(self):
+        super().setUp()
+        self.placement = self.useFixture(nova_fixtures.PlacementServer())
+        self.client = placement_client.PlacementClient()
+        # compute1 has two nodes, compute3 (not discovered yet) one;
+        # compute2 has none yet.
+        self.nodes = {'compute1': [self.make_node('compute1', 'node1a'),
+                                   self.make_node('compute1', 'node1b')],
+                      'compute3': [self.make_node('compute3', 'node3')]}
+        self.other = uuidutils.generate_uuid()
+        for uuids in self.nodes.values():
+            for uuid in uuids:
+                self.placement.add_compute_node(uuid, uuid)
+                self.client.update_provider_aggregates(uuid,
+                                                       add=[self.other])
+
+    def make_node(self, host, nodename):
+        with nova_context.target_cell(self.admin_context,
+                                      self.cell1) as cctxt:
+            node = objects.ComputeNode(
+                cctxt, host=host, hypervisor_hostname=nodename,
+                hypervisor_type='fake', hypervisor_version=1, vcpus=8,
+                memory_mb=4096, local_gb=100, cpu_allocation_ratio=4.0,
+                ram_allocation_ratio=1.0, disk_allocation_ratio=1.0)
+            node.create()
+        return node.uuid
+
+    def placement_aggregates(self, host):
+        return [set(self.client.get_aggregates(uuid))
+                for uuid in self.nodes[host]]
+
+    def uuid_of(self, aggregate):
+        return objects.Aggregate.get_by_id(self.admin_context,
+                                           aggregate['id']).uuid
+
+    def test_every_node_of_a_host_joins_keeping_its_other_aggregates(self):
+        aggregate = self.make_aggregate(zone='az1')
+        self.add_host(aggregate['id'], 'compute1')
+        self.assertEqual([{self.uuid_of(aggregate), self.other}] * 2,
+                         self.placement_aggregates('compute1'))
+
+    def test_a_host_that_leaves_takes_its_nodes_out(self):
+        aggregate = self.make_aggregate()
+        self.add_host(aggregate['id'], 'compute1')
+        response = self.act(aggregate['id'], 'remove_host',
+                            {'host': 'compute1'})
+        self.assertEqual(200, response.status_int, response.body)
+        self.assertEqual([{self.other}] * 2,
+                         self.placement_aggregates('compute1'))
+
+    def test_a_host_not_discovered_yet_is_mirrored_too(self):
+        aggregate = self.make_aggregate()
+        self.add_host(aggregate['id'], 'compute3')
+        self.assertEqual([{self.uuid_of(aggregate), self.other}],
+                         self.placement_aggregates('compute3'))
+
+    def test_placement_away_still_adds_the_host_and_names_the_remedy(self):
+        self.plane.config.config(endpoint_override='http://127.0.0.1:9',
+                                 timeout=2, group='placement')
+        aggregate = self.add_host(self.make_aggregate()['id'], 'compute1')
+        self.assertEqual(['compute1'], aggregate['hosts'])
+        self.assertIn('placement sync_aggregates', self.logs.output)
+        self.assertIn('Placement is unavailable', self.logs.output)
+
+    def test_a_node_without_a_provider_yet_is_a_warning(self):
+        self.make_node('compute2', 'node2')
+        aggregate = self.add_host(self.make_aggregate()['id'], 'compute2')
+        self.assertEqual(['compute2'], aggregate['hosts'])
+        self.assertIn('has no resource provider yet', self.logs.output)
+        self.assertIn('placement sync_aggregates', self.logs.output)
+
+    def test_a_host_without_compute_nodes_yet_is_a_warning(self):
+        self.add_host(self.make_aggregate()['id'], 'compute2')
+        self.assertIn('Host compute2 has no compute node yet',
+                      self.logs.output)
