@@ -10,6 +10,7 @@
     nova-lite-manage image create | list | delete  the minimal image catalog
     nova-lite-manage flavor create | list
     nova-lite-manage placement heal_allocations | audit [--delete]
+    nova-lite-manage placement sync_aggregates    host aggregates -> placement
     nova-lite-manage audit                        servers vs placement, ports
     nova-lite-manage scheduler simulate CASE.json the scheduler, offline
 """
@@ -575,6 +576,56 @@ def placement_audit():
     return 3 if orphans and not CONF.command.delete else 0
 
 
+def placement_sync_aggregates():
+    """Mirror the host aggregates into placement aggregates of the same
+    uuid (``compute.aggregates.sync_placement_aggregates``): for
+    aggregates older than the mirroring, or a mirror that missed a change.
+    Exit status: 0 done; 1 a cell did not answer (its hosts were not
+    mirrored); 2 placement could not be reached; 3 placement refused an
+    update; 5 a host of an aggregate has no compute node; 6 a compute
+    node has no resource provider yet. (Placement is written as far as it
+    got; run it again once the cause is fixed.)"""
+    from nova_lite.compute import aggregates
+    from nova_lite import placement_client
+    report = aggregates.sync_placement_aggregates(
+        _admin(), placement_client.PlacementClient())
+    for uuid, host, added, removed in report.changed:
+        if CONF.command.verbose:
+            print('Provider %s (host %s): %s' % (uuid, host, '; '.join(
+                part for part in (
+                    'into ' + ', '.join(added) if added else '',
+                    'out of ' + ', '.join(removed) if removed else '')
+                if part)))
+    print('%d compute node provider(s) checked, %d updated.' % (
+        report.checked, len(report.changed)))
+    if report.error is not None:
+        status, message = report.error
+        print('ERROR: %s' % message, file=sys.stderr)
+        return status
+    status = 0
+    _report_down(report.cells_down, 'the hosts of its compute nodes were '
+                                    'not mirrored')
+    if report.cells_down:
+        status = 1
+    if report.hosts_without_nodes:
+        print('No compute node %sfor host(s) %s: start their compute '
+              'service (and nova-lite-manage cell_v2 discover_hosts), then '
+              'run this again.' % (
+                  'in the cells that answered ' if report.cells_down
+                  else '', ', '.join(sorted(report.hosts_without_nodes))),
+              file=sys.stderr)
+        status = status or 5
+    if report.providers_missing:
+        print('No resource provider in placement yet for %s: their '
+              'computes have not reported; run this again once they '
+              'have.' % ', '.join(
+                  '%s (host %s)' % item
+                  for item in sorted(report.providers_missing.items())),
+              file=sys.stderr)
+        status = status or 6
+    return status
+
+
 def audit():
     """Check the invariant across cells, placement and the port service
     (see nova_lite.audit); print each violation, exit status 3 if any,
@@ -739,6 +790,18 @@ def _add_commands(subparsers):
     p.add_argument('--delete', action='store_true',
                    help='delete the orphaned allocations found')
     p.set_defaults(func=placement_audit)
+    p = placement.add_parser(
+        'sync_aggregates',
+        help='put each compute node provider in the placement aggregates '
+             'of its host\'s host aggregates (same uuid) and out of those '
+             'of the others, as adding and removing hosts does: for '
+             'aggregates that predate the mirroring or a change placement '
+             'missed (exit status 1 a cell did not answer, 2 placement '
+             'unreachable, 3 an update refused, 5 a host without compute '
+             'node, 6 a node without provider)')
+    p.add_argument('--verbose', action='store_true',
+                   help='print each provider updated')
+    p.set_defaults(func=placement_sync_aggregates)
 
     p = subparsers.add_parser(
         'audit', help='check that every server\'s allocations and port '

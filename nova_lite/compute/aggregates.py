@@ -273,3 +273,86 @@ class AggregateAPI:
                                  metadata[AZ_KEY])
         aggregate.update_metadata(metadata)
         return aggregate
+
+
+class MirrorReport:
+    """What ``sync_placement_aggregates`` did and could not do."""
+
+    def __init__(self):
+        self.checked = 0
+        self.changed = []          # [(provider uuid, host, added, removed)]
+        self.hosts_without_nodes = set()
+        self.providers_missing = {}    # {provider uuid: host}
+        self.cells_down = {}           # {cell name: why}
+        self.error = None              # (exit status, message): stopped
+
+
+def sync_placement_aggregates(context, reportclient):
+    """Mirror every host aggregate into placement again: each compute node
+    provider of an aggregate's hosts goes into the placement aggregate of
+    the same uuid, and out of those of the host aggregates its host is not
+    in. Placement aggregates that are no host aggregate's (a sharing
+    provider's, an operator's) are never touched, nor are providers that
+    are no compute node of the cells that answered.
+
+    For aggregates older than the mirroring, and for a mirror that missed
+    a change (placement was away, a compute had not reported yet). One
+    listing per aggregate tells which providers are already right; only
+    the others are read and written."""
+    report = MirrorReport()
+    aggregates = list(objects.AggregateList.get_all(context))
+    found = cells.scatter(
+        context, lambda cctxt, cell: [
+            (node.uuid, node.host)
+            for node in objects.ComputeNodeList.get_all(cctxt)],
+        'the compute nodes to mirror into placement aggregates',
+        with_cell0=False)
+    report.cells_down = found.down_by_name()
+    host_of = {uuid: host for pairs in found.answers.values()
+               for uuid, host in pairs}
+    nodes_of = {}
+    for uuid, host in host_of.items():
+        nodes_of.setdefault(host, []).append(uuid)
+    wanted = {uuid: set() for uuid in host_of}
+    for aggregate in aggregates:
+        for host in aggregate.hosts:
+            if host not in nodes_of:
+                report.hosts_without_nodes.add(host)
+            for uuid in nodes_of.get(host, ()):
+                wanted[uuid].add(aggregate.uuid)
+    ours = {aggregate.uuid for aggregate in aggregates}
+    present = {uuid: set() for uuid in host_of}
+    try:
+        for aggregate in aggregates:
+            for uuid in reportclient.providers_in_aggregates(
+                    [aggregate.uuid]):
+                if uuid in present:
+                    present[uuid].add(aggregate.uuid)
+    except placement_client.PlacementUnavailable as e:
+        report.error = (2, str(e))
+        return report
+    except placement_client.PlacementConflict as e:
+        report.error = (3, str(e))
+        return report
+    for uuid in sorted(host_of):
+        report.checked += 1
+        add = wanted[uuid] - present[uuid]
+        remove = (present[uuid] & ours) - wanted[uuid]
+        if not add and not remove:
+            continue
+        try:
+            reportclient.update_provider_aggregates(uuid, add=add,
+                                                    remove=remove)
+        except placement_client.ProviderNotFound:
+            report.providers_missing[uuid] = host_of[uuid]
+            continue
+        except placement_client.PlacementUnavailable as e:
+            report.error = (2, str(e))
+            return report
+        except placement_client.PlacementConflict as e:
+            report.error = (3, 'the aggregates of provider %s (host %s): %s'
+                            % (uuid, host_of[uuid], e))
+            return report
+        report.changed.append((uuid, host_of[uuid], sorted(add),
+                               sorted(remove)))
+    return report
