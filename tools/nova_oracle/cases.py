@@ -13,12 +13,12 @@ forced-down services; availability zones (aggregates with
 per-aggregate weight multipliers, I/O and instance limits); server groups
 of the four policies with members already on hosts; scheduler hints
 (same_host, different_host); multi-instance requests; image properties
-(hw_architecture, img_hv_type, hw_vm_mode, img_hv_requested_version);
-ignored and forced hosts, a requested destination; and options
-(enabled_filters, weight multipliers, max_attempts,
+(hw_architecture, img_hv_type, hw_vm_mode, img_hv_requested_version; a
+disk_format always); ignored and forced hosts, a requested destination;
+and options (enabled_filters, weight multipliers, max_attempts,
 max_placement_results, max_io_ops_per_host, max_instances_per_host, the
-request pre-filters that are off by default: tenant aggregates, image type
-support, image properties as traits).
+request pre-filters that are off by default: tenant aggregates, image
+type support, image properties as traits).
 ``host_subset_size`` stays 1: the choice is the best host, not a random
 one among the best.
 """
@@ -64,7 +64,7 @@ PREFILTER_OPTIONS = ['limit_tenants_to_placement_aggregate',
                      'query_placement_for_image_type_support',
                      'image_metadata_prefilter']
 TRAITS = ['HW_CPU_X86_AVX2', 'CUSTOM_GOLD', 'COMPUTE_IMAGE_TYPE_QCOW2',
-          'HW_ARCH_X86_64']
+          'COMPUTE_IMAGE_TYPE_RAW', 'HW_ARCH_X86_64']
 HYPERVISOR_VERSIONS = [6002000, 7000000, 8002000, 9001000]
 
 
@@ -227,6 +227,10 @@ def _request(rng, rows, zones):
             properties['img_hv_requested_version'] = rng.choice(
                 ['>=7.0', '<8.0'])
         request['image'] = {'properties': properties}
+    # Every image has a disk format (the image type pre-filter asks
+    # placement for hosts that boot it).
+    request.setdefault('image', {'properties': {}})['properties'][
+        'disk_format'] = 'qcow2' if rng.random() < 0.75 else 'raw'
     if rng.random() < 0.4:
         group = {'policy': rng.choice(POLICIES)}
         if group['policy'] == 'anti-affinity' and rng.random() < 0.3:

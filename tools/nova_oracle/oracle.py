@@ -546,13 +546,17 @@ def request_spec(context, case, cloud):
         group = cloud.instance_group(context)
         hints['group'] = [group.uuid]
     image = request.get('image') or {}
+    properties = {str(k): str(v) for k, v in
+                  (image.get('properties') or {}).items()}
+    # simulate reads the disk format among the properties; Nova's image
+    # has it beside them, and always one (qcow2 when the case names none).
+    disk_format = (properties.pop('disk_format', None) or
+                   image.get('disk_format') or 'qcow2')
     image_meta = {
         'id': str(uuid.uuid5(INSTANCE_NAMESPACE, 'image')),
-        'name': 'image', 'status': 'active', 'disk_format': 'qcow2',
+        'name': 'image', 'status': 'active', 'disk_format': disk_format,
         'container_format': 'bare', 'min_ram': 0, 'min_disk': 0,
-        'size': 1024, 'properties': {str(k): str(v) for k, v in
-                                     (image.get('properties') or
-                                      {}).items()}}
+        'size': 1024, 'properties': properties}
     filter_properties = {
         'scheduler_hints': hints,
         'ignore_hosts': list(request.get('ignore_hosts') or []) or None,
