@@ -30,6 +30,7 @@ from nova_lite import objects
 from nova_lite.scheduler import filter_scheduler
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_manager
+from nova_lite.scheduler import request_filter
 from nova_lite.scheduler import utils as scheduler_utils
 from nova_lite.scheduler import weights
 
@@ -119,7 +120,7 @@ class Host:
                  'disk_allocation_ratio', 'hypervisor_type',
                  'hypervisor_version', 'supported_instances', 'traits',
                  'stats', 'instances', 'service', 'aggregates',
-                 'reserved', 'allocated')
+                 'aggregate_uuids', 'reserved', 'allocated')
 
     def state(self, members=None):
         state = host_manager.HostState(self.host, self.nodename, CELL)
@@ -147,6 +148,18 @@ class Host:
         state.service = self.service
         state.aggregates = self.aggregates
         return state
+
+    def asked_for(self, query):
+        """Whether this host's provider is what the pre-filters'
+        PlacementQuery asks for: in one aggregate of each member_of, in
+        none of the forbidden ones, with the required traits and without
+        the forbidden ones (the compute node alone: the simulation has no
+        nested providers)."""
+        uuids = self.aggregate_uuids
+        return (all(not uuids.isdisjoint(among) for among in query.member_of)
+                and uuids.isdisjoint(query.forbidden_aggregates) and
+                query.all_required <= self.traits and
+                self.traits.isdisjoint(query.all_forbidden))
 
     def fits(self, wanted):
         """Whether {resource class: amount} fits this host's inventory,
@@ -276,6 +289,9 @@ def read_hosts(case):
             'disabled': bool(service.get('disabled', False)),
             'forced_down': bool(service.get('forced_down', False)),
             'disabled_reason': service.get('disabled_reason')}
+        if row.service['disabled']:
+            # As its compute marks its provider.
+            row.traits.add(request_filter.STATUS_DISABLED)
         names = set(_list(item.get('aggregates'), where + '.aggregates'))
         for name in sorted(names):
             if name not in aggregates:
@@ -293,6 +309,7 @@ def read_hosts(case):
                     _uuid_of(name))
             zones[name].hosts.add(host)
             row.aggregates.append(zones[name])
+        row.aggregate_uuids = frozenset(a.uuid for a in row.aggregates)
         hosts.append(row)
     aggregates.update(zones)
     return hosts, aggregates
@@ -400,17 +417,26 @@ def _first(choices):
 # Why placement would not offer a host (the daemon's words).
 NO_ROOM = 'not enough free resources in placement'
 BEYOND_LIMIT = 'beyond [scheduler] max_placement_results'
+NOT_ASKED_FOR = 'not what the request pre-filters ask placement for'
 
 
-def placement_offers(spec, hosts, members):
+def placement_offers(spec, hosts, members, aggregates):
     """(the host states placement would offer for one instance of
     ``spec``, in order, at most ``max_placement_results``; a function
     returning [(reason, [host state])] of the others, made only if a
-    NoValidHost must be explained)."""
+    NoValidHost must be explained). The request's pre-filters narrow the
+    query first, as the daemon's do; NoValidHost if they rule out every
+    host."""
+    query = request_filter.process(spec, aggregates.values(), CONF)
+    query.all_required = query.required | query.root_required
+    query.all_forbidden = query.forbidden | query.root_forbidden
     wanted = scheduler_utils.resources_from_request_spec(spec)
     limit = CONF.scheduler.max_placement_results
-    offered, no_room = [], []
+    offered, no_room, not_asked_for = [], [], []
     for index, row in enumerate(hosts):
+        if not row.asked_for(query):
+            not_asked_for.append(row)
+            continue
         if not row.fits(wanted):
             no_room.append(row)
             continue
@@ -422,24 +448,27 @@ def placement_offers(spec, hosts, members):
         beyond = []
 
     def set_aside():
-        left = [(NO_ROOM, [r.state(members.get(r.host)) for r in no_room])]
-        rest = [r for r in beyond if r.fits(wanted)]
-        if rest:
-            left.append((BEYOND_LIMIT,
-                         [r.state(members.get(r.host)) for r in rest]))
-        no_room.extend(r for r in beyond if not r.fits(wanted))
-        return left
+        rest = [r for r in beyond if r.asked_for(query)]
+        left = [(NOT_ASKED_FOR + ' (%s)' % query.describe(),
+                 not_asked_for + [r for r in beyond
+                                  if not r.asked_for(query)]),
+                (NO_ROOM, no_room + [r for r in rest
+                                     if not r.fits(wanted)]),
+                (BEYOND_LIMIT, [r for r in rest if r.fits(wanted)])]
+        return [(reason, [r.state(members.get(r.host)) for r in rows])
+                for reason, rows in left if rows]
     return offered, set_aside
 
 
-def decide(hosts, case, filter_objs, weighers, trace=None):
+def decide(hosts, aggregates, case, filter_objs, weighers, trace=None):
     """(instance names, [[chosen host state, alternates...]] or the
     NoValidHost): the whole decision, from the host rows to the
     selection."""
     spec, names, members = request_spec(case, hosts)
-    offered, set_aside = placement_offers(spec, hosts, members)
     subset = CONF.filter_scheduler.host_subset_size
     try:
+        offered, set_aside = placement_offers(spec, hosts, members,
+                                              aggregates)
         return names, filter_scheduler.schedule(
             spec, names, offered, filter_objs, weighers,
             max_alternates=CONF.scheduler.max_attempts - 1,
@@ -459,9 +488,10 @@ def run(case, repeat=0):
     with configured(case.get('config')):
         filter_objs = filters.load(CONF.filter_scheduler.enabled_filters)
         weighers = weights.load(CONF.filter_scheduler.weight_classes)
-        hosts, _aggregates = read_hosts(case)
+        hosts, aggregates = read_hosts(case)
         trace = filter_scheduler.Trace()
-        names, chosen = decide(hosts, case, filter_objs, weighers, trace)
+        names, chosen = decide(hosts, aggregates, case, filter_objs,
+                               weighers, trace)
         answer = {'chosen_hosts': [], 'selections': [], 'instances': []}
         if isinstance(chosen, exception.NoValidHost):
             answer['error'] = {'type': type(chosen).__name__,
@@ -481,7 +511,7 @@ def run(case, repeat=0):
             timings = []
             for _ in range(repeat):
                 started = time.perf_counter()
-                decide(hosts, case, filter_objs, weighers)
+                decide(hosts, aggregates, case, filter_objs, weighers)
                 timings.append(time.perf_counter() - started)
             answer['timing_ms'] = round(
                 statistics.median(timings) * 1000, 3)

@@ -459,6 +459,63 @@ class TestDaemonDefaults(SimulateTestCase):
         self.assertGreater(timed['timing_ms'], 0)
 
 
+class TestPreFilters(SimulateTestCase):
+    """The request's pre-filters narrow what placement is asked for, as
+    the daemon's do, before the limit."""
+
+    def test_a_zone_is_asked_of_placement_before_the_limit(self):
+        # Only 2 hosts are offered, and the zone's host is the third.
+        hosts = [host('a'), host('b'), host('c', availability_zone='far')]
+        answer = simulate.run(make_case(
+            hosts, availability_zone='far',
+            config={'scheduler': {'max_placement_results': 2},
+                    'filter_scheduler': {'enabled_filters':
+                                         ['ComputeFilter']}}))
+        self.assertEqual(['c'], answer['chosen_hosts'])
+
+    def test_a_zone_no_aggregate_makes_narrows_nothing(self):
+        # As in Nova: the default zone is no aggregate's.
+        hosts = [host('a', availability_zone='az1'), host('b')]
+        answer = simulate.run(make_case(
+            hosts, availability_zone='nova',
+            config=filters_config('ComputeFilter')))
+        self.assertEqual(['a'], answer['chosen_hosts'])
+
+    def test_hosts_outside_the_zone_are_counted_in_no_valid_host(self):
+        hosts = [host('a', availability_zone='az1', memory_mb=256),
+                 host('b', availability_zone='az2')]
+        answer = simulate.run(make_case(
+            hosts, availability_zone='az1',
+            config=filters_config('ComputeFilter')))
+        self.assertEqual(
+            'No valid host was found. 0/2 hosts available: 1 not what the '
+            'request pre-filters ask placement for (availability zone az1; '
+            'no COMPUTE_STATUS_DISABLED), 1 not enough free resources in '
+            'placement', answer['error']['message'])
+
+    def test_a_disabled_compute_is_not_offered(self):
+        hosts = [host('a', service={'disabled': True}), host('b')]
+        answer = simulate.run(make_case(
+            hosts, config=filters_config('RamFilter')))
+        self.assertEqual(['b'], answer['chosen_hosts'])
+        self.assertEqual([], answer['selections'][0]['alternates'])
+
+    def test_tenant_isolation(self):
+        hosts = [host('a'), host('b', aggregates=['mine'])]
+        aggregates = [{'name': 'mine',
+                       'metadata': {'filter_tenant_id': 'p1'}}]
+        config = {'scheduler': {'limit_tenants_to_placement_aggregate':
+                                True}}
+        mine = simulate.run(make_case(hosts, config=config,
+                                      aggregates=aggregates,
+                                      project_id='p1'))
+        other = simulate.run(make_case(hosts, config=config,
+                                       aggregates=aggregates,
+                                       project_id='p2'))
+        self.assertEqual((['b'], ['a']),
+                         (mine['chosen_hosts'], other['chosen_hosts']))
+
+
 class TestCommandLine(testtools.TestCase):
     """``nova-lite-manage scheduler simulate`` in a process of its own,
     reading no configuration but an empty file."""
