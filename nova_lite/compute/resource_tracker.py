@@ -13,6 +13,17 @@ against this node whose consumer is gone (the API's local delete). If
 placement cannot be reached the audit logs and tries again next period,
 and builds fail their claim (and reschedule) rather than go ACTIVE without
 an allocation.
+
+For the scheduler's filters and weighers the record also carries the
+hypervisor type and version, and ``stats`` (``nova_lite.compute.stats``):
+what the instances counted here are doing (I/O-heavy operations in
+``io_workload``), consecutive failed builds and the kinds of guest the
+driver runs. They follow each claim, drop and start or end of an operation
+at once, and are recomputed by the audit. The provider's traits that the
+compute decides (the driver's disk formats, COMPUTE_NODE,
+COMPUTE_STATUS_DISABLED while its service is disabled) are synchronised
+by the audit and, for the status, when an administrator changes it; other
+traits on the provider are left alone.
 """
 
 import contextlib
@@ -21,15 +32,20 @@ import threading
 from oslo_log import log as logging
 
 from nova_lite.compute import states
+from nova_lite.compute import stats
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite import outage
 from nova_lite import placement_client
 from nova_lite.scheduler import utils as scheduler_utils
+from nova_lite import servicegroup
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
+
+COMPUTE_NODE = 'COMPUTE_NODE'
+STATUS_DISABLED = 'COMPUTE_STATUS_DISABLED'
 
 
 def is_boot_from_volume(instance):
@@ -75,6 +91,11 @@ class ResourceTracker:
         self.compute_nodes = {}  # nodename -> ComputeNode
         # instance uuid -> (vcpus, memory_mb, disk_gb, pci_devices)
         self.tracked = {}
+        # instance uuid -> stats.Activity, for the same instances: what
+        # they are doing, for the node's stats and workload.
+        self.activity = {}
+        # nodename -> consecutive failed builds (build_failed).
+        self.failed_builds = {}
         # Instances between claim and the end of their spawn: the audit
         # must not drop them although their record is not ACTIVE yet.
         self._claiming = set()
@@ -83,6 +104,9 @@ class ResourceTracker:
         # snapshot does not count them again. None between audits.
         self._left_during_audit = None
         self._lock = threading.Lock()
+        # Held from reading the service's status to writing its trait, so
+        # that an older reading never lands after a newer one.
+        self._status_lock = threading.Lock()
         # nodename -> provider UUID holding its instances' DISK_GB (a
         # sharing provider in one of the node's aggregates, or the node).
         self._disk_providers = {}
@@ -143,6 +167,16 @@ class ResourceTracker:
         node.free_ram_mb = node.memory_mb - node.memory_mb_used
         node.free_disk_gb = node.local_gb - node.local_gb_used
         node.running_vms = len(self.tracked)
+        node.hypervisor_type = resources['hypervisor_type']
+        node.hypervisor_version = resources['hypervisor_version']
+        node.current_workload = stats.current_workload(
+            self.activity.values())
+        reported = stats.node_stats(
+            self.activity.values(),
+            self.failed_builds.get(node.hypervisor_hostname, 0),
+            resources.get('supported_instances') or [])
+        if not node.obj_attr_is_set('stats') or node.stats != reported:
+            node.stats = reported
 
     # -- placement -----------------------------------------------------------
 
@@ -167,9 +201,9 @@ class ResourceTracker:
             inventory['PCI_DEVICE'] = item(resources['pci_devices'], 0, 1.0)
         return inventory
 
-    def _report_inventory(self, node, resources):
-        """Make the node's provider and inventory current; False if
-        placement could not be reached (retried next period)."""
+    def _report_inventory(self, context, node, resources):
+        """Make the node's provider, inventory and traits current; False
+        if placement could not be reached (retried next period)."""
         try:
             self.reportclient.ensure_resource_provider(
                 node.uuid, node.hypervisor_hostname)
@@ -184,12 +218,71 @@ class ResourceTracker:
                          if disk_provider != node.uuid else '')
             self._disk_providers[node.hypervisor_hostname] = disk_provider
             self._reported.add(node.uuid)
-            return True
         except (placement_client.PlacementUnavailable,
                 placement_client.PlacementConflict) as e:
             LOG.warning('Cannot report %s to placement (will retry next '
                         'period): %s', node.hypervisor_hostname, e)
             return False
+        self._sync_traits(context, node)
+        return True
+
+    # -- traits ---------------------------------------------------------------
+
+    def _sync_traits(self, context, node):
+        """The traits this compute decides on its node's provider: the
+        driver's (disk formats it boots), COMPUTE_NODE, and
+        COMPUTE_STATUS_DISABLED while the compute service is disabled.
+        Any other trait (an operator's CUSTOM_ ones) is left as it is."""
+        owned = self.driver.capability_traits()
+        add = {trait for trait, supported in owned.items() if supported}
+        add.add(COMPUTE_NODE)
+        remove = set(owned) - add
+        with self._status_lock:
+            disabled = self._service_disabled(context)
+            if disabled is not None:
+                (add if disabled else remove).add(STATUS_DISABLED)
+            self._write_traits(node, add, remove)
+
+    def _service_disabled(self, context):
+        """Whether this host's compute service is disabled; None when
+        its record cannot be read (not registered yet at the first
+        start, or the conductor does not answer)."""
+        try:
+            service = servicegroup.compute_service(context, self.host)
+        except Exception as e:
+            LOG.warning('The status of the compute service of %s was not '
+                        'read (COMPUTE_STATUS_DISABLED is synchronised next '
+                        'period): %s', self.host, e)
+            return None
+        return None if service is None else bool(service.disabled)
+
+    def _write_traits(self, node, add, remove):
+        try:
+            changed = self.reportclient.update_provider_traits(
+                node.uuid, add, remove)
+            if changed:
+                LOG.info('Traits of %s brought up to date (on: %s; off: '
+                         '%s)', node.hypervisor_hostname,
+                         ', '.join(sorted(changed[0])) or '-',
+                         ', '.join(sorted(changed[1])) or '-')
+        except (placement_client.PlacementUnavailable,
+                placement_client.PlacementConflict) as e:
+            LOG.warning('Traits of %s not written (will retry next period): '
+                        '%s', node.hypervisor_hostname, e)
+
+    def set_service_status(self, disabled):
+        """The compute service was just disabled (or enabled): put
+        COMPUTE_STATUS_DISABLED on every node's provider (or take it off)
+        now, so that the scheduler's placement query leaves them out (or
+        in) without waiting for the next audit. False when this compute
+        has no node yet (the audit sets it when it has)."""
+        nodes = list(self.compute_nodes.values())
+        with self._status_lock:
+            for node in nodes:
+                self._write_traits(node, {STATUS_DISABLED} if disabled
+                                   else (), () if disabled
+                                   else {STATUS_DISABLED})
+        return bool(nodes)
 
     def _find_disk_provider(self, node):
         aggregates = self.reportclient.get_aggregates(node.uuid)
@@ -232,12 +325,18 @@ class ResourceTracker:
             node = self._ensure_node(context, nodename, resources)
             in_flight = {uuid: usage for uuid, usage in self.tracked.items()
                          if uuid in self._claiming}
+            in_flight_activity = {uuid: self.activity[uuid]
+                                  for uuid in in_flight
+                                  if uuid in self.activity}
             self.tracked = {i.uuid: _usage_of(i) for i in instances
                             if i.uuid not in left}
+            self.activity = {i.uuid: stats.activity_of(i) for i in instances
+                             if i.uuid not in left}
             self.tracked.update(in_flight)
+            self.activity.update(in_flight_activity)
             self._apply(node, resources)
             node.save()
-        if self._report_inventory(node, resources):
+        if self._report_inventory(context, node, resources):
             self._heal_allocations(context, node, instances)
         return node
 
@@ -409,13 +508,14 @@ class ResourceTracker:
             node = self._ensure_node(context, nodename, resources)
             self._check(node, usage, limits)
             self.tracked[instance.uuid] = usage
+            self.activity[instance.uuid] = stats.activity_of(instance)
             self._claiming.add(instance.uuid)
             self._apply(node, resources)
             node.save()
 
         def write():
             if node.uuid not in self._reported and \
-                    not self._report_inventory(node, resources):
+                    not self._report_inventory(context, node, resources):
                 raise placement_client.PlacementUnavailable(
                     reason='the provider of %s is not reported yet' %
                     nodename)
@@ -458,28 +558,65 @@ class ResourceTracker:
         if self._left_during_audit is not None:
             self._left_during_audit.add(instance_uuid)
 
-    def _retrack(self, nodename, instance_uuid, usage):
+    def _save_node(self, nodename):
+        """Write what the tracker counts now to ``nodename``'s record
+        (call with the lock held)."""
+        node = self.compute_nodes.get(nodename)
+        if node is not None:
+            self._apply(node, self.driver.get_available_resource(nodename))
+            node.save()
+
+    def _retrack(self, nodename, instance, usage):
         with self._lock:
             if usage is None:
-                self._note_left(instance_uuid)
-                self.tracked.pop(instance_uuid, None)
+                self._note_left(instance.uuid)
+                self.tracked.pop(instance.uuid, None)
+                self.activity.pop(instance.uuid, None)
             else:
-                self.tracked[instance_uuid] = usage
-            node = self.compute_nodes.get(nodename)
-            if node is not None:
-                self._apply(node,
-                            self.driver.get_available_resource(nodename))
-                node.save()
+                self.tracked[instance.uuid] = usage
+                self.activity[instance.uuid] = stats.activity_of(instance)
+            self._save_node(nodename)
 
     def track_instance(self, context, instance, nodename):
         """Count an instance that arrived here holding its allocation
         already (live migration): locally only."""
-        self._retrack(nodename, instance.uuid, _usage_of(instance))
+        self._retrack(nodename, instance, _usage_of(instance))
 
     def forget_instance(self, context, instance, nodename):
         """Stop counting an instance that left (live migration); its
         allocation here is its move's to give back."""
-        self._retrack(nodename, instance.uuid, None)
+        self._retrack(nodename, instance, None)
+
+    def update_usage(self, context, instance):
+        """What an instance counted here is doing changed (its vm_state
+        or task_state: an operation on it began or ended): the node's
+        stats and workload follow at once. Nothing for an instance not
+        counted here."""
+        with self._lock:
+            if instance.uuid not in self.tracked:
+                return
+            activity = stats.activity_of(instance)
+            if self.activity.get(instance.uuid) == activity:
+                return
+            self.activity[instance.uuid] = activity
+            for nodename in self.compute_nodes:
+                self._save_node(nodename)
+
+    # -- failed builds -------------------------------------------------------
+
+    def build_failed(self, nodename):
+        """One more consecutive failed build on ``nodename``, reported
+        at once for the BuildFailureWeigher."""
+        with self._lock:
+            self.failed_builds[nodename] = \
+                self.failed_builds.get(nodename, 0) + 1
+            self._save_node(nodename)
+
+    def build_succeeded(self, nodename):
+        """A build succeeded on ``nodename``: its failures are forgiven."""
+        with self._lock:
+            if self.failed_builds.pop(nodename, 0):
+                self._save_node(nodename)
 
     def drop_instance(self, context, instance, nodename, only_here=True):
         """Give back what ``instance`` used here (terminate, failed spawn):
@@ -492,11 +629,10 @@ class ResourceTracker:
         with self._lock:
             self._note_left(instance.uuid)
             known = self.tracked.pop(instance.uuid, None) is not None
+            self.activity.pop(instance.uuid, None)
             node = self.compute_nodes.get(nodename)
-            if known and node is not None:
-                self._apply(node,
-                            self.driver.get_available_resource(nodename))
-                node.save()
+            if known:
+                self._save_node(nodename)
         try:
             self.reportclient.delete_allocations(
                 instance.uuid, if_on=node.uuid if (

@@ -1,6 +1,11 @@
 """[compute]: the compute daemon, its resource tracker and the fake driver."""
 
 from oslo_config import cfg
+from oslo_config import types
+
+# Disk formats a driver may support (each has a COMPUTE_IMAGE_TYPE_ trait).
+IMAGE_TYPES = ('aki', 'ami', 'ari', 'iso', 'qcow2', 'raw', 'vdi', 'vhd',
+               'vhdx', 'vmdk', 'ploop')
 
 compute_group = cfg.OptGroup(
     'compute', title='Compute',
@@ -50,6 +55,32 @@ compute_opts = [
                      'and cold migration it is asked to take as a '
                      'destination, so the conductor\'s reschedule to the '
                      'alternates can be watched.'),
+    cfg.ListOpt('fake_supported_instances', default=['x86_64/fake/hvm'],
+                item_type=types.String(regex=r'^[^/]+/[^/]+/[^/]+$'),
+                help='The kinds of guest the fake driver runs, each '
+                     'ARCHITECTURE/HYPERVISOR_TYPE/VM_MODE (as Nova\'s fake '
+                     'driver: x86_64/fake/hvm). Reported in the compute '
+                     'node\'s stats; the ImagePropertiesFilter matches an '
+                     'image\'s hw_architecture, img_hv_type and hw_vm_mode '
+                     'against them.'),
+    cfg.ListOpt('fake_image_types', default=['raw', 'qcow2'],
+                item_type=types.String(choices=IMAGE_TYPES),
+                help='Disk formats the fake driver can boot. Each is '
+                     'reported as the trait COMPUTE_IMAGE_TYPE_<FORMAT> on '
+                     'the compute node\'s resource provider (and the other '
+                     'formats\' traits are removed), which the scheduler\'s '
+                     'image type pre-filter asks placement for. The default '
+                     'is the usual libvirt set; Nova\'s fake driver has raw '
+                     'only.'),
+    cfg.IntOpt('consecutive_build_service_disable_threshold', default=10,
+               min=0,
+               help='Any nonzero value makes this compute count its '
+                    'consecutive failed builds (a success starts again '
+                    'from 0) and report them to the scheduler, whose '
+                    'BuildFailureWeigher ([filter_scheduler] '
+                    'build_failure_weight_multiplier) then prefers other '
+                    'hosts. 0 stops the counting. As in Nova 34, the '
+                    'service is not disabled whatever the count.'),
     cfg.IntOpt('max_concurrent_builds', default=10, min=1,
                help='Builds this compute runs at once; more wait.'),
     cfg.IntOpt('update_resources_interval', default=60, min=1,

@@ -1,5 +1,9 @@
 """The fake virt driver: a hypervisor whose capacity comes from [compute].
 
+What it reports besides capacity: the kinds of guest it runs
+(``fake_supported_instances``) and the disk formats it boots
+(``fake_image_types``, as provider traits).
+
 Spawning takes ``fake_spawn_seconds`` and can be made to fail for chosen
 instance names (``fake_fail_spawn_for``) so a reschedule can be watched.
 """
@@ -47,7 +51,25 @@ class FakeDriver:
             'pci_devices': CONF.compute.fake_pci_devices,
             'cpu_info': jsonutils.dumps({'arch': 'x86_64', 'model': 'fake',
                                          'vendor': 'nova_lite'}),
+            'supported_instances': self.supported_instances(),
         }
+
+    @staticmethod
+    def supported_instances():
+        """[(architecture, hypervisor type, VM mode)] this hypervisor
+        runs: [compute] fake_supported_instances."""
+        return [tuple(item.split('/'))
+                for item in CONF.compute.fake_supported_instances]
+
+    @staticmethod
+    def capability_traits():
+        """{trait: supported} for the traits this driver decides on its
+        node's provider: COMPUTE_IMAGE_TYPE_<FORMAT> for each disk format,
+        supported when in [compute] fake_image_types."""
+        supported = set(CONF.compute.fake_image_types)
+        return {'COMPUTE_IMAGE_TYPE_%s' % image_type.upper():
+                image_type in supported
+                for image_type in nova_conf.compute.IMAGE_TYPES}
 
     def spawn(self, context, instance, image_meta=None):
         if CONF.compute.fake_spawn_seconds:

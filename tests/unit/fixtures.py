@@ -152,6 +152,13 @@ class PlacementServer(fixtures.Fixture):
     def _setUp(self):
         from nova_lite.api import placement
         from nova_lite.api import wsgi_server
+        from nova_lite.placement import resource_classes
+        from nova_lite.placement import traits
+        # The process's caches of trait and class ids name rows of an
+        # earlier test's database.
+        for reset in (resource_classes.reset_cache, traits.reset_cache):
+            self.addCleanup(reset)
+            reset()
         server = wsgi_server.Server('placement-test', placement.make_app(),
                                     '127.0.0.1', 0, 8)
         server.start()
