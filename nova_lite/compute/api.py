@@ -632,6 +632,16 @@ class HostAPI:
     leaves out a cell that does not answer; a lookup by uuid missing from
     every cell that answered, when one did not, is CellUnavailable (503)."""
 
+    def __init__(self):
+        self._compute_rpc = None
+
+    @property
+    def compute_rpcapi(self):
+        if self._compute_rpc is None:
+            from nova_lite.compute import rpcapi as compute_rpcapi
+            self._compute_rpc = compute_rpcapi.ComputeAPI()
+        return self._compute_rpc
+
     def service_get_all(self, context, host=None, binary=None):
         return cells.list_from_every_cell(
             context, lambda cctxt, cell: objects.ServiceList.get_all(
@@ -644,12 +654,41 @@ class HostAPI:
             lambda: exception.ServiceNotFound(service_id=service_uuid))
 
     def service_update(self, context, service_uuid, values):
-        """Set status fields (disabled, disabled_reason, forced_down)."""
+        """Set status fields (disabled, disabled_reason, forced_down). A
+        compute told it is enabled or disabled updates its providers'
+        COMPUTE_STATUS_DISABLED trait at once."""
         service = self.service_get_by_uuid(context, service_uuid)
         for name, value in values.items():
             setattr(service, name, value)
         service.save()
+        if 'disabled' in values and \
+                service.binary == servicegroup.COMPUTE_BINARY:
+            self._tell_compute_its_status(service)
         return service
+
+    def _tell_compute_its_status(self, service):
+        """Cast set_host_enabled to the compute of ``service``. A compute
+        that is down, or too old for it, is not told: its audit
+        synchronises the trait with its service record (once it runs and
+        is upgraded), so nothing is lost, only later."""
+        context = service._context
+        if not servicegroup.service_is_up(service):
+            LOG.info('The compute service of %s is down: '
+                     'COMPUTE_STATUS_DISABLED is synchronised when it runs '
+                     'again', service.host)
+            return
+        if not self.compute_rpcapi.can_set_host_enabled(context, service):
+            LOG.info('The compute service of %s is too old (or pinned) to '
+                     'be told its status: its audit synchronises '
+                     'COMPUTE_STATUS_DISABLED', service.host)
+            return
+        try:
+            self.compute_rpcapi.set_host_enabled(context, service.host,
+                                                 not service.disabled)
+        except Exception as e:
+            LOG.warning('The compute service of %s was not told its status '
+                        '(its audit synchronises COMPUTE_STATUS_DISABLED): '
+                        '%s', service.host, e)
 
     def service_delete(self, context, service_uuid):
         """Delete a service record and, for a compute, its nodes."""

@@ -44,7 +44,7 @@ LOG = logging.getLogger(__name__)
 
 
 class ComputeManager(manager.Manager):
-    target = messaging.Target(version='1.6')
+    target = messaging.Target(version='1.7')
 
     def __init__(self, host=None, driver=None):
         self.host = host or CONF.host
@@ -101,14 +101,25 @@ class ComputeManager(manager.Manager):
         def run():
             try:
                 context.update_store()
+                self._note_usage(context, instance)
                 return flow(self, context, instance, *args)
             finally:
+                self._note_usage(context, instance)
                 self.work.end(instance.uuid)
         try:
             return self._builds.submit(run)
         except Exception:
             self.work.end(instance.uuid)
             raise
+
+    def _note_usage(self, context, instance):
+        """An operation on ``instance`` begins or ends: what it does
+        now counts in the node's stats (its I/O workload) at once."""
+        try:
+            self.rt.update_usage(context, instance)
+        except Exception as e:
+            LOG.warning('The stats of this node were not updated for %s '
+                        '(the next audit will): %s', instance.uuid, e)
 
     def cleanup_host(self):
         self._builds.shutdown(wait=True)
@@ -160,8 +171,29 @@ class ComputeManager(manager.Manager):
     def build_and_run_instance(self, context, instance, selection,
                                request_spec, host_list, limits=None,
                                image=None):
-        self._submit(build.build_and_run, context, instance, selection,
-                     request_spec, host_list, limits, image)
+        self._submit(ComputeManager._build_and_count, context, instance,
+                     selection, request_spec, host_list, limits, image)
+
+    def _build_and_count(self, context, instance, selection, *args):
+        """Build (``flows.build``) and count the node's consecutive
+        failed builds for the scheduler's BuildFailureWeigher, as Nova
+        does: a build that ends in ERROR or is sent to an alternate is
+        one more (while [compute]
+        consecutive_build_service_disable_threshold is not 0), a
+        server that goes ACTIVE starts again from none. A server deleted
+        while it is built counts as neither."""
+        outcome = build.build_and_run(self, context, instance, selection,
+                                      *args)
+        try:
+            if outcome == build.ACTIVE:
+                self.rt.build_succeeded(selection.nodename)
+            elif outcome in (build.FAILED, build.RESCHEDULED) and \
+                    CONF.compute.consecutive_build_service_disable_threshold:
+                self.rt.build_failed(selection.nodename)
+        except Exception as e:
+            LOG.warning('The failed builds of %s were not reported (the '
+                        'next audit will): %s', selection.nodename, e)
+        return outcome
 
     # -- rebuild, stop, start ----------------------------------------------
 
@@ -282,6 +314,16 @@ class ComputeManager(manager.Manager):
                           request_spec=None, selection=None):
         self._submit(shelve.unshelve, context, instance, image,
                      request_spec, selection)
+
+    # -- the host's status (1.7) ----------------------------------------------
+
+    def set_host_enabled(self, context, enabled):
+        """An administrator enabled or disabled this compute service:
+        COMPUTE_STATUS_DISABLED goes off or on its nodes' providers now
+        (the audit would, within [compute] update_resources_interval)."""
+        if not self.rt.set_service_status(disabled=not enabled):
+            LOG.warning('No compute node yet on %s: COMPUTE_STATUS_DISABLED '
+                        'is set by its first audit', self.host)
 
     # -- delete --------------------------------------------------------------
 

@@ -26,6 +26,9 @@ API version history:
           finish_resize (cast to the destination), confirm_resize (cast
           to the source), revert_resize (cast to the destination),
           finish_revert_resize (cast to the source).
+    1.7 - set_host_enabled (cast): an administrator enabled or disabled
+          the compute service; it puts COMPUTE_STATUS_DISABLED on its
+          nodes' providers or takes it off.
 """
 
 import oslo_messaging as messaging
@@ -40,7 +43,7 @@ from nova_lite import servicegroup
 CONF = nova_conf.CONF
 
 RPC_TOPIC = 'compute'
-LATEST_VERSION = '1.6'
+LATEST_VERSION = '1.7'
 # Reconnection attempts of a cast before it fails (None would be forever).
 CAST_RETRIES = 3
 
@@ -258,14 +261,18 @@ class ComputeAPI:
         return self.can_send_version(context, host, self.RESIZE_VERSION) \
             and self.host_speaks(context, host, self.RESIZE_VERSION)
 
-    @staticmethod
-    def host_speaks(context, host, version):
+    @classmethod
+    def host_speaks(cls, context, host, version):
         """Whether the compute of ``host`` (in the cell ``context``
         targets) speaks compute RPC ``version``, by the service version
         it recorded; False when it has no record."""
         service = servicegroup.compute_service(context, host)
-        if service is None:
-            return False
+        return service is not None and cls.service_speaks(service, version)
+
+    @staticmethod
+    def service_speaks(service, version):
+        """Whether the compute whose service record is ``service``
+        speaks compute RPC ``version``."""
         history = service_obj.SERVICE_VERSION_HISTORY
         spoken = history[min(service.version or 0, len(history) - 1)][
             'compute']
@@ -321,6 +328,31 @@ class ComputeAPI:
         flavor."""
         self._cast_1_6(context, migration.source_compute, instance,
                        'finish_revert_resize', migration=migration)
+
+    # -- the host's status (1.7) ----------------------------------------------
+
+    HOST_STATUS_VERSION = '1.7'
+
+    def can_set_host_enabled(self, context, service):
+        """Whether the compute of ``service`` (its record) takes
+        set_host_enabled: the cap allows 1.7 and it runs a release that
+        speaks it."""
+        return self.can_send_version(context, service.host,
+                                     self.HOST_STATUS_VERSION) and \
+            self.service_speaks(service, self.HOST_STATUS_VERSION)
+
+    def set_host_enabled(self, context, host, enabled):
+        """Tell ``host``'s compute that its service was enabled or
+        disabled; ComputeTooOld, nothing sent, if computes are pinned
+        below 1.7."""
+        client = self._client(context, host)
+        if not client.can_send_version(self.HOST_STATUS_VERSION):
+            raise exception.ComputeTooOld(
+                host=host, action='set_host_enabled',
+                version=self.HOST_STATUS_VERSION, pinned=self.version_cap)
+        client.prepare(version=self.HOST_STATUS_VERSION,
+                       retry=CAST_RETRIES).cast(
+            context, 'set_host_enabled', enabled=enabled)
 
     def terminate_instance(self, context, instance):
         self._client(context, instance.host).prepare(

@@ -17,7 +17,7 @@ from nova_lite.objects import base
 # Version 1: conductor 1.0, scheduler 1.0, compute 1.0
 # Version 2: scheduler 1.1 (select_destinations returns alternates)
 # Version 3: scheduler 1.2 (RequestSpec 1.1 with the server group)
-SERVICE_VERSION = 13
+SERVICE_VERSION = 14
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: no version recorded
@@ -60,6 +60,9 @@ SERVICE_VERSION_HISTORY = (
     # Version 13: scheduler 1.5 (RequestSpec 1.4: a move's
     # requested_destination, filtered like any host)
     {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.6'},
+    # Version 14: compute 1.7 (set_host_enabled: the API tells a compute
+    # its service was disabled or enabled, for COMPUTE_STATUS_DISABLED)
+    {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.7'},
 )
 
 _COLUMNS = ('id', 'uuid', 'host', 'binary', 'topic', 'report_count',

@@ -40,9 +40,18 @@ LOG = logging.getLogger(__name__)
 
 FLOW = 'build on the compute'
 
+# How a build here ended (``build_and_run``).
+ACTIVE = 'active'
+FAILED = 'failed'  # the server is in ERROR
+RESCHEDULED = 'rescheduled'  # sent to an alternate host
+DELETED = 'deleted'  # deleted while it was built
+NOT_TAKEN = 'not taken'  # a late or repeated request, left alone
+
 
 def build_and_run(compute, context, instance, selection, request_spec,
                   host_list, limits, image):
+    """Build the server here, recording the compute's part of its
+    action; how it ended (ACTIVE, FAILED, ...)."""
     with compute.work.lock(instance.uuid), instance_actions.event(
             context, instance.uuid, 'compute_build_and_run_instance',
             host=compute.host, action=instance_actions.CREATE) as build:
@@ -59,24 +68,29 @@ def build_and_run(compute, context, instance, selection, request_spec,
                                  instance_uuid=instance.uuid,
                                  reason='unexpected error on %s' %
                                  compute.host))
-            return
+            return FAILED
         # build_here handles its failures itself; what it left on the
         # instance tells whether the server runs here.
         if taken is False:
             build.fail('A late or repeated build request reached %s; the '
                        'server was not waiting for a host and was left '
                        'alone.' % compute.host)
-        elif instance.vm_state == states.ERROR:
+            return NOT_TAKEN
+        if instance.vm_state == states.ERROR:
             build.fail('The build failed on %s; the server is in ERROR '
                        '(see its fault).' % compute.host)
-        elif (instance.host is None and
-              instance.task_state == states.SCHEDULING):
+            return FAILED
+        if (instance.host is None and
+                instance.task_state == states.SCHEDULING):
             build.fail('The build failed on %s; the server was sent '
                        'to an alternate host.' % compute.host)
-        elif (instance.vm_state != states.ACTIVE or
-              instance.obj_what_changed()):
+            return RESCHEDULED
+        if (instance.vm_state != states.ACTIVE or
+                instance.obj_what_changed()):
             build.fail('The server was deleted while it was built on '
                        '%s.' % compute.host)
+            return DELETED
+        return ACTIVE
 
 
 def build_here(compute, context, instance, selection, request_spec,
