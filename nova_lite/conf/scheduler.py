@@ -79,13 +79,19 @@ filter_scheduler_group = cfg.OptGroup(
 
 filter_scheduler_opts = [
     cfg.ListOpt('enabled_filters',
-                default=['ComputeFilter', 'RetryFilter',
-                         'AvailabilityZoneFilter', 'RamFilter', 'CoreFilter',
-                         'DiskFilter', 'ImagePropertiesFilter',
+                default=['ComputeFilter', 'ComputeCapabilitiesFilter',
+                         'ImagePropertiesFilter',
                          'ServerGroupAntiAffinityFilter',
                          'ServerGroupAffinityFilter'],
                 help='Filters applied in this order; each removes the hosts '
-                     'that cannot take the instance. Known: '
+                     'that cannot take the instance. The default is Nova '
+                     '34\'s: placement has already narrowed the hosts to '
+                     'those with room, in the requested zone, enabled '
+                     '(the request pre-filters), so RamFilter, CoreFilter, '
+                     'DiskFilter and AvailabilityZoneFilter are only '
+                     'needed to be stricter than placement (the last one '
+                     'keeps a request for the default zone off the hosts '
+                     'of other zones, which placement does not). Known: '
                      'AggregateInstanceExtraSpecsFilter, '
                      'AggregateIoOpsFilter, AggregateNumInstancesFilter, '
                      'AllHostsFilter, AvailabilityZoneFilter, '

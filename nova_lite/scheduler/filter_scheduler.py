@@ -332,10 +332,19 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
 
 def _ranked(ranking, trace, subset_size, max_alternates):
     """The whole ranking for a trace; else only the hosts the choice and
-    the alternates can come from."""
-    if trace is not None:
-        return ranking.ranked()
-    return ranking.ranked(best=subset_size + max_alternates + 1)
+    the alternates can come from. With ``[filter_scheduler]
+    shuffle_best_same_weighed_hosts``, the hosts sharing the best weight
+    come in a random order."""
+    shuffle = CONF.filter_scheduler.shuffle_best_same_weighed_hosts
+    if trace is not None or shuffle:
+        ranked = ranking.ranked()
+    else:
+        return ranking.ranked(best=subset_size + max_alternates + 1)
+    if shuffle and ranked:
+        best = [item for item in ranked if item[0] == ranked[0][0]]
+        random.shuffle(best)
+        ranked[:len(best)] = best
+    return ranked
 
 
 def _refilter(active, passed, chosen, spec):

@@ -61,10 +61,12 @@ class TestBuild(base.ControlPlaneTestCase):
                                            image=self.plane.image_id)
         server = self.admin.wait_for_status(created['server']['id'], 'ERROR')
         # The owner reads why in short; an administrator also gets the
-        # scheduler's count of what each filter removed.
+        # scheduler's count of what removed each host (here placement,
+        # which Nova's default filters leave the resources to).
         self.assertEqual('No valid host was found.',
                          server['fault']['message'])
-        self.assertIn('insufficient RAM', server['fault']['details'])
+        self.assertIn('0/2 hosts available: 2 not enough free resources in '
+                      'placement', server['fault']['details'])
         self.assertEqual(500, server['fault']['code'])
         self.assertIsNone(server['OS-EXT-SRV-ATTR:host'])
 

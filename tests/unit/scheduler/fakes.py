@@ -8,6 +8,15 @@ from nova_lite.scheduler import host_manager
 
 objects.register_all()
 
+# The filters these tests of the pipeline's mechanics run unless they name
+# others: Nova 34's defaults plus the filters that refuse a host for want of
+# a resource or for its zone, so that an explanation has a reason per host.
+PIPELINE_FILTERS = ['ComputeFilter', 'RetryFilter', 'AvailabilityZoneFilter',
+                    'RamFilter', 'CoreFilter', 'DiskFilter',
+                    'ComputeCapabilitiesFilter', 'ImagePropertiesFilter',
+                    'ServerGroupAntiAffinityFilter',
+                    'ServerGroupAffinityFilter']
+
 CELL1 = uuidutils.generate_uuid()
 CELL2 = uuidutils.generate_uuid()
 

@@ -82,6 +82,8 @@ class FilterSchedulerTestCase(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.config = self.useFixture(nova_fixtures.Config())
+        self.config.config(group='filter_scheduler',
+                           enabled_filters=fakes.PIPELINE_FILTERS)
         self.useFixture(nova_fixtures.Databases())
         self.placement = self.useFixture(nova_fixtures.PlacementServer())
         self.reportclient = placement_client.PlacementClient()

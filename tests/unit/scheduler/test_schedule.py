@@ -34,6 +34,8 @@ class ScheduleTestCase(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.config = self.useFixture(nova_fixtures.Config())
+        self.config.config(group='filter_scheduler',
+                           enabled_filters=fakes.PIPELINE_FILTERS)
 
     def schedule(self, hosts, spec=None, num=1, filter_names=None,
                  weigher_names=None, **kwargs):
@@ -179,6 +181,19 @@ class TestChoice(ScheduleTestCase):
         # No chooser: the default one picks at random among one host.
         for _ in range(10):
             self.assertEqual(['h4096'], self.chosen(self.ram_hosts()))
+
+    def test_shuffle_reorders_only_the_hosts_sharing_the_best_weight(self):
+        self.config.config(group='filter_scheduler',
+                           shuffle_best_same_weighed_hosts=True)
+        seen = set()
+        for _ in range(40):
+            hosts = [make_host(name) for name in ('a', 'b', 'c')] + [
+                make_host('small', free_ram_mb=512)]
+            [[chosen, *alternates]] = self.schedule(
+                hosts, weigher_names=['RAMWeigher'], max_alternates=3)
+            seen.add(chosen.host)
+            self.assertEqual('small', alternates[-1].host)
+        self.assertEqual({'a', 'b', 'c'}, seen)
 
     def test_num_instances_counts_when_no_uuids_are_given(self):
         hosts = [make_host('h1'), make_host('h2')]

@@ -71,7 +71,8 @@ class TestRun(SimulateTestCase):
     def test_selection_gives_node_limits_and_alternates(self):
         hosts = [host('a', nodename='a-node', ram_allocation_ratio=1.5),
                  host('b')]
-        answer = simulate.run(make_case(hosts))
+        answer = simulate.run(make_case(hosts, config=filters_config(
+            'RamFilter', 'CoreFilter', 'DiskFilter')))
         self.assertEqual(
             [{'instance': 'instance-0', 'host': 'a', 'nodename': 'a-node',
               'limits': {'memory_mb': 6144, 'vcpu': 32, 'disk_gb': 100},
@@ -91,8 +92,8 @@ class TestRun(SimulateTestCase):
         self.assertEqual(
             {'type': 'NoValidHost',
              'message': 'No valid host was found. 0/2 hosts available: '
-                        '1 compute service down or disabled, '
-                        '1 insufficient RAM'},
+                        '1 not enough free resources in placement, '
+                        '1 compute service down or disabled'},
             answer['error'])
 
     def test_a_request_fails_as_a_whole(self):
@@ -184,8 +185,9 @@ class TestTrace(SimulateTestCase):
             [host('a'), host('b', memory_mb=256)],
             requested_destination={'host': 'b'}))
         self.assertEqual(
-            'No valid host was found. 0/2 hosts available: 1 not the '
-            'requested host, 1 insufficient RAM', answer['error']['message'])
+            'No valid host was found. 0/2 hosts available: 1 not enough '
+            'free resources in placement, 1 not the requested host',
+            answer['error']['message'])
         [step] = answer['instances']
         self.assertEqual((False, ['a']), (step['forced'], step['ignored']))
 
@@ -212,9 +214,12 @@ class TestCaseDescription(SimulateTestCase):
             hosts, availability_zone='az1')))
 
     def test_host_without_zone_is_in_the_default_zone(self):
+        # (With AvailabilityZoneFilter: placement alone does not keep a
+        # request for the default zone off the other zones' hosts.)
         hosts = [host('a', availability_zone='az1'), host('b')]
         self.assertEqual(['b'], self.chosen(make_case(
-            hosts, availability_zone='nova')))
+            hosts, availability_zone='nova',
+            config=filters_config('AvailabilityZoneFilter'))))
 
     def test_host_joins_the_aggregates_it_names(self):
         hosts = [host('a'), host('b', aggregates=['fast'])]
@@ -410,9 +415,8 @@ class TestDaemonDefaults(SimulateTestCase):
             [host('a', vcpus_used=26)], flavor={'vcpus': 6,
                                                 'memory_mb': 512}))
         self.assertEqual(['a'], answer['chosen_hosts'])
-        self.assertEqual(
-            {'memory_mb': 4096, 'vcpu': 32, 'disk_gb': 100},
-            answer['selections'][0]['limits'])
+        # (No filter of Nova's defaults sets limits: placement bounds.)
+        self.assertEqual({}, answer['selections'][0]['limits'])
 
     def test_ratio_options_of_the_case_apply(self):
         answer = simulate.run(make_case(
