@@ -223,6 +223,35 @@ class TestAZoneFarDownThePlacementList(base.ControlPlaneTestCase):
                 server['OS-EXT-SRV-ATTR:host'],
                 server['OS-EXT-AZ:availability_zone']))
 
+    def test_sync_aggregates_repairs_a_mirror_placement_missed(self):
+        compute1 = self.provider_of('compute1')
+        lost = self.zone('lost', ['compute1'])
+        # As if compute1 had joined while placement was away.
+        mirror = self.placement_get('/resource_providers/%s/aggregates' %
+                                    compute1, version='1.19')
+        response = requests.put(
+            self.plane.placement_url +
+            '/resource_providers/%s/aggregates' % compute1,
+            json={'aggregates': [a for a in mirror['aggregates']
+                                 if a != lost],
+                  'resource_provider_generation':
+                      mirror['resource_provider_generation']},
+            headers={**self.plane.admin_headers,
+                     'OpenStack-API-Version': 'placement 1.19'}, timeout=30)
+        self.assertEqual(200, response.status_code, response.text)
+        stray = self.boot('lost-before', availability_zone='lost')
+        self.assertEqual('ERROR', self.admin.wait_for_status(
+            stray, ('ACTIVE', 'ERROR'))['status'])
+        result = self.plane.manage('placement', 'sync_aggregates',
+                                   '--verbose')
+        self.assertIn('%d compute node provider(s) checked, 1 updated.' %
+                      (GHOSTS + 1), result.stdout)
+        server = self.admin.wait_for_status(
+            self.boot('lost-after', availability_zone='lost'),
+            ('ACTIVE', 'ERROR'))
+        self.assertEqual(('ACTIVE', 'compute1'), (
+            server['status'], server['OS-EXT-SRV-ATTR:host']))
+
     def test_without_a_zone_only_the_first_thousand_are_offered(self):
         # The failure the zone pre-filter prevents: unnarrowed, placement
         # offers a thousand ghosts, and compute1 -- with room -- is
