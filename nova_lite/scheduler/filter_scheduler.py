@@ -228,7 +228,6 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
     active = [f for f in filter_objs if f.applies(spec)]
     passed = ranking = chosen = None
     lost = []  # hosts whose claim was refused
-    chosen_per_instance = []
     if not callable(set_aside):
         set_aside = (lambda listed: lambda: listed)(set_aside)
 
@@ -270,13 +269,23 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
                 'disabled)')
         return exception.NoValidHost(reason=result.explain())
 
+    # As Nova, each instance after the first sees the hosts in the order
+    # the previous one ranked them, its chosen host first: equal weights
+    # then favour the host just chosen. (Only a multi-create pays for the
+    # full sort this needs.)
+    ordered = num > 1
+    chosen_hosts = []
     for index in range(num):
         instance_uuid = instance_uuids[index] if instance_uuids else None
         result = None
         if forced:
             passed, result = candidates, FilterResult(len(host_states))
-        elif passed is None or trace is not None:
+        elif passed is None:
             passed, result = run_filters(filter_objs, candidates, spec)
+        elif trace is not None:
+            ok, result = run_filters(filter_objs, candidates, spec)
+            ok = {id(s) for s in ok}
+            passed = [s for s in passed if id(s) in ok]
         else:
             passed = _refilter(active, passed, chosen, spec)
         if lost:
@@ -290,7 +299,9 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
         else:
             ranking.keep(passed)
             ranking.reweigh(chosen)
-        ranked = _ranked(ranking, trace, subset_size, max_alternates)
+            ranking.reorder(passed)
+        ranked = _ranked(ranking, trace or ordered, subset_size,
+                         max_alternates)
         _weight, chosen = chooser(ranked[:subset_size])
         while claim is not None and not claim(chosen, instance_uuid):
             LOG.info('Claim on %s refused for instance %d/%d of request '
@@ -301,7 +312,8 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
             if not passed:
                 raise no_valid_host(index, None)
             ranking.keep(passed)
-            ranked = _ranked(ranking, trace, subset_size, max_alternates)
+            ranked = _ranked(ranking, trace or ordered, subset_size,
+                             max_alternates)
             _weight, chosen = chooser(ranked[:subset_size])
         if trace is not None:
             set_aside_now = set_aside()
@@ -314,6 +326,12 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
         chosen.consume_from_instance(spec, instance_uuid)
         if group is not None:
             group.add_placement(chosen.host, instance_uuid)
+        chosen_hosts.append(chosen)
+        if ordered:
+            passed = [chosen] + [state for _w, state in ranked
+                                 if state is not chosen]
+        LOG.debug('Instance %d/%d: chose %s', index + 1, num, chosen.host)
+    if not ordered:
         alternates = [state for _w, state in ranked
                       if state is not chosen and
                       state.cell_uuid == chosen.cell_uuid][:max_alternates]
@@ -324,10 +342,45 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
                           if state is not chosen and
                           state.cell_uuid == chosen.cell_uuid][
                               :max_alternates]
-        chosen_per_instance.append([chosen] + alternates)
-        LOG.debug('Instance %d/%d: chose %s, alternates %s', index + 1,
-                  num, chosen.host, [s.host for s in alternates])
-    return chosen_per_instance
+        return [[chosen] + alternates]
+    # A multi-create's alternates come, as in Nova, from one last ranking
+    # of the hosts after every instance took its share, and are none of
+    # the hosts chosen.
+    final = []
+    if max_alternates and not forced:
+        passed = _refilter(active, passed, chosen, spec)
+        if passed:
+            ranking.keep(passed)
+            ranking.reweigh(chosen)
+            ranking.reorder(passed)
+            final = _ranked(ranking, True, subset_size, max_alternates)
+            _weight, first = chooser(final[:subset_size])
+            final = [first] + [s for _w, s in final if s is not first]
+    elif max_alternates:
+        final = list(passed)
+    taken = {id(s) for s in chosen_hosts}
+    per_instance = []
+    for chosen in chosen_hosts:
+        alternates = [state for state in final
+                      if id(state) not in taken and
+                      state.cell_uuid == chosen.cell_uuid][:max_alternates]
+        per_instance.append([chosen] + alternates)
+    return per_instance
+
+
+def _candidate_limit(spec, in_tree):
+    """How many allocation candidates to ask placement for: as Nova,
+    ``[scheduler] max_placement_results``, but all of them for a request
+    in a server group or with a same_host / different_host hint (the
+    hosts those filters want must not be cut off) and for a named host
+    that is not one node (placement can narrow to one tree only)."""
+    if scheduler_utils.unlimited_candidates(spec):
+        return None
+    names_a_host = bool(spec.force_hosts or spec.force_nodes or
+                        spec.requested_destination is not None)
+    if names_a_host and in_tree is None:
+        return None
+    return CONF.scheduler.max_placement_results
 
 
 def _ranked(ranking, trace, subset_size, max_alternates):
@@ -666,7 +719,7 @@ class FilterScheduler:
         narrowing = query.placement_arguments() if query is not None else {}
         try:
             requests, summaries = self.reportclient.get_allocation_candidates(
-                resources, limit=CONF.scheduler.max_placement_results,
+                resources, limit=_candidate_limit(spec, in_tree),
                 groups=spec.requested_resources, in_tree=in_tree,
                 **narrowing)
         except placement_client.PlacementConflict as e:

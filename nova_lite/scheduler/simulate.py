@@ -161,11 +161,16 @@ class Host:
                 query.all_required <= self.traits and
                 self.traits.isdisjoint(query.all_forbidden))
 
-    def fits(self, wanted):
+    def fits(self, wanted, claimed=None):
         """Whether {resource class: amount} fits this host's inventory,
         as placement decides: within (total - reserved) * ratio, at most
-        the total per instance."""
+        the total per instance -- on top of what this decision ``claimed``
+        on it already ({resource class: amount})."""
         for rc, amount in wanted.items():
+            if claimed:
+                amount_with = amount + claimed.get(rc, 0)
+            else:
+                amount_with = amount
             index = _INVENTORY.get(rc)
             if index is None:
                 return False
@@ -174,8 +179,8 @@ class Host:
                      self.disk_allocation_ratio)[index]
             reserved = min(self.reserved[index], total)
             if amount > total or \
-                    self.allocated[index] + amount > (total - reserved) * \
-                    ratio:
+                    self.allocated[index] + amount_with > \
+                    (total - reserved) * ratio:
                 return False
         return True
 
@@ -431,8 +436,23 @@ def placement_offers(spec, hosts, members, aggregates):
     query.all_required = query.required | query.root_required
     query.all_forbidden = query.forbidden | query.root_forbidden
     wanted = scheduler_utils.resources_from_request_spec(spec)
-    limit = CONF.scheduler.max_placement_results
+    limit = (None if scheduler_utils.unlimited_candidates(spec)
+             else CONF.scheduler.max_placement_results)
     offered, no_room, not_asked_for = [], [], []
+    others = []
+    target = _target(spec, hosts)
+    if target is not None:
+        # Placement is asked about the one node's tree, or about every
+        # host with no limit when the host has several nodes. (The other
+        # hosts are still handed on, for the request itself to rule out
+        # and say so.)
+        nodes = [row for row in hosts if row.host == target[0] and
+                 (target[1] is None or row.nodename == target[1])]
+        if len(nodes) == 1:
+            others = [row for row in hosts if row is not nodes[0]]
+            hosts = nodes
+        else:
+            limit = None
     for index, row in enumerate(hosts):
         if not row.asked_for(query):
             not_asked_for.append(row)
@@ -440,12 +460,13 @@ def placement_offers(spec, hosts, members, aggregates):
         if not row.fits(wanted):
             no_room.append(row)
             continue
-        if len(offered) == limit:
+        if limit is not None and len(offered) == limit:
             beyond = hosts[index:]
             break
         offered.append(row.state(members.get(row.host)))
     else:
         beyond = []
+    offered += [row.state(members.get(row.host)) for row in others]
 
     def set_aside():
         rest = [r for r in beyond if r.asked_for(query)]
@@ -458,6 +479,45 @@ def placement_offers(spec, hosts, members, aggregates):
         return [(reason, [r.state(members.get(r.host)) for r in rows])
                 for reason, rows in left if rows]
     return offered, set_aside
+
+
+def _target(spec, hosts):
+    """(host, node or None) a move's requested destination or a request's
+    one forced host names -- what the daemon narrows placement's query
+    to --, or None."""
+    destination = spec.requested_destination
+    if spec.force_hosts or spec.force_nodes:
+        if len(spec.force_hosts or ()) > 1 or len(spec.force_nodes or ()) > 1:
+            return None
+        host = spec.force_hosts[0] if spec.force_hosts else None
+        node = spec.force_nodes[0] if spec.force_nodes else None
+        if host is None:
+            host = next((row.host for row in hosts if row.nodename == node),
+                        None)
+        return (host, node) if host is not None else None
+    if destination is not None:
+        return destination.host, destination.node
+    return None
+
+
+def _claims(spec, hosts):
+    """claim(host state, instance): the instance's resources claimed on
+    the host's inventory for the rest of the decision, as the daemon
+    claims in placement; False when they no longer fit."""
+    wanted = scheduler_utils.resources_from_request_spec(spec)
+    by_uuid = {row.uuid: row for row in hosts}
+    claimed = {}
+
+    def claim(state, instance):
+        held = claimed.get(state.uuid)
+        if not by_uuid[state.uuid].fits(wanted, held):
+            return False
+        held = dict(held or {})
+        for rc, amount in wanted.items():
+            held[rc] = held.get(rc, 0) + amount
+        claimed[state.uuid] = held
+        return True
+    return claim
 
 
 def decide(hosts, aggregates, case, filter_objs, weighers, trace=None):
@@ -473,7 +533,8 @@ def decide(hosts, aggregates, case, filter_objs, weighers, trace=None):
             spec, names, offered, filter_objs, weighers,
             max_alternates=CONF.scheduler.max_attempts - 1,
             subset_size=subset, trace=trace, set_aside=set_aside,
-            chooser=None if subset > 1 else _first)
+            chooser=None if subset > 1 else _first,
+            claim=_claims(spec, hosts))
     except exception.NoValidHost as e:
         return names, e
 

@@ -39,6 +39,21 @@ def resources_from_request_spec(spec):
     return resources_from_flavor(spec.flavor, spec.is_bfv)
 
 
+# Scheduler hints whose filters look at hosts placement might have left
+# out beyond its limit.
+_HINTS_WITHOUT_LIMIT = ('group', 'same_host', 'different_host')
+
+
+def unlimited_candidates(spec):
+    """Whether placement is asked for every candidate, not the first
+    ``[scheduler] max_placement_results``: as Nova, for a request in a
+    server group or with a same_host / different_host hint, whose hosts
+    must not be cut off by the limit."""
+    hints = spec.scheduler_hints or {}
+    return spec.instance_group is not None or any(
+        name in hints for name in _HINTS_WITHOUT_LIMIT)
+
+
 def mappings_from_allocations(request_groups, allocations,
                               provider_traits):
     """{port id: provider uuid} for a move whose allocation has no

@@ -148,6 +148,19 @@ class Ranking:
                             else [m[i] for i in indexes]
                             for m in self.multipliers]
 
+    def reorder(self, host_states):
+        """Put the hosts in the order of ``host_states`` (the same hosts):
+        equal weights keep that order."""
+        if all(a is b for a, b in zip(self.states, host_states)):
+            return
+        position = {id(s): i for i, s in enumerate(self.states)}
+        order = [position[id(s)] for s in host_states]
+        self.states = [self.states[i] for i in order]
+        self.raw = [[values[i] for i in order] for values in self.raw]
+        self.multipliers = [m if not isinstance(m, list)
+                            else [m[i] for i in order]
+                            for m in self.multipliers]
+
     def ranked(self, best=None):
         """[(weight, host_state)] best first; ties keep the hosts' order.
         With ``best``, only that many (no full sort)."""

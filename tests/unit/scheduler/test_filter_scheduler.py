@@ -183,6 +183,36 @@ class TestSelections(FilterSchedulerTestCase):
                           FakeHostManager([]))
 
 
+class TestCandidateLimit(testtools.TestCase):
+    """How many candidates placement is asked for."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(nova_fixtures.Config()).config(
+            max_placement_results=7, group='scheduler')
+
+    def test_the_limit_by_default(self):
+        self.assertEqual(7, filter_scheduler._candidate_limit(make_spec(),
+                                                              None))
+
+    def test_no_limit_for_a_group_or_host_hints(self):
+        group = fakes.make_group('anti-affinity')
+        for spec in (make_spec(group=group),
+                     make_spec(hints={'same_host': ['x']}),
+                     make_spec(hints={'different_host': ['x']}),
+                     make_spec(hints={'group': ['g']})):
+            self.assertIsNone(filter_scheduler._candidate_limit(spec, None))
+
+    def test_a_named_host_of_one_node_keeps_the_limit_on_its_tree(self):
+        spec = make_spec(force_hosts=['h1'])
+        self.assertEqual(7, filter_scheduler._candidate_limit(spec, 'rp'))
+
+    def test_a_named_host_of_several_nodes_lifts_the_limit(self):
+        spec = make_spec(requested_destination=objects.Destination(
+            host='h1', node=None))
+        self.assertIsNone(filter_scheduler._candidate_limit(spec, None))
+
+
 class TestPlacement(FilterSchedulerTestCase):
 
     def test_the_chosen_host_is_claimed_for_each_instance(self):

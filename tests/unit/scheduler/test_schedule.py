@@ -195,6 +195,11 @@ class TestChoice(ScheduleTestCase):
             self.assertEqual('small', alternates[-1].host)
         self.assertEqual({'a', 'b', 'c'}, seen)
 
+    def test_a_later_instance_prefers_the_last_host_among_equals(self):
+        hosts = [make_host('a'), make_host('b'), make_host('c')]
+        self.assertEqual(['a', 'a', 'a'], self.chosen(
+            hosts, num=3, weigher_names=NO_WEIGHERS))
+
     def test_num_instances_counts_when_no_uuids_are_given(self):
         hosts = [make_host('h1'), make_host('h2')]
         chosen = filter_scheduler.schedule(
@@ -344,7 +349,9 @@ class TestServerGroups(ScheduleTestCase):
 
     def test_soft_anti_affinity_spreads(self):
         group = fakes.make_group(group_obj.SOFT_ANTI_AFFINITY)
-        self.assertEqual(['h1', 'h2', 'h3', 'h1'], self.chosen(
+        # The fourth ties everywhere and, as in Nova, the host just chosen
+        # comes first among equals.
+        self.assertEqual(['h1', 'h2', 'h3', 'h3'], self.chosen(
             self.hosts(), make_spec(group=group), num=4,
             weigher_names=['ServerGroupSoftAntiAffinityWeigher']))
 
@@ -468,6 +475,29 @@ class TestAlternates(ScheduleTestCase):
         hosts = [make_host('h1'), make_host('down', up=False),
                  make_host('h2', free_ram_mb=1024)]
         self.assertEqual(['h2'], self.alternates(hosts, max_alternates=2))
+
+    def test_a_multi_create_shares_alternates_none_of_its_hosts(self):
+        # As Nova: ranked once more after every instance took its share,
+        # and none of the hosts the request chose.
+        hosts = [make_host(name) for name in ('a', 'b', 'c')]
+        chosen = self.schedule(hosts, make_spec(memory_mb=2048), num=2,
+                               weigher_names=['RAMWeigher'],
+                               max_alternates=2)
+        self.assertEqual([['a', 'c'], ['b', 'c']],
+                         [hosts_of(states) for states in chosen])
+
+    def test_multi_create_alternates_from_the_last_ranking(self):
+        hosts = [make_host('a', free_ram_mb=4096),
+                 make_host('b', free_ram_mb=3000),
+                 make_host('c', free_ram_mb=2500),
+                 make_host('d', free_ram_mb=2100)]
+        chosen = self.schedule(hosts, make_spec(memory_mb=2048), num=2,
+                               weigher_names=['RAMWeigher'],
+                               max_alternates=2)
+        # a, then b (a has 2048 MB left, b 3000); last, c (2500), d (2100)
+        # and a (2048) rank and pass, b (952) does not.
+        self.assertEqual([['a', 'c', 'd'], ['b', 'c', 'd']],
+                         [hosts_of(states) for states in chosen])
 
 
 # -- ignored and forced hosts ------------------------------------------------

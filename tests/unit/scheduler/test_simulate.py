@@ -463,6 +463,44 @@ class TestDaemonDefaults(SimulateTestCase):
         self.assertGreater(timed['timing_ms'], 0)
 
 
+class TestAsTheDaemonAsksPlacement(SimulateTestCase):
+    """Claims, the limit and a named host, as the daemon deals with
+    placement."""
+
+    def test_each_instance_is_claimed(self):
+        # a has room for one 12000 MB instance only; b is fuller but has
+        # room for one too.
+        hosts = [host('a', memory_mb=16896),
+                 host('b', memory_mb=16896, vcpus_used=8)]
+        answer = simulate.run(make_case(
+            hosts, num_instances=2, flavor={'vcpus': 1, 'memory_mb': 12000},
+            config={'filter_scheduler': {'weight_classes': ['CPUWeigher'],
+                                         'enabled_filters': []}}))
+        self.assertEqual(['a', 'b'], answer['chosen_hosts'])
+
+    def test_a_claim_that_no_longer_fits_anywhere_fails_the_request(self):
+        answer = simulate.run(make_case(
+            [host('a', memory_mb=16896)], num_instances=2,
+            flavor={'vcpus': 1, 'memory_mb': 12000}))
+        self.assertEqual('NoValidHost', answer['error']['type'])
+
+    def test_a_named_host_is_asked_of_placement_before_the_limit(self):
+        answer = simulate.run(make_case(
+            [host('a'), host('b')], requested_destination={'host': 'b'},
+            config={'scheduler': {'max_placement_results': 1}}))
+        self.assertEqual(['b'], answer['chosen_hosts'])
+
+    def test_host_hints_lift_the_limit(self):
+        # Only a would be offered, and it holds the instance to avoid.
+        answer = simulate.run(make_case(
+            [host('a', instances=['vm-1']), host('b')],
+            scheduler_hints={'different_host': ['vm-1']},
+            config={'scheduler': {'max_placement_results': 1},
+                    'filter_scheduler': {'enabled_filters':
+                                         ['DifferentHostFilter']}}))
+        self.assertEqual(['b'], answer['chosen_hosts'])
+
+
 class TestPreFilters(SimulateTestCase):
     """The request's pre-filters narrow what placement is asked for, as
     the daemon's do, before the limit."""
