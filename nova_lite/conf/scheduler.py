@@ -71,6 +71,18 @@ scheduler_opts = [
                      'properties have trait:<TRAIT>=required too. Placement '
                      'is asked for hosts outside the other aggregates '
                      '(member_of=!in:...).'),
+    cfg.BoolOpt('image_metadata_prefilter',
+                default=False,
+                help='Ask placement only for hosts whose compute reports '
+                     'the traits the image\'s hardware properties name: '
+                     'hw_cdrom_bus and hw_disk_bus (COMPUTE_STORAGE_BUS_*), '
+                     'hw_video_model (COMPUTE_GRAPHICS_MODEL_*), '
+                     'hw_vif_model (COMPUTE_NET_VIF_MODEL_*), '
+                     'hw_architecture (HW_ARCH_*), '
+                     'hw_emulation_architecture (COMPUTE_ARCH_*) and '
+                     'hw_viommu_model (COMPUTE_VIOMMU_*). A value no '
+                     'standard trait names narrows nothing (and is '
+                     'logged).'),
 ]
 
 filter_scheduler_group = cfg.OptGroup(

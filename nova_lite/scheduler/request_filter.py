@@ -244,10 +244,49 @@ def isolate_aggregates(spec, aggregates, conf=CONF):
         len(isolated)])
 
 
+# Image properties that name a hardware capability, and the prefix of
+# the trait a compute reports it under.
+IMAGE_PROPERTY_TRAITS = (
+    ('hw_cdrom_bus', 'COMPUTE_STORAGE_BUS'),
+    ('hw_disk_bus', 'COMPUTE_STORAGE_BUS'),
+    ('hw_video_model', 'COMPUTE_GRAPHICS_MODEL'),
+    ('hw_vif_model', 'COMPUTE_NET_VIF_MODEL'),
+    ('hw_architecture', 'HW_ARCH'),
+    ('hw_emulation_architecture', 'COMPUTE_ARCH'),
+    ('hw_viommu_model', 'COMPUTE_VIOMMU'),
+)
+
+
+def transform_image_metadata(spec, aggregates=(), conf=CONF):
+    """With ``[scheduler] image_metadata_prefilter``: only hosts with the
+    traits the image's hardware properties name (``hw_disk_bus=virtio``
+    asks for COMPUTE_STORAGE_BUS_VIRTIO). As Nova, a value no standard
+    trait names makes the whole pre-filter ask for nothing."""
+    if not conf.scheduler.image_metadata_prefilter or spec.image is None:
+        return None
+    properties = spec.image.properties or {}
+    wanted = []
+    for name, prefix in IMAGE_PROPERTY_TRAITS:
+        value = properties.get(name)
+        if value is None:
+            continue
+        trait = '%s_%s' % (prefix, str(value).replace('-', '_').upper())
+        if trait not in placement_traits.STANDARD:
+            LOG.error('Image property %s=%s names no trait (%s); hosts are '
+                      'not narrowed by the image\'s properties', name,
+                      value, trait)
+            return None
+        wanted.append(trait)
+    if not wanted:
+        return None
+    return PlacementQuery(root_required=wanted, notes=[
+        'image properties: %s' % ', '.join(sorted(set(wanted)))])
+
+
 # In Nova's order.
 PRE_FILTERS = (require_tenant_aggregate, map_az_to_placement_aggregate,
                require_image_type_support, compute_status_filter,
-               isolate_aggregates)
+               isolate_aggregates, transform_image_metadata)
 
 
 def needs_aggregates(spec, conf=CONF):

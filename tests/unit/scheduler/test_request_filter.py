@@ -169,6 +169,43 @@ class TestImageType(PreFilterTestCase):
         self.assertEqual(set(), query.root_required)
 
 
+class TestImageMetadata(PreFilterTestCase):
+
+    def enable(self):
+        self.config.config(image_metadata_prefilter=True, group='scheduler')
+
+    def test_off_by_default(self):
+        query = self.process(fakes.make_spec(
+            image_props={'hw_disk_bus': 'virtio'}))
+        self.assertEqual(set(), query.root_required)
+
+    def test_hardware_properties_become_required_traits(self):
+        self.enable()
+        query = self.process(fakes.make_spec(image_props={
+            'hw_disk_bus': 'virtio', 'hw_cdrom_bus': 'sata',
+            'hw_vif_model': 'e1000', 'hw_architecture': 'x86_64',
+            'hw_video_model': 'virtio', 'os_distro': 'debian'}))
+        self.assertEqual(
+            {'COMPUTE_STORAGE_BUS_VIRTIO', 'COMPUTE_STORAGE_BUS_SATA',
+             'COMPUTE_NET_VIF_MODEL_E1000', 'HW_ARCH_X86_64',
+             'COMPUTE_GRAPHICS_MODEL_VIRTIO'}, query.root_required)
+
+    def test_dashes_become_underscores(self):
+        self.enable()
+        query = self.process(fakes.make_spec(
+            image_props={'hw_vif_model': 'virtio-net'}))
+        self.assertEqual(set(), query.root_required)  # no such trait
+        query = self.process(fakes.make_spec(
+            image_props={'hw_emulation_architecture': 'aarch64'}))
+        self.assertEqual({'COMPUTE_ARCH_AARCH64'}, query.root_required)
+
+    def test_a_value_no_trait_names_narrows_nothing_at_all(self):
+        self.enable()
+        query = self.process(fakes.make_spec(image_props={
+            'hw_disk_bus': 'virtio', 'hw_video_model': 'no-such-model'}))
+        self.assertEqual(set(), query.root_required)
+
+
 class TestFlavorAndImageTraits(PreFilterTestCase):
 
     def test_required_and_forbidden_traits_of_flavor_and_image(self):
