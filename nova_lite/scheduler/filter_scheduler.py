@@ -288,8 +288,6 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
             passed = [s for s in passed if id(s) in ok]
         else:
             passed = _refilter(active, passed, chosen, spec)
-        if lost:
-            passed = [s for s in passed if s not in lost]
         if not passed:
             # (When the incremental pass ran out of hosts the filters run
             # again in full, for an explanation that adds up.)
@@ -302,19 +300,23 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
             ranking.reorder(passed)
         ranked = _ranked(ranking, trace or ordered, subset_size,
                          max_alternates)
-        _weight, chosen = chooser(ranked[:subset_size])
-        while claim is not None and not claim(chosen, instance_uuid):
+        _weight, picked = chooser(ranked[:subset_size])
+        # The picked host is claimed, else -- as in Nova, without weighing
+        # again -- the next in the ranking; a host whose claim was refused
+        # stays among the hosts weighed, but is not claimed again.
+        chosen = None
+        for candidate in _claim_order(picked, ranked, ranking):
+            if candidate in lost:
+                continue
+            if claim is None or claim(candidate, instance_uuid):
+                chosen = candidate
+                break
             LOG.info('Claim on %s refused for instance %d/%d of request '
-                     '%s; trying the next host', chosen.host, index + 1,
+                     '%s; trying the next host', candidate.host, index + 1,
                      num, spec.instance_uuid)
-            lost.append(chosen)
-            passed = [s for s in passed if s is not chosen]
-            if not passed:
-                raise no_valid_host(index, None)
-            ranking.keep(passed)
-            ranked = _ranked(ranking, trace or ordered, subset_size,
-                             max_alternates)
-            _weight, chosen = chooser(ranked[:subset_size])
+            lost.append(candidate)
+        if chosen is None:
+            raise no_valid_host(index, None)
         if trace is not None:
             set_aside_now = set_aside()
             _explain(result, len(host_states) + sum(
@@ -328,8 +330,8 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
             group.add_placement(chosen.host, instance_uuid)
         chosen_hosts.append(chosen)
         if ordered:
-            passed = [chosen] + [state for _w, state in ranked
-                                 if state is not chosen]
+            passed = [picked] + [state for _w, state in ranked
+                                 if state is not picked]
         LOG.debug('Instance %d/%d: chose %s', index + 1, num, chosen.host)
     if not ordered:
         alternates = [state for _w, state in ranked
@@ -366,6 +368,19 @@ def schedule(spec, instance_uuids, host_states, filter_objs, weighers,
                       state.cell_uuid == chosen.cell_uuid][:max_alternates]
         per_instance.append([chosen] + alternates)
     return per_instance
+
+
+def _claim_order(picked, ranked, ranking):
+    """The hosts to claim, in order: the one picked, then the others as
+    ranked -- the whole ranking if the short list runs out."""
+    yield picked
+    for _weight, state in ranked:
+        if state is not picked:
+            yield state
+    if len(ranked) < len(ranking.states):
+        for _weight, state in ranking.ranked()[len(ranked):]:
+            if state is not picked:
+                yield state
 
 
 def _candidate_limit(spec, in_tree):

@@ -686,13 +686,27 @@ class TestClaims(ScheduleTestCase):
                          self.chosen(hosts, num=2, claim=claim))
         self.assertEqual(['big', 'small', 'small'], claims)
 
-    def test_a_refused_host_is_no_alternate(self):
+    def test_a_refused_host_stays_an_alternate_as_in_nova(self):
+        # (Its claim, should a reschedule come to it, is refused again
+        # and the next alternate tried.)
         _claims, claim = self.refusing('big')
         hosts = [make_host('big', free_ram_mb=4096),
                  make_host('small', free_ram_mb=2048),
                  make_host('tiny', free_ram_mb=1024)]
         [states] = self.schedule(hosts, claim=claim, max_alternates=2)
-        self.assertEqual(['small', 'tiny'], hosts_of(states))
+        self.assertEqual(['small', 'big', 'tiny'], hosts_of(states))
+
+    def test_a_refused_claim_does_not_weigh_the_hosts_again(self):
+        # Without 'big', 'tiny' would weigh 0 and 'small' 1; the next host
+        # is simply the next in the ranking already made.
+        _claims, claim = self.refusing('big')
+        hosts = [make_host('big', free_ram_mb=4096),
+                 make_host('small', free_ram_mb=2048),
+                 make_host('tiny', free_ram_mb=1024)]
+        [[chosen, *_alternates]] = self.schedule(
+            hosts, claim=claim, max_alternates=2,
+            weigher_names=['RAMWeigher'])
+        self.assertEqual('small', chosen.host)
 
     def test_every_claim_refused_says_the_hosts_were_taken(self):
         _claims, claim = self.refusing('h1', 'h2')
