@@ -265,13 +265,17 @@ class TestAZoneFarDownThePlacementList(base.ControlPlaneTestCase):
                       server['fault']['details'])
 
 
-class TestADisabledComputeIsNotOffered(base.ControlPlaneTestCase):
-    """A disabled compute's provider carries COMPUTE_STATUS_DISABLED (the
-    compute puts it there when its service is disabled), and the
-    scheduler asks placement for roots without it. With
-    ``max_placement_results = 1`` placement offers one host only: were the
-    disabled compute offered, the ComputeFilter would refuse it and the
-    boot would get NoValidHost though the other compute has room."""
+class TestTwoComputesOneCandidate(base.ControlPlaneTestCase):
+    """Two computes, and ``max_placement_results = 1``: placement offers
+    one host only, so what the pre-filters leave out never reaches the
+    filters.
+
+    A disabled compute's provider carries COMPUTE_STATUS_DISABLED (the
+    compute puts it there when its service is disabled), and the scheduler
+    asks placement for roots without it: were the disabled compute offered,
+    the ComputeFilter would refuse it and the boot would get NoValidHost
+    though the other compute has room. A live migration is narrowed to its
+    server's zone like a boot."""
 
     computes = 2
     extra_conf = """
@@ -334,3 +338,44 @@ class TestADisabledComputeIsNotOffered(base.ControlPlaneTestCase):
                                                 ('ACTIVE', 'ERROR'))
             self.assertEqual('ACTIVE', server['status'], server.get('fault'))
             self.assertEqual(enabled, server['OS-EXT-SRV-ATTR:host'])
+
+    def test_a_live_migration_stays_in_its_zone_unless_forced(self):
+        # Moves go through the pre-filters as in Nova (whose default
+        # filters have no AvailabilityZoneFilter): the server's zone
+        # narrows the placement query. A forced move is not scheduled in
+        # Nova at all, so nothing narrows it.
+        response = self.admin.post('/os-aggregates', {'aggregate': {
+            'name': 'left', 'availability_zone': 'left'}})
+        self.assertEqual(200, response.status_code, response.text)
+        aggregate_id = response.json()['aggregate']['id']
+        self.addCleanup(self.admin.delete, '/os-aggregates/%s' % aggregate_id)
+        self.admin.post('/os-aggregates/%s/action' % aggregate_id,
+                        {'add_host': {'host': 'compute1'}})
+        self.addCleanup(self.admin.post,
+                        '/os-aggregates/%s/action' % aggregate_id,
+                        {'remove_host': {'host': 'compute1'}})
+        server_id = self.admin.create_server(
+            'left-lm', image=self.plane.image_id,
+            availability_zone='left')['server']['id']
+        self.addCleanup(self.admin.wait_for_gone, server_id)
+        self.addCleanup(self.admin.delete, '/servers/%s' % server_id)
+        self.assertEqual('compute1', self.admin.wait_for_status(
+            server_id, 'ACTIVE')['OS-EXT-SRV-ATTR:host'])
+
+        def live_migrate(**arguments):
+            response = self.admin.post(
+                '/servers/%s/action' % server_id,
+                {'os-migrateLive': dict(arguments, block_migration='auto')},
+                microversion='2.30')
+            self.assertEqual(202, response.status_code, response.text)
+            return fixtures.wait_for(
+                lambda: (lambda s: s['OS-EXT-STS:task_state'] is None and s)(
+                    self.admin.server(server_id)), 60,
+                what='live migration over')
+
+        stayed = live_migrate(host=None)
+        self.assertEqual(('ACTIVE', 'compute1'), (
+            stayed['status'], stayed['OS-EXT-SRV-ATTR:host']))
+        moved = live_migrate(host='compute2', force=True)
+        self.assertEqual(('ACTIVE', 'compute2'), (
+            moved['status'], moved['OS-EXT-SRV-ATTR:host']))
