@@ -120,10 +120,15 @@ class Host:
                  'disk_allocation_ratio', 'hypervisor_type',
                  'hypervisor_version', 'supported_instances', 'traits',
                  'stats', 'instances', 'service', 'aggregates',
-                 'aggregate_uuids', 'reserved', 'allocated')
+                 'aggregate_uuids', 'reserved', 'allocated', 'room',
+                 'totals')
 
     def state(self, members=None):
-        state = host_manager.HostState(self.host, self.nodename, CELL)
+        # (Every slot set here at once: ten thousand of these per decision.)
+        state = _new_host_state(host_manager.HostState)
+        state.host = self.host
+        state.nodename = self.nodename
+        state.cell_uuid = CELL
         state.uuid = self.uuid
         state.vcpus_total = self.vcpus
         state.vcpus_used = self.vcpus_used
@@ -145,8 +150,11 @@ class Host:
         state.instances = set(self.instances)
         if members:
             state.instances.update(members)
+        state.placed = set()
         state.service = self.service
         state.aggregates = self.aggregates
+        state.updated = None
+        state.limits = {}
         return state
 
     def asked_for(self, query):
@@ -162,28 +170,35 @@ class Host:
                 self.traits.isdisjoint(query.all_forbidden))
 
     def fits(self, wanted, claimed=None):
-        """Whether {resource class: amount} fits this host's inventory,
-        as placement decides: within (total - reserved) * ratio, at most
-        the total per instance -- on top of what this decision ``claimed``
-        on it already ({resource class: amount})."""
-        for rc, amount in wanted.items():
-            if claimed:
-                amount_with = amount + claimed.get(rc, 0)
-            else:
-                amount_with = amount
-            index = _INVENTORY.get(rc)
-            if index is None:
-                return False
-            total = (self.vcpus, self.memory_mb, self.local_gb)[index]
-            ratio = (self.cpu_allocation_ratio, self.ram_allocation_ratio,
-                     self.disk_allocation_ratio)[index]
-            reserved = min(self.reserved[index], total)
-            if amount > total or \
-                    self.allocated[index] + amount_with > \
-                    (total - reserved) * ratio:
-                return False
-        return True
+        """Whether ``wanted`` -- (VCPU, MEMORY_MB, DISK_GB), see
+        ``wanted_vector`` -- fits this host's inventory as placement
+        decides: within (total - reserved) * ratio, at most the total per
+        instance, on top of what this decision ``claimed`` on it already
+        (the same kind of vector)."""
+        if wanted is None:
+            return False
+        totals, room = self.totals, self.room
+        if claimed is None:
+            return (wanted[0] <= room[0] and wanted[1] <= room[1] and
+                    wanted[2] <= room[2] and wanted[0] <= totals[0] and
+                    wanted[1] <= totals[1] and wanted[2] <= totals[2])
+        return all(want <= total and want + held <= left
+                   for want, held, left, total in zip(wanted, claimed, room,
+                                                      totals))
 
+
+def wanted_vector(resources):
+    """(VCPU, MEMORY_MB, DISK_GB) of {resource class: amount}; None when it
+    asks for a class the simulated hosts have no inventory of."""
+    if any(rc not in _INVENTORY for rc in resources):
+        return None
+    vector = [0, 0, 0]
+    for rc, amount in resources.items():
+        vector[_INVENTORY[rc]] = amount
+    return tuple(vector)
+
+
+_new_host_state = object.__new__
 
 # Resource class -> index in Host.reserved / Host.allocated.
 _INVENTORY = {'VCPU': 0, 'MEMORY_MB': 1, 'DISK_GB': 2}
@@ -212,6 +227,17 @@ def _aggregates(case):
     return aggregates
 
 
+class HostRows(list):
+    """The case's Host rows, in input order, with ``in_aggregate``:
+    {aggregate uuid: [index of each row of a host in it]} (placement's
+    member_of looks there rather than at every host), and ``by_uuid``."""
+
+    def __init__(self):
+        super().__init__()
+        self.in_aggregate = {}
+        self.by_uuid = {}
+
+
 def read_hosts(case):
     """([Host] of the case, input order, {name: Aggregate}); CaseError
     for a host or aggregate that does not make sense."""
@@ -226,7 +252,7 @@ def read_hosts(case):
     default_reserved = (CONF.reserved_host_cpus,
                         CONF.reserved_host_memory_mb,
                         CONF.reserved_host_disk_mb)
-    zones, hosts, seen, uuids = {}, [], set(), set()
+    zones, hosts, seen, uuids = {}, HostRows(), set(), set()
     for index, item in enumerate(_list(_required(case, 'hosts', 'the case'),
                                        'hosts')):
         where = 'hosts[%d]' % index
@@ -266,6 +292,7 @@ def read_hosts(case):
         row.allocated = (row.vcpus_used - reserved_cpus,
                          row.memory_mb - row.free_ram_mb - reserved_ram,
                          row.local_gb - row.free_disk_gb - reserved_disk)
+        row.totals = (row.vcpus, row.memory_mb, row.local_gb)
         row.num_io_ops = _number(item, 'num_io_ops', where, 0)
         row.num_instances = _number(item, 'num_instances', where, 0)
         row.failed_builds = _number(item, 'failed_builds', where, 0)
@@ -315,6 +342,17 @@ def read_hosts(case):
             zones[name].hosts.add(host)
             row.aggregates.append(zones[name])
         row.aggregate_uuids = frozenset(a.uuid for a in row.aggregates)
+        # What placement can still give: (total - reserved) * ratio less
+        # what is allocated, per resource class.
+        row.room = tuple(
+            (total - min(reserved, total)) * ratio - allocated
+            for total, reserved, ratio, allocated in zip(
+                row.totals, row.reserved,
+                (row.cpu_allocation_ratio, row.ram_allocation_ratio,
+                 row.disk_allocation_ratio), row.allocated))
+        for uuid in row.aggregate_uuids:
+            hosts.in_aggregate.setdefault(uuid, []).append(len(hosts))
+        hosts.by_uuid[row.uuid] = row
         hosts.append(row)
     aggregates.update(zones)
     return hosts, aggregates
@@ -435,11 +473,10 @@ def placement_offers(spec, hosts, members, aggregates):
     query = request_filter.process(spec, aggregates.values(), CONF)
     query.all_required = query.required | query.root_required
     query.all_forbidden = query.forbidden | query.root_forbidden
-    wanted = scheduler_utils.resources_from_request_spec(spec)
+    wanted = wanted_vector(scheduler_utils.resources_from_request_spec(spec))
     limit = (None if scheduler_utils.unlimited_candidates(spec)
              else CONF.scheduler.max_placement_results)
-    offered, no_room, not_asked_for = [], [], []
-    others = []
+    rows, others = hosts, []
     target = _target(spec, hosts)
     if target is not None:
         # Placement is asked about the one node's tree, or about every
@@ -450,35 +487,46 @@ def placement_offers(spec, hosts, members, aggregates):
                  (target[1] is None or row.nodename == target[1])]
         if len(nodes) == 1:
             others = [row for row in hosts if row is not nodes[0]]
-            hosts = nodes
+            rows = nodes
         else:
             limit = None
-    for index, row in enumerate(hosts):
-        if not row.asked_for(query):
-            not_asked_for.append(row)
-            continue
-        if not row.fits(wanted):
-            no_room.append(row)
+    if query.member_of and rows is hosts:
+        # Only the hosts of the aggregates asked for are looked at.
+        among = None
+        for uuids in query.member_of:
+            found = set()
+            for uuid in uuids:
+                found.update(hosts.in_aggregate.get(uuid, ()))
+            among = found if among is None else among & found
+        rows = [hosts[index] for index in sorted(among)]
+    offered = []
+    for row in rows:
+        if not row.asked_for(query) or not row.fits(wanted):
             continue
         if limit is not None and len(offered) == limit:
-            beyond = hosts[index:]
             break
-        offered.append(row.state(members.get(row.host)))
-    else:
-        beyond = []
-    offered += [row.state(members.get(row.host)) for row in others]
+        offered.append(row)
+    offered_states = [row.state(members.get(row.host)) for row in offered]
+    offered_states += [row.state(members.get(row.host)) for row in others]
 
     def set_aside():
-        rest = [r for r in beyond if r.asked_for(query)]
-        left = [(NOT_ASKED_FOR + ' (%s)' % query.describe(),
-                 not_asked_for + [r for r in beyond
-                                  if not r.asked_for(query)]),
-                (NO_ROOM, no_room + [r for r in rest
-                                     if not r.fits(wanted)]),
-                (BEYOND_LIMIT, [r for r in rest if r.fits(wanted)])]
+        handed_on = {id(row) for row in offered} | {id(row)
+                                                    for row in others}
+        not_asked, no_room, beyond = [], [], []
+        for row in hosts:
+            if id(row) in handed_on:
+                continue
+            if not row.asked_for(query):
+                not_asked.append(row)
+            elif not row.fits(wanted):
+                no_room.append(row)
+            else:
+                beyond.append(row)
+        left = [(NOT_ASKED_FOR + ' (%s)' % query.describe(), not_asked),
+                (NO_ROOM, no_room), (BEYOND_LIMIT, beyond)]
         return [(reason, [r.state(members.get(r.host)) for r in rows])
                 for reason, rows in left if rows]
-    return offered, set_aside
+    return offered_states, set_aside
 
 
 def _target(spec, hosts):
@@ -504,18 +552,15 @@ def _claims(spec, hosts):
     """claim(host state, instance): the instance's resources claimed on
     the host's inventory for the rest of the decision, as the daemon
     claims in placement; False when they no longer fit."""
-    wanted = scheduler_utils.resources_from_request_spec(spec)
-    by_uuid = {row.uuid: row for row in hosts}
+    wanted = wanted_vector(scheduler_utils.resources_from_request_spec(spec))
     claimed = {}
 
     def claim(state, instance):
         held = claimed.get(state.uuid)
-        if not by_uuid[state.uuid].fits(wanted, held):
+        if not hosts.by_uuid[state.uuid].fits(wanted, held):
             return False
-        held = dict(held or {})
-        for rc, amount in wanted.items():
-            held[rc] = held.get(rc, 0) + amount
-        claimed[state.uuid] = held
+        claimed[state.uuid] = tuple(
+            a + b for a, b in zip(held or (0, 0, 0), wanted))
         return True
     return claim
 

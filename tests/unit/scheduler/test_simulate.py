@@ -463,6 +463,18 @@ class TestDaemonDefaults(SimulateTestCase):
         self.assertGreater(timed['timing_ms'], 0)
 
 
+class TestHostRows(SimulateTestCase):
+
+    def test_a_simulated_host_state_has_every_slot_set(self):
+        from nova_lite.scheduler import host_manager
+        hosts, _aggregates = simulate.read_hosts(make_case())
+        state = hosts[0].state(['member'])
+        for name in host_manager.HostState.__slots__:
+            getattr(state, name)  # AttributeError if one was forgotten
+        self.assertEqual(({'member'}, 4096 - 512),
+                         (state.instances, state.free_ram_mb))
+
+
 class TestAsTheDaemonAsksPlacement(SimulateTestCase):
     """Claims, the limit and a named host, as the daemon deals with
     placement."""
