@@ -15,6 +15,7 @@ a single host weighs 0. A weigher that has nothing to say about a request
 
 import heapq
 import itertools
+import operator
 
 from oslo_log import log as logging
 
@@ -108,6 +109,9 @@ class Ranking:
     def __init__(self, weighers, host_states, spec):
         self.spec = spec
         self.states = list(host_states)
+        # The order equal weights keep, as indexes of ``states`` (None:
+        # theirs).
+        self.order = None
         overridden = _overridden_options(self.states)
         self.weighers, self.multipliers = [], []
         for weigher in weighers:
@@ -138,6 +142,10 @@ class Ranking:
                         weigher.weigh(candidate, self.spec))
 
     def keep(self, host_states):
+        """Forget the hosts not in ``host_states`` (a subset of the
+        ranking's hosts)."""
+        if len(host_states) == len(self.states):
+            return
         wanted = {id(s) for s in host_states}
         indexes = [i for i, s in enumerate(self.states) if id(s) in wanted]
         if len(indexes) == len(self.states):
@@ -147,31 +155,44 @@ class Ranking:
         self.multipliers = [m if not isinstance(m, list)
                             else [m[i] for i in indexes]
                             for m in self.multipliers]
+        if self.order is not None:
+            renumbered = {old: new for new, old in enumerate(indexes)}
+            self.order = [renumbered[i] for i in self.order
+                          if i in renumbered]
 
     def reorder(self, host_states):
-        """Put the hosts in the order of ``host_states`` (the same hosts):
-        equal weights keep that order."""
-        if all(a is b for a, b in zip(self.states, host_states)):
-            return
+        """Let equal weights keep the order of ``host_states`` (the same
+        hosts) rather than their own."""
         position = {id(s): i for i, s in enumerate(self.states)}
-        order = [position[id(s)] for s in host_states]
-        self.states = [self.states[i] for i in order]
-        self.raw = [[values[i] for i in order] for values in self.raw]
-        self.multipliers = [m if not isinstance(m, list)
-                            else [m[i] for i in order]
-                            for m in self.multipliers]
+        self.order = [position[id(s)] for s in host_states]
 
     def ranked(self, best=None):
-        """[(weight, host_state)] best first; ties keep the hosts' order.
-        With ``best``, only that many (no full sort)."""
+        """[(weight, host_state)] best first; ties keep the hosts' order
+        (or the one ``reorder`` gave). With ``best``, only that many (no
+        full sort)."""
         totals = self.totals()
-        if best is not None and best < len(self.states):
-            found = heapq.nsmallest(best, zip([-t for t in totals],
-                                              itertools.count()))
-            order = [index for _weight, index in found]
+        count = len(self.states)
+        if best is not None and best < count:
+            if self.order is None:
+                found = heapq.nsmallest(best, zip([-t for t in totals],
+                                                  itertools.count()))
+                order = [index for _weight, index in found]
+            else:
+                found = heapq.nsmallest(best, zip(
+                    [-totals[i] for i in self.order], itertools.count(),
+                    self.order))
+                order = [index for _weight, _position, index in found]
         else:
-            order = sorted(range(len(self.states)), key=lambda i: -totals[i])
-        return [(totals[i], self.states[i]) for i in order]
+            # (A reverse sort keeps equal weights in the order given.)
+            order = sorted(range(count) if self.order is None
+                           else self.order, key=totals.__getitem__,
+                           reverse=True)
+        if not order:
+            return []
+        pick = operator.itemgetter(*order)
+        if len(order) == 1:
+            return [(pick(totals), pick(self.states))]
+        return list(zip(pick(totals), pick(self.states)))
 
     def totals(self):
         """Each host's weight, summed in the weighers' order."""
