@@ -179,38 +179,47 @@ class PlacementClient:
     def update_provider_aggregates(self, uuid, add=(), remove=()):
         """Put the provider in the aggregates ``add`` and take it out of
         ``remove``, keeping it in every other one (a sharing provider's,
-        an operator's): read, change, write back with the generation
-        read, and again on a generation race. True when something was
-        written; ProviderNotFound when placement has no such provider."""
+        an operator's). True when something was written;
+        ProviderNotFound when placement has no such provider."""
+        changed = self._update_provider_set(uuid, 'aggregates', add, remove,
+                                            version='1.19')
+        return True if changed else None
+
+    def _update_provider_set(self, uuid, kind, add, remove, version=None):
+        """Add ``add`` to and take ``remove`` from the provider's
+        ``kind`` ('traits', 'aggregates'), keeping the rest: read, change,
+        write back with the generation read, and again on a generation
+        race. (put on, taken off) when something was written, else None;
+        ProviderNotFound when placement has no such provider."""
         add, remove = set(add), set(remove)
-        path = '/resource_providers/%s/aggregates' % uuid
+        path = '/resource_providers/%s/%s' % (uuid, kind)
         for attempt in range(CONFLICT_RETRIES):
-            response = self._request('GET', path, version='1.19')
+            response = self._request('GET', path, version=version)
             if response.status_code == 404:
                 raise ProviderNotFound(uuid=uuid)
-            self._check(response, 'GET aggregates of %s' % uuid)
+            self._check(response, 'GET %s of %s' % (kind, uuid))
             body = response.json()
-            current = set(body['aggregates'])
+            current = set(body[kind])
             wanted = (current | add) - remove
             if wanted == current:
                 return None
             response = self._request(
-                'PUT', path, {'aggregates': sorted(wanted),
+                'PUT', path, {kind: sorted(wanted),
                               'resource_provider_generation':
                                   body['resource_provider_generation']},
-                version='1.19')
+                version=version)
             if response.status_code == 404:
                 raise ProviderNotFound(uuid=uuid)
             if response.status_code == 409 and \
                     _error_code(response) == 'placement.concurrent_update':
                 time.sleep(0.01 * (attempt + 1))
                 continue
-            self._check(response, 'PUT aggregates of %s' % uuid)
+            self._check(response, 'PUT %s of %s' % (kind, uuid))
             self._generations[uuid] = response.json()[
                 'resource_provider_generation']
-            return True
-        raise PlacementConflict(reason='aggregates of %s kept changing' %
-                                uuid)
+            return wanted - current, current - wanted
+        raise PlacementConflict(reason='%s of %s kept changing' % (kind,
+                                                                   uuid))
 
     def providers_in_aggregates(self, aggregates):
         """The uuids of the providers in any of ``aggregates``."""
@@ -529,34 +538,10 @@ class PlacementClient:
 
     def update_provider_traits(self, uuid, add=(), remove=()):
         """Put the traits ``add`` on the provider and take ``remove`` off,
-        keeping every other trait it has (an operator's CUSTOM_ ones):
-        read, change, write back with the generation read, and again on a
-        generation race. (traits put on, traits taken off) when something
-        was written, else None."""
-        add, remove = set(add), set(remove)
-        for attempt in range(CONFLICT_RETRIES):
-            response = self._request('GET', '/resource_providers/%s/traits'
-                                     % uuid)
-            self._check(response, 'GET traits of %s' % uuid)
-            body = response.json()
-            current = set(body['traits'])
-            wanted = (current | add) - remove
-            if wanted == current:
-                return None
-            response = self._request(
-                'PUT', '/resource_providers/%s/traits' % uuid,
-                {'traits': sorted(wanted),
-                 'resource_provider_generation':
-                     body['resource_provider_generation']})
-            if response.status_code == 409 and \
-                    _error_code(response) == 'placement.concurrent_update':
-                time.sleep(0.01 * (attempt + 1))
-                continue
-            self._check(response, 'PUT traits of %s' % uuid)
-            self._generations[uuid] = response.json()[
-                'resource_provider_generation']
-            return wanted - current, current - wanted
-        raise PlacementConflict(reason='traits of %s kept changing' % uuid)
+        keeping every other trait it has (an operator's CUSTOM_ ones).
+        (traits put on, traits taken off) when something was written,
+        else None."""
+        return self._update_provider_set(uuid, 'traits', add, remove)
 
     @staticmethod
     def _check(response, what):

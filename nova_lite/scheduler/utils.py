@@ -2,7 +2,11 @@
 asks placement for candidates and claims them) and the compute's resource
 tracker (which writes the same allocation at its claim)."""
 
+from oslo_log import log as logging
+
 from nova_lite import exception
+
+LOG = logging.getLogger(__name__)
 
 PCI_ALIAS_SPEC = 'pci_passthrough:alias'
 
@@ -80,3 +84,21 @@ def mappings_from_allocations(request_groups, allocations,
                 port_id=group.requester_id,
                 reason='its resource request is not in the allocation')
     return found
+
+
+def aggregate_number(host_state, key, default, cast):
+    """The lowest ``key`` of the host's aggregates' metadata, made a
+    number by ``cast`` (int, float), else ``default`` -- also when one is
+    not such a number, after a warning: per-aggregate weight multipliers
+    and host ceilings, as in Nova."""
+    values = {a.metadata[key] for a in host_state.aggregates
+              if key in a.metadata}
+    if not values:
+        return default
+    try:
+        return min(cast(value) for value in values)
+    except ValueError:
+        LOG.warning('Aggregate metadata %s of host %s is not a number (%s); '
+                    'using %s', key, host_state.host,
+                    ', '.join(sorted(values)), default)
+        return default

@@ -17,9 +17,7 @@ import heapq
 import itertools
 import operator
 
-from oslo_log import log as logging
-
-LOG = logging.getLogger(__name__)
+from nova_lite.scheduler import utils as scheduler_utils
 
 
 class BaseHostWeigher:
@@ -42,8 +40,8 @@ class BaseHostWeigher:
     def host_multiplier(self, host_state):
         """The multiplier on ``host_state``: its aggregates' ``option``
         metadata, else the configured one."""
-        return aggregate_multiplier(host_state, self.option,
-                                    self.multiplier())
+        return scheduler_utils.aggregate_number(
+            host_state, self.option, self.multiplier(), float)
 
     def applies(self, spec):
         return True
@@ -81,23 +79,6 @@ def normalize(values, minval=None, maxval=None):
         return [0.0] * len(values)
     span = high - low
     return [(value - low) / span for value in values]
-
-
-def aggregate_multiplier(host_state, option, default):
-    """The multiplier ``option`` for ``host_state``: the lowest value its
-    aggregates' metadata give, else ``default`` (also when a value is not
-    a number, after a warning)."""
-    values = {a.metadata[option] for a in host_state.aggregates
-              if option in a.metadata}
-    if not values:
-        return default
-    try:
-        return min(float(value) for value in values)
-    except ValueError:
-        LOG.warning('Aggregate metadata %s of host %s is not a number (%s); '
-                    'using the configured %s', option, host_state.host,
-                    ', '.join(sorted(values)), default)
-        return default
 
 
 class Ranking:

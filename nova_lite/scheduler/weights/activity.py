@@ -3,6 +3,7 @@ recent build failures (a host that keeps failing builds is avoided until
 it succeeds again), and how recent its hypervisor is."""
 
 from nova_lite import conf as nova_conf
+from nova_lite.scheduler import utils as scheduler_utils
 from nova_lite.scheduler import weights
 
 CONF = nova_conf.CONF
@@ -48,9 +49,9 @@ class BuildFailureWeigher(weights.BaseHostWeigher):
         return -CONF.filter_scheduler.build_failure_weight_multiplier
 
     def host_multiplier(self, host_state):
-        return -weights.aggregate_multiplier(
+        return -scheduler_utils.aggregate_number(
             host_state, self.option,
-            CONF.filter_scheduler.build_failure_weight_multiplier)
+            CONF.filter_scheduler.build_failure_weight_multiplier, float)
 
     def weigh(self, host_state, spec):
         return host_state.failed_builds
