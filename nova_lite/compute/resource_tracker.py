@@ -48,6 +48,11 @@ COMPUTE_NODE = 'COMPUTE_NODE'
 STATUS_DISABLED = 'COMPUTE_STATUS_DISABLED'
 
 
+# The task states of a server whose record still names the host it is
+# leaving (see ResourceTracker._departed).
+_LEAVING = (states.RESIZE_REVERTING, states.MIGRATING)
+
+
 def is_boot_from_volume(instance):
     return instance.system_metadata.get('boot_from_volume') == 'True'
 
@@ -99,6 +104,10 @@ class ResourceTracker:
         # Instances between claim and the end of their spawn: the audit
         # must not drop them although their record is not ACTIVE yet.
         self._claiming = set()
+        # Instances this host forgot while their record still names it: a
+        # reverted resize's destination, until the source takes the
+        # record back. The audit does not count them again meanwhile.
+        self._departed = set()
         # While an audit reads the instances of this host: the ones that
         # left meanwhile (deleted, failed, migrated away), so that its
         # snapshot does not count them again. None between audits.
@@ -322,6 +331,14 @@ class ResourceTracker:
             raise
         with self._lock:
             left, self._left_during_audit = self._left_during_audit, None
+            # Forgotten and still leaving (its move's task not over): not
+            # counted; once its record names another host, forgotten for
+            # good.
+            listed = {i.uuid for i in instances}
+            self._departed &= listed
+            left = left | {i.uuid for i in instances
+                           if i.uuid in self._departed and
+                           i.task_state in _LEAVING}
             node = self._ensure_node(context, nodename, resources)
             in_flight = {uuid: usage for uuid, usage in self.tracked.items()
                          if uuid in self._claiming}
@@ -583,8 +600,11 @@ class ResourceTracker:
         self._retrack(nodename, instance, _usage_of(instance))
 
     def forget_instance(self, context, instance, nodename):
-        """Stop counting an instance that left (live migration); its
-        allocation here is its move's to give back."""
+        """Stop counting an instance that left (live migration, a
+        reverted resize's destination); its allocation here is its move's
+        to give back."""
+        with self._lock:
+            self._departed.add(instance.uuid)
         self._retrack(nodename, instance, None)
 
     def update_usage(self, context, instance):

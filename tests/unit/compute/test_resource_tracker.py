@@ -139,6 +139,35 @@ class TestAudit(ResourceTrackerTestCase):
         self.assertEqual((RESERVED_MB + 1024, 1),
                          (node.memory_mb_used, node.running_vms))
 
+    def test_a_reverted_resize_forgotten_here_is_not_counted_again(self):
+        # The destination forgot the server; its record names this host
+        # until the source finishes the revert. An audit in between must
+        # not count it again (a resize right after would find no room).
+        self.make_instance()
+        leaving = self.make_instance()
+        self.audit()
+        leaving.task_state = states.RESIZE_REVERTING
+        leaving.save()
+        self.tracker.forget_instance(self.context, leaving, self.node)
+        self.audit()
+        self.assertEqual((RESERVED_MB + 1024, 1),
+                         (self.stored_node().memory_mb_used,
+                          self.stored_node().running_vms))
+        # The revert ends elsewhere; should the server ever be here again
+        # at rest, it counts.
+        leaving.task_state = None
+        leaving.save()
+        self.audit()
+        self.assertEqual(2, self.stored_node().running_vms)
+
+    def test_a_forgotten_server_that_stays_here_counts_again(self):
+        # Its revert failed here: no longer leaving, it is counted.
+        instance = self.make_instance()
+        self.audit()
+        self.tracker.forget_instance(self.context, instance, self.node)
+        self.audit()
+        self.assertEqual(1, self.stored_node().running_vms)
+
     def test_instances_of_other_hosts_do_not_count(self):
         self.make_instance(host='compute2')
         self.audit()
