@@ -36,6 +36,29 @@ placement_opts = [
                      'candidates (a low [scheduler] max_placement_results) '
                      'do not all crowd onto the same providers. Without a '
                      'limit every candidate is answered either way.'),
+    cfg.IntOpt('max_allocation_candidates', default=100000, min=-1,
+               help='The most allocation candidates the placement daemon '
+                    'makes for one request, whatever its limit (-1: no '
+                    'cap). A request whose groups can be met in many ways '
+                    'on wide provider trees (several children with the '
+                    'same class, such as GPUs or PCI devices) multiplies '
+                    'into millions of combinations; the cap bounds the '
+                    'memory and time one request may take. Lower it when '
+                    'clients time out on such requests, and consider '
+                    'allocation_candidates_generation_strategy = '
+                    'breadth-first so that the candidates still come from '
+                    'many trees.'),
+    cfg.StrOpt('allocation_candidates_generation_strategy',
+               default='depth-first',
+               choices=[('depth-first', 'Every candidate of one provider '
+                         'tree before the next tree.'),
+                        ('breadth-first', 'One candidate of each tree in '
+                         'turn, so that a cap or a limit leaves candidates '
+                         'from as many trees as possible.')],
+               help='The order in which the placement daemon makes the '
+                    'candidates of a request from the provider trees that '
+                    'fit. Either way the order is fixed: the same request '
+                    'gets the same candidates.'),
 ]
 
 

@@ -57,15 +57,27 @@ class Request:
 
     def __init__(self, groups, group_policy=None, limit=None,
                  root_required=(), root_forbidden=(), same_subtree=(),
-                 randomize=False):
+                 randomize=False, max_candidates=None, breadth_first=False):
         self.groups = groups
         self.group_policy = group_policy
         self.limit = limit
         # With a limit: a random sample of what fits, not the first.
         self.randomize = randomize
+        # [placement] max_allocation_candidates: no request makes more,
+        # whatever its limit (None: no cap).
+        self.max_candidates = max_candidates
+        # Take one candidate from each tree in turn rather than every
+        # candidate of a tree before the next.
+        self.breadth_first = breadth_first
         self.root_required = set(root_required)
         self.root_forbidden = set(root_forbidden)
         self.same_subtree = [set(s) for s in same_subtree]
+
+    @property
+    def cap(self):
+        """How many candidates to make at most (None: all)."""
+        caps = [n for n in (self.limit, self.max_candidates) if n]
+        return min(caps) if caps else None
 
 
 class Result:
@@ -238,10 +250,10 @@ def _find_single_providers(connection, request, group):
         per_provider = per_provider.where(clause)
     per_provider = (per_provider.group_by(INV.c.resource_provider_id)
                     .having(sa.func.count() == len(amounts)))
-    if request.limit:
+    if request.cap:
         per_provider = per_provider.order_by(
             _random_order(connection) if request.randomize
-            else INV.c.resource_provider_id).limit(request.limit)
+            else INV.c.resource_provider_id).limit(request.cap)
     per_provider = per_provider.subquery()
     # The providers' other classes (for the summaries) and traits, as
     # correlated subqueries: the whole answer in one round trip.
@@ -350,52 +362,67 @@ def find(connection, request):
     # An unsuffixed group without resources still names the tree.
     only_tree = unsuffixed.in_tree if unsuffixed is not None and \
         not unsuffixed.resources else None
-    seen = set()
     roots = sorted(by_root)
     if request.limit and request.randomize:
         random.shuffle(roots)
-    for root_id in roots:
+
+    def tree_candidates(root_id):
         members = by_root[root_id]
         if root_id not in tree_rows or (only_tree is not None and
                                         root_id != only_tree):
-            continue
+            return
         if request.root_required or request.root_forbidden:
             root_traits = provider_traits.get(root_id, set())
             if not request.root_required <= root_traits or \
                     request.root_forbidden & root_traits:
-                continue
+                return
         options = []
         for suffix, found in sorted(granular.items()):
             choices = sorted(p for p in members if p in found)
             if not choices:
-                break
+                return
             options.append(('group', suffix, choices))
-        else:
-            for class_id, found in sorted(spread.items()):
-                choices = sorted(p for p in members if p in found)
-                if not choices:
-                    break
-                options.append(('class', class_id, choices))
-            else:
-                for candidate in _combinations(request, options, tree_rows,
-                                               limits, shared_classes,
-                                               unsuffixed, provider_traits):
-                    if anchors:
-                        # A sharing provider serves several trees: the
-                        # same request may come out of each of them.
-                        key = _key(candidate)
-                        if key in seen:
-                            continue
-                        seen.add(key)
-                    result.allocation_requests.append(candidate)
-                    if request.limit and len(
-                            result.allocation_requests) >= request.limit:
-                        break
-        if request.limit and len(result.allocation_requests) >= \
-                request.limit:
+        for class_id, found in sorted(spread.items()):
+            choices = sorted(p for p in members if p in found)
+            if not choices:
+                return
+            options.append(('class', class_id, choices))
+        yield from _combinations(request, options, tree_rows, limits,
+                                 shared_classes, unsuffixed, provider_traits)
+
+    per_tree = (tree_candidates(root_id) for root_id in roots)
+    made = _round_robin(list(per_tree)) if request.breadth_first else \
+        itertools.chain.from_iterable(per_tree)
+    # A sharing provider serves several trees: the same request may come
+    # out of each of them.
+    seen = set()
+    cap = request.cap
+    for candidate in made:
+        if anchors:
+            key = _key(candidate)
+            if key in seen:
+                continue
+            seen.add(key)
+        result.allocation_requests.append(candidate)
+        if cap and len(result.allocation_requests) >= cap:
             break
     result.tree_rows = tree_rows
     return result
+
+
+def _round_robin(iterators):
+    """One item of each iterator in turn, until all are spent."""
+    while iterators:
+        alive = []
+        for iterator in iterators:
+            item = next(iterator, _SPENT)
+            if item is not _SPENT:
+                alive.append(iterator)
+                yield item
+        iterators = alive
+
+
+_SPENT = object()
 
 
 def _trait_ids(connection, provider_ids):

@@ -421,3 +421,73 @@ class TestRandomize(CandidatesTestCase):
         self.assertEqual(sorted([rp] for rp in self.providers),
                          self.providers_of(self.candidates(
                              'resources=VCPU:1')))
+
+
+class TestCandidateCap(CandidatesTestCase):
+    """[placement] max_allocation_candidates bounds the product of a
+    request's groups over wide trees; the generation strategy says from
+    which trees the capped candidates come."""
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(config_fixture.Config(nova_conf.CONF))
+        # Two trees of four GPUs each: two one-GPU groups meet in 4 x 4
+        # ways per tree.
+        self.trees = []
+        for name in ('cn1', 'cn2'):
+            root = self.compute_node(name)
+            gpus = []
+            for index in range(4):
+                gpu = self.make_provider('%s-gpu%d' % (name, index),
+                                         parent=root)['uuid']
+                self.set_inventory(gpu, VGPU=1)
+                gpus.append(gpu)
+            self.trees.append((root, gpus))
+        self.query = ('resources_A=VGPU:1&resources_B=VGPU:1'
+                      '&group_policy=none')
+
+    def roots_of(self, body):
+        return [self.trees[0][0] if set(r['allocations']) <= set(
+            self.trees[0][1]) else self.trees[1][0]
+            for r in body['allocation_requests']]
+
+    def test_uncapped_every_combination_is_a_candidate(self):
+        self.config.config(max_allocation_candidates=-1, group='placement')
+        # Per tree 4 x 4 pairs of GPUs, each taking one VGPU: the 4 where
+        # both groups pick the same GPU need 2 of its 1 and are dropped.
+        self.assertEqual(24, len(self.candidates(self.query)[
+            'allocation_requests']))
+
+    def test_the_cap_bounds_a_request_without_a_limit(self):
+        self.config.config(max_allocation_candidates=5, group='placement')
+        body = self.candidates(self.query)
+        self.assertEqual(5, len(body['allocation_requests']))
+
+    def test_a_limit_below_the_cap_still_applies(self):
+        self.config.config(max_allocation_candidates=5, group='placement')
+        body = self.candidates(self.query + '&limit=2')
+        self.assertEqual(2, len(body['allocation_requests']))
+
+    def test_depth_first_fills_the_cap_from_the_first_tree(self):
+        self.config.config(max_allocation_candidates=6, group='placement')
+        roots = self.roots_of(self.candidates(self.query))
+        self.assertEqual([self.trees[0][0]] * 6, roots)
+
+    def test_breadth_first_takes_each_tree_in_turn(self):
+        self.config.config(
+            max_allocation_candidates=6, group='placement',
+            allocation_candidates_generation_strategy='breadth-first')
+        roots = self.roots_of(self.candidates(self.query))
+        self.assertEqual(3, roots.count(self.trees[0][0]))
+        self.assertEqual(3, roots.count(self.trees[1][0]))
+
+
+class TestCandidateCapFlat(CandidatesTestCase):
+
+    def test_the_cap_bounds_a_flat_world_too(self):
+        config = self.useFixture(config_fixture.Config(nova_conf.CONF))
+        config.config(max_allocation_candidates=2, group='placement')
+        for index in range(4):
+            self.compute_node('cn%d' % index)
+        body = self.candidates('resources=VCPU:1')
+        self.assertEqual(2, len(body['allocation_requests']))

@@ -176,7 +176,12 @@ def _parse_request(connection, request):
         same_subtree.append(suffixes)
     return candidates.Request(
         groups, policy, limit, root_required, root_forbidden, same_subtree,
-        randomize=CONF.placement.randomize_allocation_candidates)
+        randomize=CONF.placement.randomize_allocation_candidates,
+        max_candidates=(CONF.placement.max_allocation_candidates
+                        if CONF.placement.max_allocation_candidates > 0
+                        else None),
+        breadth_first=(CONF.placement.allocation_candidates_generation_strategy
+                       == 'breadth-first'))
 
 
 def _tree_root(connection, value, name):
