@@ -150,8 +150,12 @@ class ControlPlane:
     BANDWIDTH_KBPS = 10000
 
     def __init__(self, computes=2, compute_conf=None, extra_conf='',
-                 backend='threading', services=None):
+                 backend='threading', services=None, placement_url=None):
         self.num_computes = computes
+        # Another Placement service (its URL) that every daemon calls
+        # instead of a nova-lite-placement of the plane's own, which is
+        # then not started.
+        self.external_placement_url = placement_url
         # A broker and a database of the plane's own (faults.
         # PrivateServices, started by the caller), or the machine's. A
         # broker of its own may come without a database (rabbit_cluster.
@@ -201,7 +205,8 @@ class ControlPlane:
 
     @property
     def placement_url(self):
-        return 'http://127.0.0.1:%d' % self.placement_port
+        return self.external_placement_url or \
+            'http://127.0.0.1:%d' % self.placement_port
 
     @property
     def network_url(self):
@@ -350,8 +355,10 @@ class ControlPlane:
                     '16384', '--vcpus', '1', '--disk', '10')
         self.image_id = self.manage(
             'image', 'create', 'cirros').stdout.strip().splitlines()[-1]
-        for name in ('placement', 'network', 'conductor', 'scheduler',
-                     'api'):
+        daemons = ['network', 'conductor', 'scheduler', 'api']
+        if self.external_placement_url is None:
+            daemons.insert(0, 'placement')
+        for name in daemons:
             self.start_daemon(name)
         for index in range(1, self.num_computes + 1):
             self.start_compute(index)
