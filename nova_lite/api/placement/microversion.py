@@ -55,13 +55,21 @@ what is listed; everything else behaves as in the version before.
 * 1.34 - allocation requests carry ``mappings`` (group -> providers).
 * 1.35 - ``root_required=`` traits of the root of each candidate tree.
 * 1.36 - ``same_subtree=_A,_B``; resourceless request groups.
+* 1.37 - ``PUT /resource_providers/{uuid}`` may give a provider another
+         parent or none (a loop is refused).
+* 1.38 - consumer types: ``consumer_type`` required in ``PUT`` and
+         ``POST /allocations`` and in the reshaper, shown by ``GET
+         /allocations/{consumer}``; ``GET /usages`` groups by type (with a
+         ``consumer_count``) and takes ``consumer_type=``.
+* 1.39 - ``required=in:T1,T2`` (any of the traits) on the provider list
+         and on allocation candidates.
 """
 
 from nova_lite.api import microversion
 
 SERVICE_TYPE = 'placement'
 MIN_VERSION = '1.0'
-MAX_VERSION = '1.36'
+MAX_VERSION = '1.39'
 
 SPEC = microversion.MicroversionSpec(SERVICE_TYPE, MIN_VERSION, MAX_VERSION)
 
@@ -101,3 +109,6 @@ STRING_SUFFIXES = '1.33'
 MAPPINGS = '1.34'
 ROOT_REQUIRED = '1.35'
 SAME_SUBTREE = '1.36'
+REPARENT = '1.37'
+CONSUMER_TYPES = '1.38'
+ANY_TRAITS = '1.39'

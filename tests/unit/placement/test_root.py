@@ -11,7 +11,7 @@ class TestVersionDocument(base.PlacementTestCase):
         (version,) = response.json['versions']
         self.assertEqual('v1.0', version['id'])
         self.assertEqual('1.0', version['min_version'])
-        self.assertEqual('1.36', version['max_version'])
+        self.assertEqual('1.39', version['max_version'])
         self.assertEqual('CURRENT', version['status'])
 
     def test_response_names_the_negotiated_microversion(self):
@@ -27,7 +27,7 @@ class TestVersionDocument(base.PlacementTestCase):
 
     def test_latest_is_the_maximum(self):
         response = self.get('/resource_providers', version='latest')
-        self.assertEqual('placement 1.36',
+        self.assertEqual('placement 1.39',
                          response.headers['OpenStack-API-Version'])
 
     def test_version_above_maximum_is_406(self):
