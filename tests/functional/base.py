@@ -5,6 +5,7 @@ import os
 import testtools
 
 from tests.functional import fixtures
+from tools import placement_peer
 
 
 class ControlPlaneTestCase(testtools.TestCase):
@@ -16,18 +17,35 @@ class ControlPlaneTestCase(testtools.TestCase):
     extra_conf = ''
     # tools/run-tests.sh eventlet runs the suite with every daemon green.
     backend = os.environ.get('NOVA_LITE_CONCURRENCY_BACKEND', 'threading')
+    # Whose Placement the plane runs on: 'nova-lite' (a nova-lite-placement
+    # daemon of its own) or 'openstack' (OpenStack Placement 16, started
+    # for the class by tools/placement_peer.py, and no placement daemon).
+    # NOVA_LITE_FUNCTIONAL_PLACEMENT=openstack runs every class on the
+    # latter.
+    placement_service = os.environ.get('NOVA_LITE_FUNCTIONAL_PLACEMENT',
+                                       'nova-lite')
+    openstack_placement = None
+    plane = None
 
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.plane = cls.start_plane()
+        if cls.placement_service == 'openstack':
+            cls.openstack_placement = placement_peer.Server().start()
+        try:
+            cls.plane = cls.start_plane()
+        except Exception:
+            cls._stop_openstack_placement()
+            raise
 
     @classmethod
     def new_plane(cls):
         """The class's control plane, not started."""
         return fixtures.ControlPlane(
             computes=cls.computes, compute_conf=cls.compute_conf,
-            extra_conf=cls.extra_conf, backend=cls.backend)
+            extra_conf=cls.extra_conf, backend=cls.backend,
+            placement_url=cls.openstack_placement.url
+            if cls.openstack_placement else None)
 
     @classmethod
     def start_plane(cls):
@@ -42,9 +60,18 @@ class ControlPlaneTestCase(testtools.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if cls.plane is not None:
-            cls.plane.stop()
+        try:
+            if cls.plane is not None:
+                cls.plane.stop()
+        finally:
+            cls._stop_openstack_placement()
         super().tearDownClass()
+
+    @classmethod
+    def _stop_openstack_placement(cls):
+        if cls.openstack_placement is not None:
+            cls.openstack_placement.stop()
+            cls.openstack_placement = None
 
     # After each test: every server's allocations and port bindings are
     # on the host that holds it (nova-lite-manage audit). A class whose

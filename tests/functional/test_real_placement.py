@@ -1,10 +1,11 @@
 """nova_lite on OpenStack Placement 16 instead of nova-lite-placement.
 
-The control plane runs no placement daemon of its own: ``[placement]``
-of every daemon and of nova-lite-manage names a real OpenStack Placement
-(``tools/placement_peer.py``, on its own database, ``auth_strategy =
-noauth2`` like the plane, so the services' ``auth_type = noauth2`` admin
-token is its administrator too). Nothing else differs from the other
+The control plane runs no placement daemon of its own (``placement_service =
+'openstack'``): ``[placement]`` of every daemon and of nova-lite-manage
+names a real OpenStack Placement (``tools/placement_peer.py``, started for
+the class on its own database, ``auth_strategy = noauth2`` like the
+plane, so the services' ``auth_type = noauth2`` admin token is its
+administrator too). Nothing else differs from the other
 functional tests: the computes report their nodes, the port service its
 bandwidth providers and traits, the scheduler claims, the conductor moves
 and gives back allocations, the audit reads providers and allocations,
@@ -25,7 +26,6 @@ import requests
 from tests.functional import base
 from tests.functional import fixtures
 from tests.functional import test_port_resources
-from tools import placement_peer
 
 LIVE = '2.30'
 EVACUATE = '2.29'
@@ -34,12 +34,12 @@ EVACUATE = '2.29'
 class RealPlacementTest(test_port_resources.PortServiceMixin,
                         base.ControlPlaneTestCase):
     computes = 2
+    placement_service = 'openstack'
 
     @classmethod
     def setUpClass(cls):
-        cls.real_placement = placement_peer.Server().start()
+        super().setUpClass()
         try:
-            super().setUpClass()
             cls.set_up_network()
         except Exception:
             cls.tearDownClass()
@@ -48,21 +48,6 @@ class RealPlacementTest(test_port_resources.PortServiceMixin,
         cls.flavor_resources = {'VCPU': flavor['vcpus'],
                                 'MEMORY_MB': flavor['ram'],
                                 'DISK_GB': flavor['disk']}
-
-    @classmethod
-    def new_plane(cls):
-        return fixtures.ControlPlane(
-            computes=cls.computes, compute_conf=cls.compute_conf,
-            extra_conf=cls.extra_conf, backend=cls.backend,
-            placement_url=cls.real_placement.url)
-
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            if getattr(cls, 'plane', None) is not None:
-                super().tearDownClass()
-        finally:
-            cls.real_placement.stop()
 
     # -- what real placement holds -------------------------------------------
 
