@@ -40,10 +40,11 @@ class RequestGroup:
     """One group of a request; ``suffix`` '' is the unsuffixed group."""
 
     def __init__(self, suffix='', resources=None, required=(), forbidden=(),
-                 member_of=(), in_tree=None):
+                 member_of=(), in_tree=None, any_of=()):
         self.suffix = suffix
         self.resources = dict(resources or {})   # {class id: amount}
         self.required = set(required)            # trait ids
+        self.any_of = [set(ids) for ids in any_of]   # one of each set
         self.forbidden = set(forbidden)          # trait ids
         self.member_of = list(member_of)         # [(agg uuids, forbidden)]
         self.in_tree = in_tree                   # root provider id or None
@@ -110,6 +111,10 @@ def _group_filters(connection, group, provider_id, with_traits):
             clauses.append(provider_id.in_(
                 sa.select(PT.c.resource_provider_id).where(
                     PT.c.trait_id == trait_id)))
+        for trait_ids in group.any_of:
+            clauses.append(provider_id.in_(
+                sa.select(PT.c.resource_provider_id).where(
+                    PT.c.trait_id.in_(sorted(trait_ids)))))
         if group.forbidden:
             clauses.append(provider_id.not_in(
                 sa.select(PT.c.resource_provider_id).where(
@@ -354,6 +359,7 @@ def find(connection, request):
     tree_rows = _tree_rows(connection, set(candidates.values()))
     need_traits = bool(request.root_required or request.root_forbidden or
                        (unsuffixed and (unsuffixed.required or
+                                        unsuffixed.any_of or
                                         unsuffixed.forbidden)))
     provider_traits = {}
     if need_traits:
@@ -482,12 +488,14 @@ def _combinations(request, options, tree_rows, limits, shared_classes,
                                                shared_classes):
             continue
         if unsuffixed is not None and (unsuffixed.required or
+                                       unsuffixed.any_of or
                                        unsuffixed.forbidden):
             used = mappings.get('') or list(allocations)
             present = set().union(*(provider_traits.get(p, set())
                                     for p in used))
             if not unsuffixed.required <= present or \
-                    unsuffixed.forbidden & present:
+                    unsuffixed.forbidden & present or \
+                    not all(ids & present for ids in unsuffixed.any_of):
                 continue
         if not _same_subtree_holds(request, mappings, tree_rows):
             continue

@@ -234,12 +234,13 @@ def delete(connection, uuid):
 
 def list_providers(connection, name=None, uuid=None, member_of=(),
                    in_tree=None, resources=None, required=(),
-                   forbidden=()):
+                   forbidden=(), any_of=()):
     """Providers matching every filter given.
 
     ``member_of``: [(aggregate uuids, forbidden)]; ``resources``:
     {class id: amount} the provider can take now; ``required`` and
-    ``forbidden``: trait ids it must have / must not have.
+    ``forbidden``: trait ids it must have / must not have; ``any_of``:
+    sets of trait ids of which it must have one each.
     """
     query = _select()
     if name is not None:
@@ -262,6 +263,10 @@ def list_providers(connection, name=None, uuid=None, member_of=(),
         query = query.where(P.c.id.in_(
             sa.select(db.PROVIDER_TRAITS.c.resource_provider_id).where(
                 db.PROVIDER_TRAITS.c.trait_id == trait_id)))
+    for trait_ids in any_of:
+        query = query.where(P.c.id.in_(
+            sa.select(db.PROVIDER_TRAITS.c.resource_provider_id).where(
+                db.PROVIDER_TRAITS.c.trait_id.in_(sorted(trait_ids)))))
     if forbidden:
         query = query.where(P.c.id.not_in(
             sa.select(db.PROVIDER_TRAITS.c.resource_provider_id).where(

@@ -164,7 +164,8 @@ def parse_traits(value, name='required', allow_forbidden=False):
                    "CUSTOM_MAGIC. Got: %s" % (name, value))
     for item in items:
         if allow_forbidden and item.startswith('!'):
-            forbidden.add(item[1:])
+            # Any number of '!' reads as one, as OpenStack Placement does.
+            forbidden.add(item.lstrip('!'))
         else:
             required.add(item)
     conflict = required & forbidden
@@ -174,6 +175,66 @@ def parse_traits(value, name='required', allow_forbidden=False):
                    'following traits keys: %s: (%s)' % (
                        name, ', '.join(sorted(conflict))))
     return required, forbidden
+
+
+def parse_trait_terms(values, name='required', allow_forbidden=False,
+                      any_traits=False):
+    """The values of one ``required`` key -> (names all needed, [sets of
+    names of which one is needed], names forbidden).
+
+    Each value is 'A,!B' (A needed, B forbidden when allowed). With
+    ``any_traits`` (1.39) a value may also be 'in:A,B' (A or B) and the key
+    may repeat, every value holding; before, the last value is the one
+    that counts, as in OpenStack Placement.
+    """
+    if not any_traits:
+        values = values[-1:]
+    required, any_of, forbidden = set(), [], set()
+    for value in values:
+        if value.startswith('in:'):
+            if not any_traits:
+                raise exception.QueryBadValue(
+                    reason="Invalid query string parameters: The format "
+                           "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported "
+                           "since microversion 1.39. Got: %s" % value)
+            names = {item.strip() for item in value[3:].split(',')}
+            if not all(names):
+                raise exception.QueryBadValue(
+                    reason="Invalid query string parameters: Expected '%s' "
+                           "parameter value of the form: in:HW_CPU_X86_VMX,"
+                           "CUSTOM_MAGIC. Got an empty trait in: %s" % (
+                               name, value))
+            if any(n.startswith('!') for n in names):
+                raise exception.QueryBadValue(
+                    reason="Invalid query string parameters: The format "
+                           "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not "
+                           "support forbidden traits. Got: %s" % value)
+            if len(names) == 1:
+                required |= names
+            else:
+                any_of.append(names)
+            continue
+        need, avoid = parse_traits(value, name, allow_forbidden)
+        required |= need
+        forbidden |= avoid
+    conflict = required & forbidden
+    if conflict:
+        raise exception.QueryBadValue(
+            reason='Conflicting required and forbidden traits found in the '
+                   'following traits keys: %s: (%s)' % (
+                       name, ', '.join(sorted(conflict))))
+    return required, any_of, forbidden
+
+
+def trait_term_ids(connection, terms):
+    """parse_trait_terms' names -> the same shape in trait ids (400 for a
+    trait that does not exist)."""
+    from nova_lite.placement import traits
+    required, any_of, forbidden = terms
+    ids = traits.ids_of(connection, required.union(forbidden, *any_of))
+    return ({ids[n] for n in required},
+            [{ids[n] for n in names} for names in any_of],
+            {ids[n] for n in forbidden})
 
 
 def parse_member_of(values, allow_forbidden=False, name='member_of'):

@@ -112,6 +112,29 @@ class TestFlat(CandidatesTestCase):
         self.assertEqual([[self.cn2]], self.providers_of(self.candidates(
             'resources=VCPU:1&required=!HW_CPU_X86_AVX2')))
 
+    def test_any_of_traits_from_1_39(self):
+        self.set_traits(self.cn1, 'HW_CPU_X86_AVX2')
+        self.set_traits(self.cn2, 'HW_CPU_X86_SSE')
+        self.assertEqual(sorted([[self.cn1], [self.cn2]]), sorted(
+            self.providers_of(self.candidates(
+                'resources=VCPU:1&required=in:HW_CPU_X86_AVX2,'
+                'HW_CPU_X86_SSE', version='1.39'))))
+        self.assertEqual([[self.cn2]], self.providers_of(self.candidates(
+            'resources=VCPU:1&required=in:HW_CPU_X86_AVX2,HW_CPU_X86_SSE'
+            '&required=!HW_CPU_X86_AVX2', version='1.39')))
+
+    def test_any_of_traits_in_a_granular_group(self):
+        self.set_traits(self.cn2, 'HW_CPU_X86_SSE')
+        self.assertEqual([[self.cn2]], self.providers_of(self.candidates(
+            'resources_A=VCPU:1&required_A=in:HW_CPU_X86_AVX2,'
+            'HW_CPU_X86_SSE', version='1.39')))
+
+    def test_repeated_required_before_1_39_the_last_counts(self):
+        self.set_traits(self.cn1, 'HW_CPU_X86_AVX2')
+        self.assertEqual([[self.cn1]], self.providers_of(self.candidates(
+            'resources=VCPU:1&required=HW_CPU_X86_SSE'
+            '&required=HW_CPU_X86_AVX2', version='1.38')))
+
     def test_member_of(self):
         agg = uuidutils.generate_uuid()
         self.set_aggregates(self.cn2, agg)

@@ -163,6 +163,39 @@ class TestList(base.PlacementTestCase):
         self.assertEqual(['small'],
                          self.names('?required=!HW_CPU_X86_AVX2'))
 
+    def test_any_of_traits_from_1_39(self):
+        self.put('/resource_providers/%s/traits' % self.big,
+                 {'traits': ['HW_CPU_X86_AVX2'],
+                  'resource_provider_generation': 1})
+        self.put('/resource_providers/%s/traits' % self.small,
+                 {'traits': ['HW_CPU_X86_SSE'],
+                  'resource_provider_generation': 1})
+        self.assertEqual(['big', 'small'], sorted(self.names(
+            '?required=in:HW_CPU_X86_AVX2,HW_CPU_X86_SSE', version='1.39')))
+        # Repeated, every value holds.
+        self.assertEqual(['small'], self.names(
+            '?required=in:HW_CPU_X86_AVX2,HW_CPU_X86_SSE'
+            '&required=!HW_CPU_X86_AVX2', version='1.39'))
+
+    def test_any_of_traits_before_1_39_is_400(self):
+        self.assertError(self.get(
+            '/resource_providers?required=in:HW_CPU_X86_AVX2,HW_CPU_X86_SSE',
+            version='1.38'), 400, fragment='only supported since '
+            'microversion 1.39')
+
+    def test_repeated_required_before_1_39_the_last_counts(self):
+        self.put('/resource_providers/%s/traits' % self.big,
+                 {'traits': ['HW_CPU_X86_AVX2'],
+                  'resource_provider_generation': 1})
+        self.assertEqual(['big'], self.names(
+            '?required=HW_CPU_X86_SSE&required=HW_CPU_X86_AVX2',
+            version='1.38'))
+
+    def test_forbidden_in_an_any_of_is_400(self):
+        self.assertError(self.get(
+            '/resource_providers?required=in:HW_CPU_X86_AVX2,!HW_CPU_X86_SSE',
+            version='1.39'), 400, fragment='does not support forbidden')
+
     def test_required_unknown_trait_is_400(self):
         self.assertError(self.get('/resource_providers?required=CUSTOM_NO'),
                          400)

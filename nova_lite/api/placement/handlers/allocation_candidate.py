@@ -27,6 +27,8 @@ CONF = nova_conf.CONF
 _GROUP_KEY = re.compile(
     r'^(resources|required|member_of|in_tree)([1-9][0-9]*|_[a-zA-Z0-9_-]+)?$')
 _NUMBERED = re.compile(r'^[1-9][0-9]*$')
+# 'in:A,B' traits and repeated required keys.
+ANY_TRAITS = mv.ANY_TRAITS
 
 
 def _raw_groups(request):
@@ -56,7 +58,7 @@ def _raw_groups(request):
                         mv.CANDIDATES_IN_TREE)):
                 match = None
         if match:
-            if len(values) > 1 and param != 'member_of':
+            if len(values) > 1 and param not in ('member_of', 'required'):
                 raise exception.QueryDuplicateKey(
                     reason='Query parameter %r may be given only once.' %
                     key)
@@ -99,17 +101,12 @@ def _parse_request(connection, request):
                 raise exception.BadRequest(
                     reason='Invalid resource class in resources parameter: '
                            '%s' % e.kwargs['name'])
-        required = forbidden = set()
+        required, any_of, forbidden = set(), [], set()
         if 'required' in params:
-            need, avoid = set(), set()
-            for value in params['required']:
-                more_need, more_avoid = util.parse_traits(
-                    value, name('required'), forbidden_traits)
-                need |= more_need
-                avoid |= more_avoid
-            ids = traits.ids_of(connection, need | avoid)
-            required = {ids[t] for t in need}
-            forbidden = {ids[t] for t in avoid}
+            required, any_of, forbidden = util.trait_term_ids(
+                connection, util.parse_trait_terms(
+                    params['required'], name('required'), forbidden_traits,
+                    any_traits=request.is_version(ANY_TRAITS)))
         member_of = []
         if 'member_of' in params:
             if len(params['member_of']) > 1 and not request.is_version(
@@ -126,7 +123,8 @@ def _parse_request(connection, request):
             in_tree = _tree_root(connection, params['in_tree'][0],
                                  name('in_tree'))
         groups.append(candidates.RequestGroup(
-            suffix, resources, required, forbidden, member_of, in_tree))
+            suffix, resources, required, forbidden, member_of, in_tree,
+            any_of=any_of))
 
     numbered = [g for g in groups if g.suffix and g.resources]
     policy = others.get('group_policy', [None])[-1]

@@ -11,7 +11,6 @@ from nova_lite.api.placement import util
 from nova_lite.placement import exception
 from nova_lite.placement import providers
 from nova_lite.placement import resource_classes
-from nova_lite.placement import traits
 
 POLICY = 'placement:resource_providers:%s'
 
@@ -81,14 +80,13 @@ def _list_filters(connection, request):
             raise exception.BadRequest(
                 reason='Invalid resource class in resources parameter: %s' %
                 e.kwargs['name'])
-    required = util.single_query_value(request, 'required')
-    if required is not None:
-        need, avoid = util.parse_traits(
-            required, allow_forbidden=request.is_version(
-                mv.FORBIDDEN_TRAITS))
-        ids = traits.ids_of(connection, need | avoid)
-        filters['required'] = {ids[n] for n in need}
-        filters['forbidden'] = {ids[n] for n in avoid}
+    required = request.GET.getall('required')
+    if required:
+        filters['required'], filters['any_of'], filters['forbidden'] = \
+            util.trait_term_ids(connection, util.parse_trait_terms(
+                required, allow_forbidden=request.is_version(
+                    mv.FORBIDDEN_TRAITS),
+                any_traits=request.is_version(mv.ANY_TRAITS)))
     return filters
 
 
