@@ -65,13 +65,18 @@ def authorize(context, action, target=None, fatal=True):
 
     ``target`` defaults to the caller's own project, which is what a
     create or a list is aimed at. With ``fatal`` a refusal raises
-    PolicyNotAuthorized (403); otherwise it returns False.
+    PolicyNotAuthorized (403); otherwise it returns False. A rule with
+    ``scope_types`` (placement's are for project-scoped tokens) refuses a
+    token of another scope the same way.
     """
     enforcer = init()
     if target is None:
         target = {'project_id': context.project_id,
                   'user_id': context.user_id}
-    return enforcer.authorize(action, target, _credentials(context),
-                              do_raise=fatal,
-                              exc=exception.PolicyNotAuthorized,
-                              action=action)
+    try:
+        return enforcer.authorize(action, target, _credentials(context),
+                                  do_raise=fatal,
+                                  exc=exception.PolicyNotAuthorized,
+                                  action=action)
+    except oslo_policy.InvalidScope:
+        raise exception.PolicyNotAuthorized(action=action)

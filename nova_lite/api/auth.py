@@ -20,6 +20,14 @@ noauth2 (the quick start and tests)
     (a WSGI server bound elsewhere) is refused with 401, unless ``[api]
     insecure_noauth2`` is set.
 
+    Placement's noauth2 (``identity_headers``) reads a few more headers,
+    as OpenStack Placement's does, so that its role and scope checks can
+    be exercised without Keystone: ``X-Roles`` replaces the roles,
+    ``X-Project-Id`` the project, and ``OpenStack-System-Scope: all``
+    makes the token system-scoped (no project unless ``X-Project-Id``
+    names one). The Compute API's and the port service's ignore them, as
+    Nova's noauth2 does.
+
 http_basic (deployments without Keystone, as Ironic runs standalone)
     ``Authorization: Basic`` checked against an Apache htpasswd file of
     bcrypt digests (``[api] http_basic_auth_user_file``, with
@@ -161,8 +169,22 @@ def check_bind_address(binary, bind_host):
                    'test bed no one else can reach)' % (binary, bind_host))
 
 
+def _roles(header_value):
+    return [r.strip().lower() for r in header_value.split(',')
+            if r.strip()]
+
+
 class NoAuth2(_ContextMiddleware):
-    """``X-Auth-Token: user[:project]``; see the module docstring."""
+    """``X-Auth-Token: user[:project]``; see the module docstring.
+
+    With ``identity_headers``, X-Roles, X-Project-Id and
+    OpenStack-System-Scope say more about the caller (placement's)."""
+
+    def __init__(self, application, public_paths=(),
+                 error_formatter=faults.compute_fault_body,
+                 identity_headers=False):
+        super().__init__(application, public_paths, error_formatter)
+        self.identity_headers = identity_headers
 
     def __call__(self, environ, start_response):
         # No REMOTE_ADDR: called in-process, not over a socket.
@@ -185,12 +207,24 @@ class NoAuth2(_ContextMiddleware):
         project_id = project_id.strip() or user_id
         if not user_id:
             return None
-        is_admin = user_id == ADMIN_USER
-        roles = ['admin', 'member', 'reader'] if is_admin else ['member',
-                                                                'reader']
+        # As Keystone would flatten them: admin implies member, member
+        # implies reader.
+        roles = ['admin', 'member', 'reader'] if user_id == ADMIN_USER \
+            else ['member', 'reader']
+        system_scope = None
+        if self.identity_headers:
+            if 'X-Roles' in request.headers:
+                roles = _roles(request.headers['X-Roles'])
+            system_scope = request.headers.get(
+                'OpenStack-System-Scope', '').strip() or None
+            if system_scope:
+                project_id = None
+            project_id = request.headers.get(
+                'X-Project-Id', '').strip() or project_id
         return nova_context.RequestContext(
-            user_id=user_id, project_id=project_id, is_admin=is_admin,
-            roles=roles, **_request_ids(request))
+            user_id=user_id, project_id=project_id,
+            is_admin='admin' in roles, roles=roles,
+            system_scope=system_scope, **_request_ids(request))
 
 
 class KeystoneContext(_ContextMiddleware):
@@ -199,12 +233,14 @@ class KeystoneContext(_ContextMiddleware):
     def context_from(self, request):
         if request.headers.get('X-Identity-Status') != 'Confirmed':
             return None
-        roles = [r.strip().lower() for r in
-                 request.headers.get('X-Roles', '').split(',') if r.strip()]
+        roles = _roles(request.headers.get('X-Roles', ''))
         return nova_context.RequestContext(
             user_id=request.headers.get('X-User-Id'),
             project_id=request.headers.get('X-Project-Id'),
             is_admin='admin' in roles, roles=roles,
+            # A system-scoped token: a rule for project-scoped ones
+            # (placement's) refuses it.
+            system_scope=request.headers.get('OpenStack-System-Scope'),
             auth_token=request.headers.get('X-Auth-Token'),
             **_request_ids(request))
 
@@ -354,11 +390,15 @@ class HTTPBasic(_ContextMiddleware):
 
 
 def pipeline(application, public_paths=(),
-             error_formatter=faults.compute_fault_body, strategy=None):
-    """Wrap ``application`` in the configured authentication mode."""
+             error_formatter=faults.compute_fault_body, strategy=None,
+             noauth2_identity_headers=False):
+    """Wrap ``application`` in the configured authentication mode
+    (``noauth2_identity_headers``: placement's noauth2, see the module
+    docstring)."""
     strategy = strategy or CONF.api.auth_strategy
     if strategy == 'noauth2':
-        return NoAuth2(application, public_paths, error_formatter)
+        return NoAuth2(application, public_paths, error_formatter,
+                       identity_headers=noauth2_identity_headers)
     if strategy == 'http_basic':
         return HTTPBasic(application, public_paths, error_formatter)
     if strategy == 'keystone':

@@ -77,7 +77,8 @@ def make_app():
         error_formatter=placement_error_body)
     application = auth.pipeline(application,
                                 public_paths=handler.PUBLIC_PATHS,
-                                error_formatter=placement_error_body)
+                                error_formatter=placement_error_body,
+                                noauth2_identity_headers=True)
     return middleware.wrap(wsgi.VersionHeaders(
         application, mv.SPEC, error_formatter=placement_error_body),
         placement_error_body)

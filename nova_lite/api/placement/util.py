@@ -16,24 +16,30 @@ _DECISIONS = {}
 _DECISIONS_TTL = 10.0
 
 
-def authorize(request, action):
-    """Enforce ``action`` for the caller (403 if refused).
+def authorize(request, action, project_id=None):
+    """Enforce ``action`` for the caller (403 if refused), on the
+    caller's own project or on ``project_id`` (GET /usages names the
+    project it is about).
 
-    Placement's rules look only at who calls (the target is the caller's
-    own project), so an allowed decision is remembered for a few seconds
-    per caller: enforcing costs about a millisecond, a noticeable part of
-    an allocation write. A changed policy file takes effect within
+    Placement's rules look only at who calls and that project, so an
+    allowed decision is remembered for a few seconds per caller:
+    enforcing costs about a millisecond, a noticeable part of an
+    allocation write. A changed policy file takes effect within
     ``_DECISIONS_TTL``.
     """
     from nova_lite import policy
     context = request.context
+    target = None
+    if project_id is not None:
+        target = {'project_id': project_id, 'user_id': context.user_id}
     key = (action, context.user_id, context.project_id,
+           context.system_scope, context.domain_id, project_id,
            bool(context.is_admin), tuple(sorted(context.roles or ())),
            policy.init())
     now = time.monotonic()
     if _DECISIONS.get(key, 0) > now:
         return
-    context.can(action)
+    context.can(action, target)
     if len(_DECISIONS) > 4096:
         _DECISIONS.clear()
     _DECISIONS[key] = now + _DECISIONS_TTL

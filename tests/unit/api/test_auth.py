@@ -7,8 +7,10 @@ import sys
 import fixtures
 from oslo_config import cfg
 import testtools
+import webob
 
 from nova_lite.api import auth
+from nova_lite.api import wsgi
 from nova_lite import exception
 from tests.unit.api import base
 from tests.unit import fixtures as nova_fixtures
@@ -60,6 +62,47 @@ class TestNoAuth2(base.APITestCase):
                        'imageRef': base.IMAGE_UUID}})
         self.assertEqual(202, response.status_int, response.body)
         return response.json['server']['id']
+
+    def test_identity_headers_are_placements_only(self):
+        # As Nova's noauth2: X-Roles and the scope header say nothing
+        # here (placement reads them, tests/unit/placement/test_policy).
+        self.assertError(self.request(
+            'GET', '/v2.1/os-hypervisors', token='notused',
+            headers={'X-Roles': 'admin'}), 403, 'forbidden')
+        self.assertEqual(200, self.request(
+            'GET', '/v2.1/os-hypervisors', token=base.ADMIN,
+            headers={'X-Roles': 'reader', 'OpenStack-System-Scope': 'all'},
+        ).status_int)
+
+
+class TestKeystoneContext(testtools.TestCase):
+    """The context made of the headers keystonemiddleware leaves."""
+
+    def context_of(self, headers):
+        seen = {}
+
+        def application(environ, start_response):
+            seen['context'] = environ[wsgi.CONTEXT_KEY]
+            start_response('204 No Content', [])
+            return []
+
+        request = webob.Request.blank('/', headers=dict(
+            headers, **{'X-Identity-Status': 'Confirmed'}))
+        request.get_response(auth.KeystoneContext(application))
+        return seen['context']
+
+    def test_roles_project_and_user(self):
+        context = self.context_of({'X-User-Id': 'u1', 'X-Project-Id': 'p1',
+                                   'X-Roles': 'Member, reader'})
+        self.assertEqual(('u1', 'p1', ['member', 'reader'], False),
+                         (context.user_id, context.project_id,
+                          context.roles, context.is_admin))
+
+    def test_a_system_scoped_token(self):
+        context = self.context_of({'X-User-Id': 'u1', 'X-Roles': 'admin',
+                                   'OpenStack-System-Scope': 'all'})
+        self.assertEqual(('all', None, True), (
+            context.system_scope, context.project_id, context.is_admin))
 
 
 class TestNoAuth2ServesLoopbackOnly(base.APITestCase):

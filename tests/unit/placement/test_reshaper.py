@@ -1,11 +1,22 @@
-"""POST /reshaper: inventory and the allocations using it move together."""
+"""POST /reshaper: inventory and the allocations using it move together.
+
+Reshaping is the service role's (a compute service reshapes its provider
+tree), so these tests call as a service; who else may is in
+tests/unit/placement/test_policy.py.
+"""
 
 from oslo_utils import uuidutils
 
 from tests.unit.placement import base
 
 
+SERVICE = {'X-Roles': 'service'}
+
+
 class TestReshaper(base.PlacementTestCase):
+
+    def reshape(self, body, **kwargs):
+        return self.post('/reshaper', body, headers=SERVICE, **kwargs)
 
     def setUp(self):
         super().setUp()
@@ -35,7 +46,7 @@ class TestReshaper(base.PlacementTestCase):
         }
 
     def test_vgpu_moves_to_the_child_with_its_allocation(self):
-        self.assertStatus(204, self.post('/reshaper', self.reshape_body()))
+        self.assertStatus(204, self.reshape(self.reshape_body()))
         allocations = self.get('/allocations/%s' % self.consumer).json[
             'allocations']
         self.assertEqual({'VGPU': 2}, allocations[self.gpu]['resources'])
@@ -44,7 +55,7 @@ class TestReshaper(base.PlacementTestCase):
                 'inventories']))
 
     def test_stale_generation_changes_nothing(self):
-        response = self.post('/reshaper', self.reshape_body(cn_generation=0))
+        response = self.reshape(self.reshape_body(cn_generation=0))
         self.assertError(response, 409, 'placement.concurrent_update')
         self.assertIn(self.cn, self.get('/allocations/%s' % self.consumer)
                       .json['allocations'])
@@ -52,17 +63,17 @@ class TestReshaper(base.PlacementTestCase):
                                        % self.cn).json['inventories'])
 
     def test_new_inventory_too_small_changes_nothing(self):
-        response = self.post('/reshaper', self.reshape_body(gpu_total=1))
+        response = self.reshape(self.reshape_body(gpu_total=1))
         self.assertError(response, 409)
         self.assertEqual({}, self.get('/resource_providers/%s/inventories' %
                                       self.gpu).json['inventories'])
 
     def test_before_1_30_is_404(self):
-        self.assertError(self.post('/reshaper', self.reshape_body(),
-                                   version='1.29'), 404)
+        self.assertError(self.reshape(self.reshape_body(), version='1.29'),
+                         404)
 
     def test_used_follows_the_moved_allocations(self):
-        self.post('/reshaper', self.reshape_body())
+        self.reshape(self.reshape_body())
         cn = self.get('/resource_providers/%s/usages' % self.cn).json
         gpu = self.get('/resource_providers/%s/usages' % self.gpu).json
         self.assertEqual({'VCPU': 1}, cn['usages'])

@@ -24,7 +24,10 @@ def for_provider(request, uuid):
 
 @util.since(mv.USAGES)
 def for_project(request):
-    util.authorize(request, 'placement:usages')
+    # Who may read usages depends on the project asked about (a reader
+    # of that project may), checked before the query is (as placement).
+    util.authorize(request, 'placement:usages',
+                   project_id=request.GET.get('project_id', ''))
     unknown = set(request.GET.keys()) - {'project_id', 'user_id'}
     if unknown:
         raise exception.BadRequest(
