@@ -10,6 +10,10 @@ placement, the port service), outermost first:
   ``X-OpenStack-Request-ID`` becomes the global request id only if it has
   that exact shape, so a client cannot write what it likes into every
   daemon's logs.
+- ``CORS``, only when ``[cors] allowed_origin`` names origins (as
+  OpenStack Placement and Nova add it): a browser page of such an origin
+  may call the API, its preflight ``OPTIONS`` answered here without a
+  token; without it, ``OPTIONS`` is the route table's 405.
 - ``Healthcheck``, the application of ``/healthcheck``: 200 without a
   token for load balancers, 503 while the file ``[healthcheck]
   disable_by_file_path`` exists (take a daemon out of a pool before
@@ -20,6 +24,7 @@ placement, the port service), outermost first:
   the limit is reached while reading a chunked one.
 """
 
+from oslo_middleware import cors
 from oslo_middleware import healthcheck
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
@@ -78,6 +83,8 @@ def wrap(application, error_formatter):
     shapes its refusals as the service's own errors."""
     application = _BodySizeLimit(application, error_formatter)
     application = _HealthcheckAt(application)
+    if CONF.cors.allowed_origin:
+        application = cors.CORS(application, CONF)
     application = request_id.RequestId(application, CONF)
     return http_proxy_to_wsgi.HTTPProxyToWSGI(application, CONF)
 

@@ -116,3 +116,72 @@ class TestBodySizeLimit(MiddlewareTestCase):
         # Blank JSON: the service itself refuses it, as malformed.
         self.assertEqual(400, self.post('compute', '/v2.1/servers',
                                         1000).status_int)
+
+
+class TestCORS(MiddlewareTestCase):
+    """[cors] as OpenStack Placement and Nova have it (their cors.yaml and
+    non-cors.yaml API tests ask the same of placement's root)."""
+
+    ORIGIN = 'http://valid.example.com'
+
+    def allow(self, **options):
+        self.plane.config.config(group='cors', allowed_origin=[self.ORIGIN],
+                                 **options)
+        self.apps = {'compute': compute.make_app(),
+                     'placement': placement.make_app(),
+                     'network': network.make_app()}
+
+    def preflight(self, app, origin, path='/', **headers):
+        headers = dict({'Origin': origin, 'X-Auth-Token': 'user',
+                        'Access-Control-Request-Method': 'GET'}, **headers)
+        return self.request(app, path, method='OPTIONS', headers=headers)
+
+    def test_without_allowed_origins_options_is_405(self):
+        for app in self.apps:
+            response = self.preflight(app, self.ORIGIN)
+            self.assertEqual(405, response.status_int, app)
+            self.assertNotIn('Access-Control-Allow-Origin', response.headers)
+        response = self.request('placement', '/', headers={
+            'Origin': self.ORIGIN, 'X-Auth-Token': 'user'})
+        self.assertNotIn('Access-Control-Allow-Origin', response.headers)
+
+    def test_an_allowed_origins_preflight_is_answered(self):
+        self.allow(allow_headers=['openstack-api-version'])
+        for app in self.apps:
+            response = self.preflight(
+                app, self.ORIGIN,
+                **{'Access-Control-Request-Headers': 'openstack-api-version'})
+            self.assertEqual(200, response.status_int, app)
+            self.assertEqual(self.ORIGIN, response.headers[
+                'Access-Control-Allow-Origin'], app)
+            self.assertEqual('openstack-api-version', response.headers[
+                'Access-Control-Allow-Headers'], app)
+
+    def test_another_origin_gets_no_cors_headers(self):
+        self.allow()
+        response = self.preflight('placement', 'http://invalid.example.com')
+        self.assertEqual(200, response.status_int)
+        self.assertNotIn('Access-Control-Allow-Origin', response.headers)
+        response = self.request('placement', '/', headers={
+            'Origin': 'http://invalid.example.com'})
+        self.assertNotIn('Access-Control-Allow-Origin', response.headers)
+
+    def test_an_allowed_origins_request_may_read_the_answer(self):
+        self.allow()
+        response = self.request('placement', '/resource_providers', headers={
+            'Origin': self.ORIGIN, 'X-Auth-Token': 'admin'})
+        self.assertEqual(200, response.status_int)
+        self.assertEqual(self.ORIGIN,
+                         response.headers['Access-Control-Allow-Origin'])
+        self.assertIn('OpenStack-API-Version',
+                      response.headers['Access-Control-Expose-Headers'])
+
+    def test_the_openstack_headers_are_allowed_by_default(self):
+        self.allow()
+        response = self.preflight(
+            'compute', self.ORIGIN, path='/v2.1/servers',
+            **{'Access-Control-Request-Headers':
+               'x-auth-token,openstack-api-version'})
+        self.assertEqual(200, response.status_int)
+        self.assertIn('OpenStack-API-Version'.lower(), response.headers[
+            'Access-Control-Allow-Headers'].lower())
