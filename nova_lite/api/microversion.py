@@ -19,13 +19,16 @@ LATEST = 'latest'
 class MicroversionSpec:
 
     def __init__(self, service_type, min_version, max_version,
-                 legacy_header=None):
+                 legacy_header=None, vary=None):
         self.service_type = service_type
         self.min_version = parse(min_version)
         self.max_version = parse(max_version)
         # e.g. X-OpenStack-Nova-API-Version, read when the standard
         # OpenStack-API-Version header does not name our service type.
         self.legacy_header = legacy_header
+        # The Vary value as the service's clients know it (placement's
+        # names its header in lower case, and clients match it so).
+        self._vary = vary
 
     def negotiate(self, headers):
         """The Version a request asks for; the minimum when it asks none.
@@ -59,6 +62,8 @@ class MicroversionSpec:
 
     @property
     def vary(self):
+        if self._vary:
+            return self._vary
         names = ['OpenStack-API-Version']
         if self.legacy_header:
             names.append(self.legacy_header)

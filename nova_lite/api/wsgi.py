@@ -183,19 +183,26 @@ class Application:
 
     def __call__(self, environ, start_response):
         request = Request(environ)
-        version = None
         try:
             check_url(request)
-            route, params = self._match(request)
-            if self.microversions is not None:
-                version = self.microversions.negotiate(request.headers)
-                environ[VERSION_KEY] = version
-            handler = route.methods[request.method]
+            handler, params = self._dispatch(request)
             response = handler(request, **params)
         except Exception as error:
             response = self._error(request, error)
-        self._decorate(request, response, version)
+        self._decorate(request, response, request.api_version)
         return response(environ, start_response)
+
+    def _dispatch(self, request):
+        """The handler of ``request`` and its path parameters: the route
+        is found first, then the microversion (``request.api_version``)."""
+        route, params = self._match(request)
+        self._negotiate(request)
+        return route.methods[request.method], params
+
+    def _negotiate(self, request):
+        if self.microversions is not None:
+            request.environ[VERSION_KEY] = self.microversions.negotiate(
+                request.headers)
 
     def _match(self, request):
         path = _normalize(request.path_info)
@@ -204,7 +211,7 @@ class Application:
             if params is None:
                 continue
             if request.method not in route.methods:
-                raise _MethodNotAllowed(sorted(route.methods))
+                raise _MethodNotAllowed(request.method, sorted(route.methods))
             return route, params
         raise exception.NotFound('The resource could not be found.')
 
@@ -264,10 +271,10 @@ class Application:
 
 class _MethodNotAllowed(Exception):
 
-    def __init__(self, allowed):
+    def __init__(self, method, allowed):
         self.allowed = allowed
-        self.message = ('The method is not allowed for this resource; '
-                        'allowed: %s.' % ', '.join(allowed))
+        self.message = ('The method %s is not allowed for this resource. '
+                        'It allows %s.' % (method, ', '.join(allowed)))
         super().__init__(self.message)
 
 

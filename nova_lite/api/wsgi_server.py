@@ -371,6 +371,15 @@ class _RequestHandler(simple_server.WSGIRequestHandler):
     def log_error(self, format, *args):
         LOG.warning('%s: ' + format, self.client_address[0], *args)
 
+    def get_environ(self):
+        environ = super().get_environ()
+        if self.headers.get('Content-Type') is None:
+            # wsgiref says text/plain for a request that names no media
+            # type; the application is told none was given, as eventlet
+            # and other servers do (placement answers that differently).
+            environ.pop('CONTENT_TYPE', None)
+        return environ
+
     def get_stderr(self):
         return _LogStream()
 

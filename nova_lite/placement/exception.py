@@ -101,3 +101,22 @@ class UnsupportedMediaType(PlacementError):
     msg_fmt = 'The media type %(media_type)s is not supported, use ' \
               'application/json'
     code = 415
+
+
+class NotAcceptable(PlacementError):
+    msg_fmt = '%(reason)s'
+    code = 406
+
+
+class UnacceptableVersion(NotAcceptable):
+    """A microversion this placement does not serve (the error body also
+    says which ones it does)."""
+    msg_fmt = ('Invalid microversion: Unacceptable version header: '
+               '%(requested)s (this service answers %(min_version)s to '
+               '%(max_version)s).')
+
+
+class MalformedVersion(BadRequest):
+    msg_fmt = ('Invalid microversion: invalid version string: '
+               '%(requested)s (expected "placement MAJOR.MINOR" or '
+               '"placement latest").')

@@ -14,11 +14,13 @@ from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 import webob.exc
 
+from nova_lite import exception as nova_exception
 from nova_lite.api import auth
 from nova_lite.api import middleware
 from nova_lite.api import microversion as api_microversion
 from nova_lite.api import wsgi
 from nova_lite.api.placement import handler
+from nova_lite.api.placement import media
 from nova_lite.api.placement import microversion as mv
 from nova_lite.placement import exception
 
@@ -37,7 +39,41 @@ def placement_error_body(status, message, error_code=None):
 
 
 class PlacementApplication(wsgi.Application):
-    """The route table with Placement's error details and GET headers."""
+    """The route table with Placement's error details and GET headers.
+
+    As in OpenStack Placement, the microversion is read before the route
+    is looked up (a bad one is 400 or 406 on any path), a body must say
+    its media type, and GETs answering JSON check the Accept header
+    (``media``).
+    """
+
+    def __init__(self, routes, **kwargs):
+        routes = {path: {method: self._checking_accept(method, function)
+                         for method, function in methods.items()}
+                  for path, methods in routes.items()}
+        super().__init__(routes, **kwargs)
+
+    @staticmethod
+    def _checking_accept(method, function):
+        if method != 'GET' or function in handler.ANY_ACCEPT:
+            return function
+        return media.answers_json(
+            function, getattr(function, 'since_version', mv.MIN_VERSION))
+
+    def _dispatch(self, request):
+        self._negotiate(request)
+        media.require_content_type(request)
+        route, params = self._match(request)
+        return route.methods[request.method], params
+
+    def _negotiate(self, request):
+        try:
+            super()._negotiate(request)
+        except nova_exception.InvalidAPIVersion as error:
+            raise exception.UnacceptableVersion(**error.kwargs)
+        except nova_exception.InvalidAPIVersionString as error:
+            raise exception.MalformedVersion(
+                requested=error.kwargs['version'])
 
     def _error(self, request, error):
         response = super()._error(request, error)
@@ -55,6 +91,9 @@ class PlacementApplication(wsgi.Application):
         request_id = getattr(request.context, 'request_id', None)
         for item in errors:
             item['request_id'] = request_id
+            if isinstance(error, exception.UnacceptableVersion):
+                item['min_version'] = MIN_VERSION
+                item['max_version'] = MAX_VERSION
             if version is None or version < _ERROR_CODES:
                 item.pop('code', None)
         response.body = jsonutils.dump_as_bytes(document)
@@ -79,6 +118,6 @@ def make_app():
                                 public_paths=handler.PUBLIC_PATHS,
                                 error_formatter=placement_error_body,
                                 noauth2_identity_headers=True)
-    return middleware.wrap(wsgi.VersionHeaders(
+    return media.ErrorsAsAccepted(middleware.wrap(wsgi.VersionHeaders(
         application, mv.SPEC, error_formatter=placement_error_body),
-        placement_error_body)
+        placement_error_body))

@@ -19,6 +19,10 @@ from nova_lite.api.placement.handlers import usage
 # Served without a token (clients discover versions before they log in).
 PUBLIC_PATHS = ('/',)
 
+# GETs that answer whatever the client's Accept header asks; the others
+# answer JSON and refuse (406) an Accept that does not take it.
+ANY_ACCEPT = (root.home, trait.show)
+
 ROUTE_DECLARATIONS = {
     '/': {'GET': root.home},
     '/resource_providers': {

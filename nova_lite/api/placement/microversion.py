@@ -71,7 +71,8 @@ SERVICE_TYPE = 'placement'
 MIN_VERSION = '1.0'
 MAX_VERSION = '1.39'
 
-SPEC = microversion.MicroversionSpec(SERVICE_TYPE, MIN_VERSION, MAX_VERSION)
+SPEC = microversion.MicroversionSpec(SERVICE_TYPE, MIN_VERSION, MAX_VERSION,
+                                     vary='openstack-api-version')
 
 AGGREGATES = '1.1'
 RESOURCE_CLASSES = '1.2'

@@ -54,6 +54,8 @@ def since(version):
                 raise exception.NotFound(
                     reason='The resource could not be found.')
             return handler(request, *args, **kwargs)
+        # Read by checks that come after the route's own 404 (Accept).
+        wrapper.since_version = version
         return wrapper
     return decorator
 

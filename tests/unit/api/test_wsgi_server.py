@@ -62,6 +62,23 @@ class TestServer(testtools.TestCase):
         server.stop()
         self.assertIn('"GET /ping HTTP/1.1" status: 200', self.logs.output)
 
+    def test_a_request_naming_no_media_type_reaches_the_app_without_one(self):
+        def media_type(environ, start_response):
+            start_response('200 OK', [('Content-Type', 'text/plain')])
+            return [repr(environ.get('CONTENT_TYPE')).encode()]
+        server = wsgi_server.Server('test', media_type, '127.0.0.1', 0, 4,
+                                    backend='threading')
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        connection = http.client.HTTPConnection('127.0.0.1', server.port,
+                                                timeout=10)
+        self.addCleanup(connection.close)
+        connection.request('PUT', '/')
+        self.assertEqual(b'None', connection.getresponse().read())
+        connection.request('PUT', '/', headers={'Content-Type': 'a/b'})
+        self.assertEqual(b"'a/b'", connection.getresponse().read())
+
     def test_many_clients_at_once_wait_for_a_worker_instead_of_a_reset(self):
         # More clients than workers plus socketserver's default backlog
         # of 5: each must be served, none reset.

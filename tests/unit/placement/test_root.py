@@ -18,7 +18,8 @@ class TestVersionDocument(base.PlacementTestCase):
         response = self.get('/resource_providers', version='1.14')
         self.assertEqual('placement 1.14',
                          response.headers['OpenStack-API-Version'])
-        self.assertIn('OpenStack-API-Version', response.headers['Vary'])
+        # Lower case, as OpenStack Placement writes it: clients match it.
+        self.assertEqual('openstack-api-version', response.headers['Vary'])
 
     def test_no_version_header_means_1_0(self):
         response = self.get('/resource_providers', version=None)
@@ -93,3 +94,99 @@ class TestAuthAndErrors(base.PlacementTestCase):
             self.assertError(self.get(path), 400, fragment='UTF-8')
             self.assertError(self.get(path, token=None), 400,
                              fragment='UTF-8')
+
+
+class TestNegotiation(base.PlacementTestCase):
+    """What OpenStack Placement answers about versions and media types."""
+
+    def test_unavailable_version_is_406_naming_the_served_ones(self):
+        error = self.assertError(self.get('/', version='0.5'), 406,
+                                 fragment='Unacceptable version header: 0.5')
+        self.assertEqual(('1.0', '1.39'),
+                         (error['min_version'], error['max_version']))
+
+    def test_malformed_version_says_invalid_version_string(self):
+        for text in ('pony.horse', '1.2.3'):
+            self.assertError(self.get('/', version=text), 400,
+                             fragment='invalid version string: ' + text)
+
+    def test_version_is_checked_before_the_path(self):
+        self.assertError(self.get('/nothing', version='0.9'), 406)
+
+    def test_405_names_the_method(self):
+        response = self.request('DELETE', '/resource_providers')
+        self.assertError(response, 405, fragment='The method DELETE is not '
+                         'allowed for this resource.')
+
+    def test_error_carries_the_microversion_header(self):
+        response = self.request('POST', '/', version=None, raw_body=b'<x/>',
+                                content_type='application/xml')
+        self.assertStatus(405, response)
+        self.assertEqual('placement 1.0',
+                         response.headers['OpenStack-API-Version'])
+
+    def test_get_refuses_an_accept_without_json(self):
+        for accept in ('text/plain',
+                       'text/html,application/xhtml+xml,application/xml;'
+                       'q=0.9'):
+            response = self.get('/resource_providers',
+                                headers={'Accept': accept})
+            self.assertStatus(406, response)
+            self.assertIn(b'Only application/json is provided',
+                          response.body)
+
+    def test_get_takes_an_accept_with_a_wildcard(self):
+        response = self.get('/resource_providers', headers={
+            'Accept': 'text/html,application/xml;q=0.9,*/*;q=0.8'})
+        self.assertStatus(200, response)
+        self.assertEqual([], response.json['resource_providers'])
+
+    def test_a_route_newer_than_the_version_is_404_before_the_accept(self):
+        response = self.get('/traits', version='1.5',
+                            headers={'Accept': 'text/plain'})
+        self.assertStatus(404, response)
+
+    def test_version_document_and_trait_show_take_any_accept(self):
+        headers = {'Accept': 'text/plain'}
+        self.assertStatus(200, self.get('/', headers=headers))
+        self.assertStatus(204, self.get('/traits/HW_CPU_X86_AVX',
+                                        headers=headers))
+
+    def test_a_body_needs_a_content_type(self):
+        response = self.request('POST', '/resource_providers',
+                                raw_body=b'I want one', content_type='')
+        self.assertError(response, 400, fragment='content-type header '
+                         'required when content-length > 0')
+
+    def test_content_length_must_be_a_number(self):
+        response = self.request('POST', '/resource_providers',
+                                headers={'Content-Length': 'hi mom',
+                                         'Content-Type': 'application/json'})
+        self.assertError(response, 400, fragment='content-length header '
+                         'must be an integer')
+
+    def test_no_body_and_no_content_type_is_415_naming_none(self):
+        response = self.request('PUT', '/resource_providers/%s' %
+                                'd3a64825-8228-4ccb-8a6c-1c6d3eb6a3e8')
+        self.assertError(response, 415, fragment='The media type None is '
+                         'not supported, use application/json')
+
+    def test_errors_in_html_to_a_browser(self):
+        response = self.get('/nothing', headers={'Accept': 'text/html'})
+        self.assertStatus(404, response)
+        self.assertEqual('text/html', response.content_type)
+        self.assertIn(b'<h1>404 Not Found</h1>', response.body)
+        self.assertIn(b'The resource could not be found', response.body)
+
+    def test_errors_in_json_without_accept_or_to_any(self):
+        for accept in (None, '*/*'):
+            headers = {'Accept': accept} if accept else {}
+            response = self.get('/nothing', headers=headers)
+            self.assertEqual('application/json', response.content_type)
+            self.assertEqual(404, response.json['errors'][0]['status'])
+
+    def test_errors_in_plain_text_when_neither_is_taken(self):
+        response = self.get('/resource_providers',
+                            headers={'Accept': 'text/plain'})
+        self.assertEqual('text/plain', response.content_type)
+        self.assertTrue(response.body.startswith(b'406 Not Acceptable'))
