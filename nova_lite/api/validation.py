@@ -128,15 +128,20 @@ def _validator(schema):
     return cached[1]
 
 
-def validate(schema, document):
-    """Raise ValidationError (400) if ``document`` does not fit ``schema``."""
-    validator = _validator(schema)
+def best_error(schema, document):
+    """The most relevant way ``document`` does not fit ``schema`` (a
+    jsonschema ValidationError), or None when it fits."""
     try:
-        error = jsonschema.exceptions.best_match(
-            validator.iter_errors(document))
+        return jsonschema.exceptions.best_match(
+            _validator(schema).iter_errors(document))
     except RecursionError:
         raise exception.ValidationError(attribute='request body',
                                         reason='It is nested too deeply.')
+
+
+def validate(schema, document):
+    """Raise ValidationError (400) if ``document`` does not fit ``schema``."""
+    error = best_error(schema, document)
     if error is not None:
         raise exception.ValidationError(attribute=_field_path(error),
                                         reason=_message(error))

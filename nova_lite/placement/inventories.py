@@ -1,12 +1,16 @@
 """Inventories: how much of each resource class a provider offers.
 
 Every change is made with the provider row locked and bumps its
-generation. A change that would leave existing allocations without room
-(removing a class still allocated, or shrinking capacity below usage) is
-refused with ``InventoryInUse``; allocations are never silently over
-capacity.
+generation. Removing a class that is still allocated is refused with
+``InventoryInUse``. Shrinking a class below what is allocated is allowed,
+with a warning, as OpenStack Placement allows it: a compute whose disk or
+memory shrank must still be able to say so; the provider is then over
+capacity and no new allocation of that class fits until usage falls.
+The messages are worded as OpenStack Placement's, which clients and its
+API tests look for.
 """
 
+from oslo_log import log as logging
 import sqlalchemy as sa
 
 from nova_lite.placement import capacity
@@ -14,6 +18,8 @@ from nova_lite.placement import db
 from nova_lite.placement import exception
 from nova_lite.placement import providers
 from nova_lite.placement import resource_classes
+
+LOG = logging.getLogger(__name__)
 
 INV = db.INVENTORIES
 FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
@@ -48,26 +54,19 @@ def get_all(connection, provider_id):
 
 
 def get_one(connection, provider, class_name):
-    class_id = _class_id_or_404(connection, provider, class_name)
-    row = connection.execute(sa.select(INV).where(
-        INV.c.resource_provider_id == provider.id,
-        INV.c.resource_class_id == class_id)).first()
-    if row is None:
-        raise _no_inventory(provider, class_name)
-    return _as_dict(row)
-
-
-def _no_inventory(provider, class_name):
-    return exception.NotFound(
-        reason='No inventory of class %s for resource provider %s.' % (
-            class_name, provider.uuid))
-
-
-def _class_id_or_404(connection, provider, class_name):
     try:
-        return resource_classes.id_of(connection, class_name)
+        class_id = resource_classes.id_of(connection, class_name)
     except exception.ResourceClassNotFound:
-        raise _no_inventory(provider, class_name)
+        row = None
+    else:
+        row = connection.execute(sa.select(INV).where(
+            INV.c.resource_provider_id == provider.id,
+            INV.c.resource_class_id == class_id)).first()
+    if row is None:
+        raise exception.NotFound(
+            reason='No inventory of class %s for %s' % (class_name,
+                                                        provider.uuid))
+    return _as_dict(row)
 
 
 def usage(connection, provider_id):
@@ -81,46 +80,50 @@ def usage(connection, provider_id):
     return {row.resource_class_id: int(row.used) for row in rows}
 
 
-def validate(provider, class_name, values, reserved_may_equal_total):
-    """Semantic checks the schema cannot express (BadRequest)."""
-    total, reserved = values['total'], values['reserved']
-    if reserved > total or (reserved == total and
-                            not reserved_may_equal_total):
+def check_capacity(provider, class_name, values, reserved_may_equal_total,
+                   action='update'):
+    """Semantic checks the schema cannot express (BadRequest).
+
+    The capacity, (total - reserved) * allocation_ratio, must be positive
+    (from 1.26 it may be zero: everything reserved).
+    """
+    room = capacity.capacity(values['total'], values['reserved'],
+                             values['allocation_ratio'])
+    if room < 0 or (room == 0 and not reserved_may_equal_total):
         raise exception.BadRequest(
-            reason='Unable to update inventory for resource provider %s: '
-                   'invalid inventory for %s: the reserved value (%d) is '
-                   'greater than %stotal (%d).' % (
-                       provider.uuid, class_name, reserved,
-                       '' if reserved_may_equal_total else 'or equal to ',
-                       total))
+            reason="Unable to %s inventory for resource provider %s: "
+                   "Invalid inventory for '%s' on resource provider '%s'. "
+                   "The reserved value is greater than %stotal." % (
+                       action, provider.uuid, class_name, provider.uuid,
+                       '' if reserved_may_equal_total else 'or equal to '))
     if values['min_unit'] > values['max_unit']:
         raise exception.BadRequest(
-            reason='Unable to update inventory for resource provider %s: '
+            reason='Unable to %s inventory for resource provider %s: '
                    'invalid inventory for %s: min_unit (%d) is greater '
-                   'than max_unit (%d).' % (provider.uuid, class_name,
-                                            values['min_unit'],
+                   'than max_unit (%d).' % (action, provider.uuid,
+                                            class_name, values['min_unit'],
                                             values['max_unit']))
 
 
-def _check_in_use(connection, provider, wanted, removed, used):
-    """Refuse removing an allocated class or shrinking below usage."""
-    names = lambda ids: ', '.join(sorted(  # noqa: E731
-        resource_classes.name_of(connection, i) for i in ids))
+def _check_in_use(connection, provider, removed, used):
+    """Refuse removing a class that is allocated."""
     in_use = [class_id for class_id in removed if used.get(class_id)]
     if in_use:
         raise exception.InventoryInUse(
             reason="Inventory for '%s' on resource provider '%s' in use." %
-            (names(in_use), provider.uuid))
+            (', '.join(sorted(resource_classes.name_of(connection, i)
+                              for i in in_use)), provider.uuid))
+
+
+def _warn_over_capacity(connection, provider, wanted, used):
     for class_id, values in sorted(wanted.items()):
-        allocated = used.get(class_id, 0)
         room = capacity.capacity(values['total'], values['reserved'],
                                  values['allocation_ratio'])
-        if allocated > room:
-            raise exception.InventoryInUse(
-                reason="Inventory for '%s' on resource provider '%s' in "
-                       "use: %d units are allocated, more than the new "
-                       "capacity %d." % (names([class_id]), provider.uuid,
-                                         allocated, room))
+        if used.get(class_id, 0) > room:
+            LOG.warning('Resource provider %s is now over capacity for %s: '
+                        '%d allocated, capacity %d.', provider.uuid,
+                        resource_classes.name_of(connection, class_id),
+                        used[class_id], room)
 
 
 def _write(connection, provider, wanted, removed, existing):
@@ -150,53 +153,91 @@ def replace_all(connection, provider_uuid, generation, inventories,
     values with defaults}); returns (new generation, inventories)."""
     provider = providers.get(connection, provider_uuid, lock=True)
     providers.check_generation(provider, generation)
-    ids = resource_classes.ids_of(connection, inventories)
     for name, values in inventories.items():
-        validate(provider, name, values, reserved_may_equal_total)
+        check_capacity(provider, name, values, reserved_may_equal_total)
+    ids = {}
+    for name in inventories:
+        try:
+            ids[name] = resource_classes.id_of(connection, name)
+        except exception.ResourceClassNotFound as e:
+            raise exception.BadRequest(
+                reason='Unknown resource class in inventory for resource '
+                       'provider %s: %s' % (provider.uuid, e))
     wanted = {ids[name]: values for name, values in inventories.items()}
     existing = {row.resource_class_id: row
                 for row in _rows(connection, provider.id)}
     removed = set(existing) - set(wanted)
-    _check_in_use(connection, provider, wanted, removed,
-                  usage(connection, provider.id))
+    used = usage(connection, provider.id)
+    _check_in_use(connection, provider, removed, used)
+    _warn_over_capacity(connection, provider, wanted, used)
     _write(connection, provider, wanted, removed, existing)
     new_generation = providers.bump_generation(connection, provider)
     return new_generation, get_all(connection, provider.id)
 
 
-def set_one(connection, provider_uuid, generation, class_name, values,
-            reserved_may_equal_total=True, create_only=False):
-    """Create or update one class of a provider's inventory."""
+def add_one(connection, provider_uuid, class_name, values,
+            reserved_may_equal_total=True):
+    """Add a class the provider has no inventory of (POST; as in
+    OpenStack Placement, no generation is named)."""
     provider = providers.get(connection, provider_uuid, lock=True)
-    if generation is not None:
-        providers.check_generation(provider, generation)
+    check_capacity(provider, class_name, values, reserved_may_equal_total,
+                   action='create')
     try:
         class_id = resource_classes.id_of(connection, class_name)
-    except exception.ResourceClassNotFound:
+    except exception.ResourceClassNotFound as e:
         raise exception.BadRequest(
-            reason='Unknown resource class in inventory for resource '
-                   'provider %s: %s' % (provider.uuid, class_name))
-    validate(provider, class_name, values, reserved_may_equal_total)
+            reason='Unable to create inventory for resource provider %s: '
+                   '%s' % (provider.uuid, e))
     existing = {row.resource_class_id: row
                 for row in _rows(connection, provider.id)}
-    if create_only and class_id in existing:
+    if class_id in existing:
         raise exception.Conflict(
             reason='Update conflict: inventory for %s on resource provider '
                    '%s already exists.' % (class_name, provider.uuid))
-    _check_in_use(connection, provider, {class_id: values}, set(),
-                  usage(connection, provider.id))
+    _write(connection, provider, {class_id: values}, set(), existing)
+    return providers.bump_generation(connection, provider), values
+
+
+def update_one(connection, provider_uuid, generation, class_name, values,
+               reserved_may_equal_total=True):
+    """Change one class the provider already has inventory of."""
+    provider = providers.get(connection, provider_uuid, lock=True)
+    providers.check_generation(provider, generation)
+    check_capacity(provider, class_name, values, reserved_may_equal_total)
+    try:
+        class_id = resource_classes.id_of(connection, class_name)
+    except exception.ResourceClassNotFound as e:
+        raise exception.BadRequest(
+            reason='Unknown resource class in inventory for resource '
+                   'provider %s: %s' % (provider.uuid, e))
+    existing = {row.resource_class_id: row
+                for row in _rows(connection, provider.id)}
+    if class_id not in existing:
+        raise exception.BadRequest(
+            reason='No inventory record with resource class for resource '
+                   'provider %s: No inventory of class %s found.' % (
+                       provider.uuid, class_name))
+    _warn_over_capacity(connection, provider, {class_id: values},
+                        usage(connection, provider.id))
     _write(connection, provider, {class_id: values}, set(), existing)
     return providers.bump_generation(connection, provider), values
 
 
 def delete_one(connection, provider_uuid, class_name):
     provider = providers.get(connection, provider_uuid, lock=True)
-    class_id = _class_id_or_404(connection, provider, class_name)
+    missing = 'No inventory of class %s found for delete: %s' % (
+        class_name, '%s')
+    try:
+        class_id = resource_classes.id_of(connection, class_name)
+    except exception.ResourceClassNotFound as e:
+        raise exception.NotFound(reason=missing % e)
     existing = {row.resource_class_id: row
                 for row in _rows(connection, provider.id)}
     if class_id not in existing:
-        raise _no_inventory(provider, class_name)
-    _check_in_use(connection, provider, {}, {class_id},
+        raise exception.NotFound(
+            reason=missing % ('No inventory of class %s found for delete'
+                              % class_name))
+    _check_in_use(connection, provider, {class_id},
                   usage(connection, provider.id))
     _write(connection, provider, {}, {class_id}, existing)
     providers.bump_generation(connection, provider)
@@ -206,7 +247,7 @@ def delete_all(connection, provider_uuid):
     provider = providers.get(connection, provider_uuid, lock=True)
     existing = {row.resource_class_id: row
                 for row in _rows(connection, provider.id)}
-    _check_in_use(connection, provider, {}, set(existing),
+    _check_in_use(connection, provider, set(existing),
                   usage(connection, provider.id))
     _write(connection, provider, {}, set(existing), existing)
     providers.bump_generation(connection, provider)

@@ -4,7 +4,9 @@ bodies, transactions, query-string parsing and provider representations."""
 import functools
 import time
 
+from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
+import webob
 
 from nova_lite.api import validation
 from nova_lite.api.placement import microversion as mv
@@ -45,12 +47,17 @@ def authorize(request, action, project_id=None):
     _DECISIONS[key] = now + _DECISIONS_TTL
 
 
-def since(version):
-    """The route exists from microversion ``version``; 404 before it."""
+def since(version, status=404):
+    """The route exists from microversion ``version``; 404 before it (or
+    405 where OpenStack Placement says the method is not allowed)."""
     def decorator(handler):
         @functools.wraps(handler)
         def wrapper(request, *args, **kwargs):
             if not request.is_version(version):
+                if status == 405:
+                    raise webob.exc.HTTPMethodNotAllowed(
+                        detail='The method specified is not allowed for '
+                               'this resource.')
                 raise exception.NotFound(
                     reason='The resource could not be found.')
             return handler(request, *args, **kwargs)
@@ -66,8 +73,21 @@ def json_body(request, schema):
     if content_type != 'application/json':
         raise exception.UnsupportedMediaType(
             media_type=content_type or None)
-    document = request.json_body_or_fail()
-    validation.validate(schema, document)
+    # Worded as OpenStack Placement words them: clients and its own API
+    # tests look for "Malformed JSON" and "JSON does not validate: <what
+    # jsonschema said>".
+    try:
+        document = jsonutils.loads(request.body.decode('utf-8'))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise exception.BadRequest(reason='Malformed JSON: %s' % e)
+    except RecursionError:
+        raise exception.BadRequest(
+            reason='Malformed JSON: it is nested too deeply')
+    error = validation.best_error(schema, document)
+    if error is not None:
+        raise exception.BadRequest(
+            reason='JSON does not validate: %s' % ' '.join(
+                str(error).split('\n')))
     return document
 
 

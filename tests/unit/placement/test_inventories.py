@@ -98,12 +98,14 @@ class TestInventories(base.PlacementTestCase):
         response = self.replace({'DISK_GB': {'total': 10}}, 2)
         self.assertError(response, 409, 'placement.inventory.inuse')
 
-    def test_shrinking_below_usage_is_409_inuse(self):
+    def test_shrinking_below_usage_is_allowed_and_nothing_more_fits(self):
+        # As OpenStack Placement: a host that lost capacity must be able
+        # to say so; it is then over capacity until usage falls.
         self.replace({'VCPU': {'total': 8}}, 0)
         self.allocate(uuidutils.generate_uuid(), {self.rp: {'VCPU': 6}})
-        self.assertError(self.replace({'VCPU': {'total': 4}}, 2), 409,
-                         'placement.inventory.inuse')
-        self.assertStatus(200, self.replace({'VCPU': {'total': 6}}, 2))
+        self.assertStatus(200, self.replace({'VCPU': {'total': 4}}, 2))
+        self.assertEqual(409, self.allocate(
+            uuidutils.generate_uuid(), {self.rp: {'VCPU': 1}}).status_int)
 
     def test_show_one_class(self):
         self.replace({'VCPU': {'total': 8}}, 0)
@@ -151,7 +153,7 @@ class TestInventories(base.PlacementTestCase):
 
     def test_delete_all_from_1_5(self):
         self.replace({'VCPU': {'total': 8}}, 0)
-        self.assertError(self.delete(self.path, version='1.4'), 404)
+        self.assertError(self.delete(self.path, version='1.4'), 405)
         self.assertStatus(204, self.delete(self.path, version='1.5'))
         self.assertEqual({}, self.get(self.path).json['inventories'])
 

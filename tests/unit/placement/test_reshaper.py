@@ -78,10 +78,11 @@ class TestReshaper(base.PlacementTestCase):
         gpu = self.get('/resource_providers/%s/usages' % self.gpu).json
         self.assertEqual({'VCPU': 1}, cn['usages'])
         self.assertEqual({'VGPU': 2}, gpu['usages'])
-        # The child's inventory now refuses what its usage cannot hold.
+        # The child's inventory now holds the moved allocation: removing
+        # its class is refused.
         self.assertError(self.put(
             '/resource_providers/%s/inventories' % self.gpu,
-            {'inventories': {'VGPU': {'total': 1}},
+            {'inventories': {},
              'resource_provider_generation':
                  gpu['resource_provider_generation']}), 409,
             'placement.inventory.inuse')

@@ -40,7 +40,7 @@ def replace_all(request, uuid):
                                'resource_provider_generation': generation})
 
 
-@util.since(mv.DELETE_ALL_INVENTORIES)
+@util.since(mv.DELETE_ALL_INVENTORIES, status=405)
 def delete_all(request, uuid):
     util.authorize(request, POLICY % 'delete')
     util.require_provider_uuid(uuid)
@@ -55,9 +55,8 @@ def create(request, uuid):
     values = inventories.with_defaults(body)
     class_name = body['resource_class']
     generation, values = util.write(
-        inventories.set_one, uuid, body.get('resource_provider_generation'),
-        class_name, values, _reserved_may_equal_total(request),
-        create_only=True)
+        inventories.add_one, uuid, class_name, values,
+        _reserved_may_equal_total(request))
     location = '%s/resource_providers/%s/inventories/%s' % (
         request.script_name, uuid, class_name)
     return wsgi.json_response(
@@ -83,7 +82,7 @@ def update(request, uuid, resource_class):
     util.require_provider_uuid(uuid)
     body = util.json_body(request, schema.UPDATE_ONE)
     generation, values = util.write(
-        inventories.set_one, uuid, body['resource_provider_generation'],
+        inventories.update_one, uuid, body['resource_provider_generation'],
         resource_class, inventories.with_defaults(body),
         _reserved_may_equal_total(request))
     return wsgi.json_response(
