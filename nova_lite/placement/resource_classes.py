@@ -1,30 +1,26 @@
-"""Resource classes: the standard ones (in code, fixed ids) and CUSTOM_*.
+"""Resource classes: the standard ones (os-resource-classes, fixed ids) and
+CUSTOM_*.
 
-A standard class's id is its position in ``STANDARD`` (append only: the ids
-are stored in inventories and allocations). Custom classes live in the
-``resource_classes`` table with ids from ``CUSTOM_MIN_ID``. Names and ids
-are cached in memory; a miss reloads the custom ones, so a class created
-by another placement process is found on first use.
+A standard class's id is its position in ``STANDARD``, os-resource-classes'
+list (append only: the ids are stored in inventories and allocations).
+Custom classes live in the ``resource_classes`` table with ids from
+``CUSTOM_MIN_ID``. Names and ids are cached in memory; a miss reloads the
+custom ones, so a class created by another placement process is found on
+first use.
 """
 
 import re
 import threading
 
+import os_resource_classes as orc
 import sqlalchemy as sa
 
 from nova_lite.placement import db
 from nova_lite.placement import exception
 
-STANDARD = (
-    'VCPU', 'MEMORY_MB', 'DISK_GB', 'PCI_DEVICE', 'SRIOV_NET_VF',
-    'NUMA_SOCKET', 'NUMA_CORE', 'NUMA_THREAD', 'NUMA_MEMORY_MB',
-    'IPV4_ADDRESS', 'VGPU', 'VGPU_DISPLAY_HEAD',
-    'NET_BW_EGR_KILOBIT_PER_SEC', 'NET_BW_IGR_KILOBIT_PER_SEC', 'PCPU',
-    'MEM_ENCRYPTION_CONTEXT', 'FPGA', 'PGPU',
-    'NET_PACKET_RATE_KILOPACKET_PER_SEC',
-    'NET_PACKET_RATE_EGR_KILOPACKET_PER_SEC',
-    'NET_PACKET_RATE_IGR_KILOPACKET_PER_SEC',
-)
+# The standard classes of the os-resource-classes library, in its order
+# (which it only appends to).
+STANDARD = tuple(orc.STANDARDS)
 _STANDARD_SET = frozenset(STANDARD)
 CUSTOM_PREFIX = 'CUSTOM_'
 CUSTOM_MIN_ID = 10000
@@ -104,8 +100,10 @@ def names_by_id(connection):
 
 
 def all_names(connection):
-    return sorted(names_by_id(connection).values(),
-                  key=lambda n: (not is_standard(n), n))
+    """Every class name in id order: the standard ones as
+    os-resource-classes lists them, then the custom ones as created."""
+    by_id = names_by_id(connection)
+    return [by_id[class_id] for class_id in sorted(by_id)]
 
 
 def create(connection, name):
