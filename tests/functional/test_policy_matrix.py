@@ -19,9 +19,11 @@ an int    that exact status: policy let the caller through and the
 
 The outcomes are what OpenStack's default policies give (Nova, Placement,
 Neutron), with the administrator being ``admin`` and the owner a member
-of the project; where that is a choice, the row says why. Placement,
-hypervisors, services, aggregates, migrations, agents and port bindings
-are for administrators only.
+of the project; where that is a choice, the row says why. Hypervisors,
+services, aggregates, migrations, agents and port bindings are for
+administrators only; so is placement (or its services), but for a
+project's own usages, which its readers see, and reshaping, which only
+the service role may do.
 
 ``test_every_route_is_in_the_matrix`` fails when a route table has a
 route (or the server/aggregate action tables an action) that no row
@@ -499,7 +501,9 @@ COMPUTE = [
 ]
 
 
-# -- placement: every operation is an administrator's -------------------------
+# -- placement: OpenStack Placement 16's secure defaults ----------------------
+# Every operation is for an administrator or the service role, but
+# reshaping (the service role's) and a project's own usages (its readers').
 
 RP = '/resource_providers/{uuid}'
 
@@ -603,11 +607,12 @@ PLACEMENT = [
         fresh=lambda t: {'consumer_uuid': t.new_consumer()}),
     row('placement', 'GET', '/allocation_candidates', ADMIN_ONLY,
         query={'resources': 'CUSTOM_MATRIX:1'}),
-    # Upstream lets a project reader see its own usages from Xena on;
-    # the issue asks for placement to be admin-only, as it was before.
-    row('placement', 'GET', '/usages', ADMIN_ONLY,
+    # A reader of the project (the owner, a member) sees its usages.
+    row('placement', 'GET', '/usages', (OK, OK, DENY, ANON),
         query={'project_id': owner_project_id}),
-    row('placement', 'POST', '/reshaper', ADMIN_ONLY,
+    # Reshaping is the service role's alone (the daemons' service user):
+    # refused to an administrator under the secure defaults.
+    row('placement', 'POST', '/reshaper', (DENY, DENY, DENY, ANON),
         body=lambda t, c: {'inventories': {t.ids['uuid']: {
             'resource_provider_generation': _generation(t, c),
             'inventories': {'CUSTOM_MATRIX': {'total': 10}}}},
