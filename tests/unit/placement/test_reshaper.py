@@ -68,6 +68,10 @@ class TestReshaper(base.PlacementTestCase):
         self.assertEqual({}, self.get('/resource_providers/%s/inventories' %
                                       self.gpu).json['inventories'])
 
+    def test_a_reshape_without_inventories_is_400(self):
+        response = self.reshape({'inventories': {}, 'allocations': {}})
+        self.assertError(response, 400)
+
     def test_before_1_30_is_404(self):
         self.assertError(self.reshape(self.reshape_body(), version='1.29'),
                          404)

@@ -11,6 +11,8 @@ RESHAPE = {
     'properties': {
         'inventories': {
             'type': 'object',
+            # A reshape moves some inventory (as placement: 400 without).
+            'minProperties': 1,
             'maxProperties': schemas.MAX_ITEMS,
             'patternProperties': {
                 schemas.UUID['pattern']: copy.deepcopy(
