@@ -135,11 +135,33 @@ def exists(connection, name):
     return is_standard(name) or _exists(connection, name)
 
 
+def rename(connection, name, new_name):
+    """Give custom class ``name`` the name ``new_name`` (what PUT
+    /resource_classes/{name} does before microversion 1.7); its id, and
+    so its inventories and allocations, stay."""
+    if not exists(connection, name):
+        raise exception.ResourceClassNotFound(name=name)
+    if is_standard(name):
+        raise exception.BadRequest(
+            reason='Cannot update standard resource class %s' % name)
+    if new_name != name and exists(connection, new_name):
+        raise exception.Conflict(
+            reason='Resource class already exists: %s' % new_name)
+    try:
+        connection.execute(db.RESOURCE_CLASSES.update().where(
+            db.RESOURCE_CLASSES.c.name == name).values(
+                name=new_name, updated_at=db.now()))
+    except db.DBDuplicateEntry:
+        raise exception.Conflict(
+            reason='Resource class already exists: %s' % new_name)
+    _CACHE.reload(connection)
+
+
 def delete(connection, name):
     if is_standard(name):
         raise exception.BadRequest(
-            reason='Cannot delete standard resource class %s: standard '
-                   'classes are not deletable.' % name)
+            reason='Error in delete resource class: Cannot delete standard '
+                   'resource class %s.' % name)
     row = connection.execute(sa.select(db.RESOURCE_CLASSES.c.id).where(
         db.RESOURCE_CLASSES.c.name == name)).first()
     if row is None:
@@ -148,8 +170,8 @@ def delete(connection, name):
         db.INVENTORIES.c.resource_class_id == row.id).limit(1)).first()
     if in_use is not None:
         raise exception.Conflict(
-            reason='Unable to delete resource class %s. Class is in use in '
-                   'inventory.' % name)
+            reason='Error in delete resource class: Cannot delete resource '
+                   'class %s. Class is in use in inventory.' % name)
     connection.execute(db.RESOURCE_CLASSES.delete().where(
         db.RESOURCE_CLASSES.c.id == row.id))
     with _CACHE.lock:

@@ -26,6 +26,7 @@ from nova_lite.placement import exception
 
 MIN_VERSION = mv.MIN_VERSION
 MAX_VERSION = mv.MAX_VERSION
+_ROUTE_KEY = 'nova_lite.placement.route'
 _ERROR_CODES = api_microversion.parse(mv.ERROR_CODES)
 
 
@@ -64,6 +65,7 @@ class PlacementApplication(wsgi.Application):
         self._negotiate(request)
         media.require_content_type(request)
         route, params = self._match(request)
+        request.environ[_ROUTE_KEY] = route.template
         return route.methods[request.method], params
 
     def _negotiate(self, request):
@@ -101,11 +103,18 @@ class PlacementApplication(wsgi.Application):
 
     def _decorate(self, request, response, version):
         super()._decorate(request, response, version)
-        if (request.method == 'GET' and version is not None and
-                request.is_version(mv.CACHE_HEADERS) and
-                response.status_int == 200):
+        if version is not None and request.is_version(mv.CACHE_HEADERS) \
+                and self._answers_a_state(request, response):
             response.headers['Cache-Control'] = 'no-cache'
             response.last_modified = timeutils.utcnow()
+
+    @staticmethod
+    def _answers_a_state(request, response):
+        if request.method == 'GET':
+            return response.status_int in (200, 204)
+        route = request.environ.get(_ROUTE_KEY)
+        return response.status_int in handler.CACHE_HEADERS_ON_WRITES.get(
+            (request.method, route), ())
 
 
 def make_app():

@@ -23,6 +23,21 @@ PUBLIC_PATHS = ('/',)
 # answer JSON and refuse (406) an Accept that does not take it.
 ANY_ACCEPT = (root.home, trait.show)
 
+# From microversion 1.15 a successful GET carries Cache-Control: no-cache
+# and Last-Modified, and so do these writes, which answer with what they
+# wrote (the statuses they do that with).
+CACHE_HEADERS_ON_WRITES = {
+    ('POST', '/resource_providers'): (200,),  # 1.20: the provider
+    ('PUT', '/resource_providers/{uuid}'): (200,),
+    ('PUT', '/resource_providers/{uuid}/aggregates'): (200,),
+    ('POST', '/resource_providers/{uuid}/inventories'): (201,),
+    ('PUT', '/resource_providers/{uuid}/inventories'): (200,),
+    ('PUT', '/resource_providers/{uuid}/inventories/{resource_class}'):
+        (200,),
+    ('PUT', '/resource_providers/{uuid}/traits'): (200,),
+    ('PUT', '/traits/{name}'): (201, 204),
+}
+
 ROUTE_DECLARATIONS = {
     '/': {'GET': root.home},
     '/resource_providers': {

@@ -83,12 +83,18 @@ def json_body(request, schema):
     except RecursionError:
         raise exception.BadRequest(
             reason='Malformed JSON: it is nested too deeply')
+    validate_as_body(schema, document)
+    return document
+
+
+def validate_as_body(schema, document):
+    """400 'JSON does not validate: ...' unless ``document`` (a body, or
+    what a path names checked as a body would be) fits ``schema``."""
     error = validation.best_error(schema, document)
     if error is not None:
         raise exception.BadRequest(
             reason='JSON does not validate: %s' % ' '.join(
                 str(error).split('\n')))
-    return document
 
 
 def read(function, *args, **kwargs):

@@ -190,3 +190,49 @@ class TestNegotiation(base.PlacementTestCase):
                             headers={'Accept': 'text/plain'})
         self.assertEqual('text/plain', response.content_type)
         self.assertTrue(response.body.startswith(b'406 Not Acceptable'))
+
+
+class TestCacheHeaders(base.PlacementTestCase):
+    """From 1.15: successful GETs and the writes that answer what they
+    wrote carry Cache-Control: no-cache and Last-Modified."""
+
+    def assertCacheHeaders(self, response):
+        self.assertEqual('no-cache', response.headers['Cache-Control'])
+        self.assertRegex(response.headers['Last-Modified'],
+                         r'^\w+, \d+ \w+ \d{4} [\d:]+ GMT$')
+
+    def test_a_get_without_a_body_has_them(self):
+        self.put('/traits/CUSTOM_X')
+        self.assertCacheHeaders(self.get('/traits/CUSTOM_X', version='1.15'))
+
+    def test_a_trait_put_has_them(self):
+        self.assertCacheHeaders(self.put('/traits/CUSTOM_X', version='1.15'))
+        self.assertCacheHeaders(self.put('/traits/CUSTOM_X', version='1.15'))
+
+    def test_a_provider_traits_put_has_them(self):
+        rp = self.make_provider()['uuid']
+        self.assertCacheHeaders(self.put(
+            '/resource_providers/%s/traits' % rp,
+            {'traits': [], 'resource_provider_generation': 0},
+            version='1.15'))
+
+    def test_a_provider_made_has_them_once_it_is_answered(self):
+        self.assertCacheHeaders(self.post('/resource_providers',
+                                          {'name': 'a'}, version='1.20'))
+        response = self.post('/resource_providers', {'name': 'b'},
+                             version='1.19')
+        self.assertStatus(201, response)
+        self.assertNotIn('Cache-Control', response.headers)
+
+    def test_other_writes_and_errors_do_not(self):
+        response = self.put('/resource_classes/CUSTOM_X', version='1.15')
+        self.assertStatus(201, response)
+        self.assertNotIn('Cache-Control', response.headers)
+        response = self.get('/resource_providers/%s' % ('0' * 32),
+                            version='1.15')
+        self.assertStatus(404, response)
+        self.assertNotIn('Last-Modified', response.headers)
+
+    def test_none_before_1_15(self):
+        self.assertNotIn('Cache-Control',
+                         self.put('/traits/CUSTOM_X', version='1.14').headers)

@@ -53,3 +53,32 @@ class TestStandardTraits(base.PlacementTestCase):
                       self.get('/traits').json['traits'])
         self.assertEqual(['HW_CPU_X86_RDRAND'], self.get(
             '/resource_providers/%s/traits' % rp['uuid']).json['traits'])
+
+
+class TestTraitRequests(base.PlacementTestCase):
+
+    def test_put_is_201_then_204_both_with_location(self):
+        for status in (201, 204):
+            response = self.put('/traits/CUSTOM_MADE')
+            self.assertStatus(status, response)
+            self.assertTrue(response.headers['Location'].endswith(
+                '/traits/CUSTOM_MADE'))
+
+    def test_a_badly_formed_name_filter_says_the_forms(self):
+        self.assertError(self.get('/traits?name=in_abc'), 400,
+                         fragment='Badly formatted name parameter. Expected '
+                                  'name query string parameter in form: '
+                                  '?name=[in|startswith]:[name1,name2|'
+                                  'prefix]. Got: "in_abc"')
+
+    def test_associated_takes_true_or_false(self):
+        self.assertError(self.get('/traits?associated=xyz'), 400,
+                         fragment='The query parameter "associated" only '
+                                  'accepts "true" or "false"')
+
+    def test_a_stale_provider_generation_is_409(self):
+        rp = self.make_provider()['uuid']
+        response = self.put('/resource_providers/%s/traits' % rp, {
+            'traits': [], 'resource_provider_generation': 5})
+        self.assertError(response, 409, 'placement.concurrent_update',
+                         "Resource provider's generation already changed.")

@@ -1,6 +1,5 @@
 """/resource_classes and /resource_classes/{name} (1.2)."""
 
-from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.api.placement import microversion as mv
 from nova_lite.api.placement.schemas import resource_class as schema
@@ -11,10 +10,13 @@ from nova_lite.placement import resource_classes
 POLICY = 'placement:resource_classes:%s'
 
 
+def _url(request, name):
+    return '%s/resource_classes/%s' % (request.script_name, name)
+
+
 def _view(request, name):
-    return {'name': name, 'links': [{
-        'rel': 'self',
-        'href': '%s/resource_classes/%s' % (request.script_name, name)}]}
+    return {'name': name, 'links': [{'rel': 'self',
+                                     'href': _url(request, name)}]}
 
 
 @util.since(mv.RESOURCE_CLASSES)
@@ -31,8 +33,7 @@ def create(request):
     body = util.json_body(request, schema.CREATE)
     util.write(resource_classes.create, body['name'])
     return wsgi.empty_response(201, headers={
-        'Location': '%s/resource_classes/%s' % (request.script_name,
-                                                body['name'])})
+        'Location': _url(request, body['name'])})
 
 
 @util.since(mv.RESOURCE_CLASSES)
@@ -45,13 +46,15 @@ def show(request, name):
 
 @util.since(mv.RESOURCE_CLASSES)
 def update(request, name):
-    """Before 1.7 a rename; from 1.7 "make sure it exists"."""
+    """Before 1.7 a rename of a custom class (200 with the class); from
+    1.7 "make sure it exists" (201 made, 204 there already)."""
     util.authorize(request, POLICY % 'update')
     if not request.is_version(mv.RESOURCE_CLASS_PUT_CREATES):
-        raise exception.BadRequest(
-            reason='Renaming resource classes is not supported; use '
-                   'microversion 1.7 or later to create one with PUT.')
-    validation.validate(schema.CUSTOM_NAME, name)
+        body = util.json_body(request, schema.RENAME)
+        util.write(resource_classes.rename, name, body['name'])
+        return wsgi.json_response(_view(request, body['name']))
+    # Checked as a body would be, so that the refusal reads the same.
+    util.validate_as_body(schema.CREATE, {'name': name})
 
     def ensure(connection):
         if resource_classes.exists(connection, name):
@@ -59,11 +62,8 @@ def update(request, name):
         resource_classes.create(connection, name)
         return True
     created = util.write(ensure)
-    if created:
-        return wsgi.empty_response(201, headers={
-            'Location': '%s/resource_classes/%s' % (request.script_name,
-                                                    name)})
-    return wsgi.empty_response(204)
+    return wsgi.empty_response(201 if created else 204,
+                               headers={'Location': _url(request, name)})
 
 
 @util.since(mv.RESOURCE_CLASSES)

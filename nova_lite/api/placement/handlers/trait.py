@@ -11,6 +11,12 @@ from nova_lite.placement import traits
 
 POLICY = 'placement:traits:%s'
 PROVIDER_POLICY = 'placement:resource_providers:traits:%s'
+GENERATION_CHANGED = ("Resource provider's generation already changed. "
+                      "Please update the generation and try again.")
+
+
+def _location(request, name):
+    return {'Location': '%s/traits/%s' % (request.script_name, name)}
 
 
 @util.since(mv.TRAITS)
@@ -32,14 +38,16 @@ def index(request):
             filters['startswith'] = name[len('startswith:'):]
         else:
             raise exception.QueryBadValue(
-                reason="Badly formed name filter. Expected 'in:A,B' or "
-                       "'startswith:PREFIX'. Got: %s" % name)
+                reason='Badly formatted name parameter. Expected name query '
+                       'string parameter in form: '
+                       '?name=[in|startswith]:[name1,name2|prefix]. '
+                       'Got: "%s"' % name)
     associated = util.single_query_value(request, 'associated')
     if associated is not None:
         if associated.lower() not in ('true', 'false'):
             raise exception.QueryBadValue(
-                reason="Invalid query string parameters: 'associated' must "
-                       "be true or false. Got: %s" % associated)
+                reason='The query parameter "associated" only accepts '
+                       '"true" or "false". Got: %s' % associated)
         filters['associated'] = associated.lower() == 'true'
     names = util.read(traits.list_names, **filters)
     return wsgi.json_response({'traits': names})
@@ -64,10 +72,9 @@ def update(request, name):
                    "than 255 characters, start with the prefix \"CUSTOM_\" "
                    "and use following characters: \"A\"-\"Z\", \"0\"-\"9\" "
                    "and \"_\"")
-    if util.write(traits.create, name):
-        return wsgi.empty_response(201, headers={
-            'Location': '%s/traits/%s' % (request.script_name, name)})
-    return wsgi.empty_response(204)
+    created = util.write(traits.create, name)
+    return wsgi.empty_response(201 if created else 204,
+                               headers=_location(request, name))
 
 
 @util.since(mv.TRAITS)
@@ -99,8 +106,11 @@ def set_for_provider(request, uuid):
 
     def replace(connection):
         provider = providers.get(connection, uuid, lock=True)
-        providers.check_generation(provider,
-                                   body['resource_provider_generation'])
+        try:
+            providers.check_generation(provider,
+                                       body['resource_provider_generation'])
+        except exception.ConcurrentUpdate:
+            raise exception.ConcurrentUpdate(reason=GENERATION_CHANGED)
         traits.set_for_provider(connection, provider.id, body['traits'])
         return (providers.bump_generation(connection, provider),
                 traits.of_provider(connection, provider.id))
