@@ -12,15 +12,23 @@ seconds for a few thousand). Messages quote at most a short piece of
 what the client sent.
 """
 
+import copy
 import functools
 import math
 
 import jsonschema
+from oslo_utils import uuidutils
 
 from nova_lite import exception
 from nova_lite.api import microversion
 
-_FORMAT_CHECKER = jsonschema.Draft4Validator.FORMAT_CHECKER
+# Draft 4's formats, and 'uuid' as Nova and Placement check it (with or
+# without dashes, any case; like every format, it says nothing of a value
+# that is not a string).
+_FORMAT_CHECKER = copy.deepcopy(jsonschema.Draft4Validator.FORMAT_CHECKER)
+_FORMAT_CHECKER.checks('uuid')(
+    lambda value: not isinstance(value, str) or
+    uuidutils.is_uuid_like(value))
 # How much of a client's value a message quotes.
 _QUOTED = 100
 

@@ -121,12 +121,17 @@ def create(connection, uuid, name, parent_uuid=None):
                    'exists.' % name)
     parent = None
     if parent_uuid is not None:
+        refused = 'Unable to create resource provider "%s", %s: %%s' % (
+            name, uuid)
+        if parent_uuid == uuid:
+            raise exception.BadRequest(reason=refused % (
+                'parent provider UUID cannot be same as UUID (a root '
+                'provider has parent_provider_uuid null).'))
         try:
             parent = get(connection, parent_uuid)
         except exception.ResourceProviderNotFound:
             raise exception.BadRequest(
-                reason='The parent provider %s does not exist.' %
-                parent_uuid)
+                reason=refused % 'parent provider UUID does not exist.')
     stamp = db.now()
     try:
         result = connection.execute(P.insert().values(
@@ -164,21 +169,23 @@ def _descendant_ids(connection, provider):
 
 def update(connection, uuid, name, parent_uuid=None, set_parent=False,
            allow_reparent=False):
-    """Rename a provider and (``set_parent``) give it a parent."""
+    """Rename a provider and (``set_parent``) give it a parent, or none.
+
+    A provider without a parent may be given one; one with a parent may
+    be moved to another or made a root only with ``allow_reparent``
+    (microversion 1.37). Its subtree moves with it; a parent below it
+    (or itself) would make a loop and is refused.
+    """
     provider = get(connection, uuid, lock=True)
-    if name != provider.name and _name_taken(connection, name,
-                                             other_than=provider.id):
-        raise exception.DuplicateName(
-            reason='Conflicting resource provider name: %s already '
-                   'exists.' % name)
     values = {'name': name, 'updated_at': db.now()}
     new_root = None
+    refused = 'Unable to save resource provider %s: %%s' % uuid
     if set_parent and parent_uuid != provider.parent_provider_uuid:
-        if provider.parent_provider_uuid is not None and not allow_reparent:
-            raise exception.BadRequest(
-                reason='Re-parenting or un-parenting a provider is not '
-                       'allowed before microversion 1.37.')
         if parent_uuid is None:
+            if not allow_reparent:
+                raise exception.BadRequest(reason=refused % (
+                    'un-parenting a provider is not currently allowed '
+                    '(from microversion 1.37 it is).'))
             values['parent_provider_id'] = None
             new_root = provider.id
         else:
@@ -186,15 +193,23 @@ def update(connection, uuid, name, parent_uuid=None, set_parent=False,
                 parent = get(connection, parent_uuid)
             except exception.ResourceProviderNotFound:
                 raise exception.BadRequest(
-                    reason='The parent provider %s does not exist.' %
-                    parent_uuid)
+                    reason=refused % 'parent provider UUID does not exist.')
+            if provider.parent_provider_uuid is not None and \
+                    not allow_reparent:
+                raise exception.BadRequest(reason=refused % (
+                    're-parenting a provider is not currently allowed '
+                    '(from microversion 1.37 it is).'))
             if parent.id == provider.id or parent.id in _descendant_ids(
                     connection, provider):
-                raise exception.BadRequest(
-                    reason='Creating a loop in the provider tree is not '
-                           'allowed.')
+                raise exception.BadRequest(reason=refused % (
+                    'creating loop in the provider tree is not allowed.'))
             values['parent_provider_id'] = parent.id
             new_root = parent.root_provider_id
+    if name != provider.name and _name_taken(connection, name,
+                                             other_than=provider.id):
+        raise exception.DuplicateName(
+            reason='Conflicting resource provider name: %s already '
+                   'exists.' % name)
     if new_root is not None and new_root != provider.root_provider_id:
         subtree = _descendant_ids(connection, provider) | {provider.id}
         for chunk in db.chunks(sorted(subtree)):
@@ -211,17 +226,22 @@ def update(connection, uuid, name, parent_uuid=None, set_parent=False,
 
 
 def delete(connection, uuid):
-    provider = get(connection, uuid, lock=True)
+    try:
+        provider = get(connection, uuid, lock=True)
+    except exception.ResourceProviderNotFound:
+        raise exception.NotFound(
+            reason='No resource provider with uuid %s found for delete' %
+            uuid)
     if connection.execute(sa.select(P.c.id).where(
             P.c.parent_provider_id == provider.id).limit(1)).first():
         raise exception.ProviderCannotDeleteParent(
-            reason='Unable to delete parent resource provider %s: it has '
+            reason='Unable to delete parent resource provider %s: It has '
                    'child resource providers.' % uuid)
     if connection.execute(sa.select(db.ALLOCATIONS.c.id).where(
             db.ALLOCATIONS.c.resource_provider_id == provider.id)
             .limit(1)).first():
         raise exception.ProviderInUse(
-            reason='Unable to delete resource provider %s: the resource '
+            reason='Unable to delete resource provider %s: Resource '
                    'provider has allocations.' % uuid)
     for table in (db.INVENTORIES, db.PROVIDER_TRAITS,
                   db.PROVIDER_AGGREGATES):

@@ -270,3 +270,76 @@ class TestUpdateAndDelete(base.PlacementTestCase):
         self.make_provider('child', parent=root)
         self.assertError(self.delete('/resource_providers/%s' % root), 409,
                          'placement.resource_provider.cannot_delete_parent')
+
+
+class TestReparenting(base.PlacementTestCase):
+    """1.37: a provider may be moved to another parent or made a root; its
+    subtree goes with it."""
+
+    def setUp(self):
+        super().setUp()
+        self.a = self.make_provider('a')['uuid']
+        self.b = self.make_provider('b')['uuid']
+        self.child = self.make_provider('child', parent=self.a)['uuid']
+        self.grandchild = self.make_provider('gc',
+                                             parent=self.child)['uuid']
+
+    def move(self, uuid, parent, version='1.37'):
+        name = self.get('/resource_providers/%s' % uuid).json['name']
+        return self.put('/resource_providers/%s' % uuid,
+                        {'name': name, 'parent_provider_uuid': parent},
+                        version=version)
+
+    def tree_of(self, uuid):
+        shown = self.get('/resource_providers/%s' % uuid).json
+        return shown['parent_provider_uuid'], shown['root_provider_uuid']
+
+    def test_moved_to_another_tree_with_its_subtree(self):
+        self.assertStatus(200, self.move(self.child, self.b))
+        self.assertEqual((self.b, self.b), self.tree_of(self.child))
+        self.assertEqual((self.child, self.b), self.tree_of(self.grandchild))
+
+    def test_unparented_it_is_the_root_of_its_subtree(self):
+        response = self.move(self.child, None)
+        self.assertStatus(200, response)
+        self.assertIsNone(response.json['parent_provider_uuid'])
+        self.assertEqual((None, self.child), self.tree_of(self.child))
+        self.assertEqual((self.child, self.child),
+                         self.tree_of(self.grandchild))
+
+    def test_under_its_own_descendant_or_itself_is_a_loop(self):
+        for parent in (self.grandchild, self.a):
+            self.assertError(self.move(self.a, parent), 400,
+                             fragment='creating loop in the provider tree '
+                                      'is not allowed')
+        self.assertEqual((None, self.a), self.tree_of(self.a))
+
+    def test_before_1_37_neither_move_nor_unparent(self):
+        self.assertError(self.move(self.child, self.b, '1.36'), 400,
+                         fragment='re-parenting a provider is not '
+                                  'currently allowed')
+        self.assertError(self.move(self.child, None, '1.36'), 400,
+                         fragment='un-parenting a provider is not '
+                                  'currently allowed')
+        self.assertEqual((self.a, self.a), self.tree_of(self.child))
+
+    def test_a_parent_that_does_not_exist_is_said_first(self):
+        response = self.move(self.child, uuidutils.generate_uuid(), '1.36')
+        self.assertError(response, 400, fragment='parent provider UUID '
+                                                 'does not exist')
+
+    def test_a_provider_made_its_own_parent_is_refused(self):
+        uuid = uuidutils.generate_uuid()
+        response = self.post('/resource_providers', {
+            'name': 'self', 'uuid': uuid, 'parent_provider_uuid': uuid})
+        self.assertError(response, 400, fragment='parent provider UUID '
+                                                 'cannot be same as UUID')
+
+    def test_deleting_a_parent_says_it_has_children(self):
+        self.assertError(self.delete('/resource_providers/%s' % self.a),
+                         409, fragment='It has child resource providers.')
+
+    def test_deleting_one_that_does_not_exist_says_for_delete(self):
+        missing = uuidutils.generate_uuid()
+        self.assertError(self.delete('/resource_providers/%s' % missing),
+                         404, fragment='found for delete')

@@ -118,7 +118,7 @@ def update(request, uuid):
         providers.update, uuid, body['name'],
         parent_uuid=body.get('parent_provider_uuid'),
         set_parent='parent_provider_uuid' in body,
-        allow_reparent=request.is_version('1.37'))
+        allow_reparent=request.is_version(mv.REPARENT))
     return wsgi.json_response(util.provider_view(request, provider))
 
 

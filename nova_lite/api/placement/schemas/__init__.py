@@ -10,8 +10,9 @@ a scheduler claims, and each list or map a client may send has one
 
 MAX_ITEMS = 1000
 
-UUID = {'type': 'string',
-        'pattern': '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
-                   '[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$'}
+# A uuid as a value; as a key (consumers, providers) the pattern.
+UUID = {'type': 'string', 'format': 'uuid'}
+UUID_PATTERN = ('^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
+                '[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$')
 NULLABLE_UUID = {'anyOf': [UUID, {'type': 'null'}]}
 GENERATION = {'type': 'integer', 'minimum': 0}

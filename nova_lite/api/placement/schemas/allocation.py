@@ -56,7 +56,7 @@ ALLOCATIONS_DICT = {
     'minProperties': 1,
     'maxProperties': schemas.MAX_ITEMS,
     'patternProperties': {
-        schemas.UUID['pattern']: {
+        schemas.UUID_PATTERN: {
             'type': 'object',
             'properties': {
                 # GET shows it; clients send back what they read.
@@ -91,10 +91,10 @@ POST = {
     'type': 'object',
     'minProperties': 1,
     'maxProperties': schemas.MAX_ITEMS,
-    'patternProperties': {schemas.UUID['pattern']: _POST_ONE},
+    'patternProperties': {schemas.UUID_PATTERN: _POST_ONE},
     'additionalProperties': False,
 }
 _POST_ONE_GENERATION = copy.deepcopy(PUT_DICT_GENERATION)
 POST_GENERATION = copy.deepcopy(POST)
-POST_GENERATION['patternProperties'][schemas.UUID['pattern']] = \
+POST_GENERATION['patternProperties'][schemas.UUID_PATTERN] = \
     _POST_ONE_GENERATION

@@ -15,7 +15,7 @@ RESHAPE = {
             'minProperties': 1,
             'maxProperties': schemas.MAX_ITEMS,
             'patternProperties': {
-                schemas.UUID['pattern']: copy.deepcopy(
+                schemas.UUID_PATTERN: copy.deepcopy(
                     inventory.REPLACE_ALL),
             },
             'additionalProperties': False,
