@@ -14,9 +14,17 @@ For every server:
 
 Besides: a move in progress (a migration record not finished) may hold
 the source node's resources as its own consumer, and nothing else;
-allocations of any other consumer, and ports bound to servers that do not
-exist, are violations too. No provider may have more of a resource in use
-than its inventory allows (total - reserved, times the allocation ratio).
+allocations of any other consumer on this deployment's compute nodes (or
+their children), and ports bound to servers that do not exist, are
+violations too. No provider of this deployment (its compute nodes' trees
+and the sharing providers) may have more of a resource in use than its
+inventory allows (total - reserved, times the allocation ratio).
+
+Placement may be shared with other services (another Nova, Neutron's own
+providers, a storage service): providers outside this deployment's
+compute node trees, and consumers holding nothing on them, are theirs and
+are not looked at (a consumer holding only on a sharing provider cannot
+be told from another deployment's).
 Each server exists once: in one cell (or as one BuildRequest while it is
 scheduled, not both), and its instance mapping points at that cell. Servers in
 the middle of a task (task_state set) and servers still being scheduled
@@ -84,8 +92,6 @@ class Audit:
             if port.get('device_id'):
                 ports_by_server[port['device_id']].append(port)
 
-        for uuid in sorted(providers):
-            self._check_capacity(uuid)
         building = {r.instance_uuid for r in
                     objects.BuildRequestList.get_all(self.context)}
         cell_of = collections.defaultdict(list)  # server -> [cell]
@@ -118,11 +124,20 @@ class Audit:
                             migration.instance_uuid,
                             migration.source_compute, self._rp(rp)))
         self._check_records(cell_of, building, in_task)
+        # This deployment's part of placement: the trees of the compute
+        # nodes the cells list. (Those of a cell that did not answer are
+        # not known.)
+        our_trees = set()
+        for nodes, _instances, _migrations in read.answers.values():
+            for node in nodes.values():
+                our_trees |= trees.get(node, set())
+        for uuid in sorted(our_trees | sharing):
+            self._check_capacity(uuid)
         if self.down:
             # What is left may belong to the servers of a cell not read.
             return self.violations
         for consumer, held in sorted(consumers.items()):
-            if consumer in building:
+            if consumer in building or not set(held) & our_trees:
                 continue
             self.violation('consumer %s holds %s but is neither a server '
                            'nor a move in progress' % (

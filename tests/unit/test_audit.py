@@ -282,6 +282,25 @@ class TestConsumers(AuditTestCase):
             objects.Instance.get_by_uuid(cctxt, instance.uuid).destroy()
         self.assertOneViolation(instance.uuid, 'neither a server')
 
+    def test_another_services_providers_and_consumers_are_theirs(self):
+        # A Placement shared with another service: its provider, and its
+        # consumer holding nothing of this deployment's, are not looked
+        # at.
+        theirs = uuidutils.generate_uuid()
+        self.reportclient.ensure_resource_provider(theirs, 'elsewhere')
+        self.reportclient.set_inventory(theirs, {'VCPU': {'total': 4}})
+        self.allocate(uuidutils.generate_uuid(), {theirs: {'VCPU': 1}})
+        self.assertEqual([], self.run_audit())
+
+    def test_a_consumer_holding_here_and_elsewhere_is_reported(self):
+        theirs = uuidutils.generate_uuid()
+        self.reportclient.ensure_resource_provider(theirs, 'elsewhere')
+        self.reportclient.set_inventory(theirs, {'VCPU': {'total': 4}})
+        stranger = uuidutils.generate_uuid()
+        self.allocate(stranger, {theirs: {'VCPU': 1},
+                                 self.nodes['h1']: {'VCPU': 1}})
+        self.assertOneViolation(stranger, 'neither a server nor a move')
+
     def test_a_server_being_scheduled_may_hold_its_claim(self):
         uuid = self.build_request()
         self.allocate(uuid, {self.nodes['h1']: FLAVOR_USAGE})
