@@ -27,12 +27,12 @@ computes putting COMPUTE_STATUS_DISABLED and COMPUTE_IMAGE_TYPE_* on their
 providers.
 """
 
+import os_traits
 from oslo_log import log as logging
 
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
-from nova_lite.placement import traits as placement_traits
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -48,6 +48,9 @@ REQUIRED = 'required'
 FORBIDDEN = 'forbidden'
 STATUS_DISABLED = 'COMPUTE_STATUS_DISABLED'
 IMAGE_TYPE_PREFIX = 'COMPUTE_IMAGE_TYPE_'
+# The standard traits (os-traits, as Nova reads them; not our placement's
+# tables, since placement may be another service).
+STANDARD_TRAITS = frozenset(os_traits.get_traits())
 
 
 class PlacementQuery:
@@ -206,7 +209,7 @@ def require_image_type_support(spec, aggregates, conf=CONF):
     if not disk_format:
         return None
     trait = IMAGE_TYPE_PREFIX + disk_format.upper()
-    if trait not in placement_traits.STANDARD:
+    if trait not in STANDARD_TRAITS:
         LOG.error('The image of request %s has the disk format %r, which '
                   'no trait names (no %s); hosts are not narrowed by image '
                   'type', spec.instance_uuid, disk_format, trait)
@@ -271,7 +274,7 @@ def transform_image_metadata(spec, aggregates=(), conf=CONF):
         if value is None:
             continue
         trait = '%s_%s' % (prefix, str(value).replace('-', '_').upper())
-        if trait not in placement_traits.STANDARD:
+        if trait not in STANDARD_TRAITS:
             LOG.error('Image property %s=%s names no trait (%s); hosts are '
                       'not narrowed by the image\'s properties', name,
                       value, trait)
