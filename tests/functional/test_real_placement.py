@@ -220,26 +220,56 @@ class RealPlacementTest(test_port_resources.PortServiceMixin,
         self.delete(server['id'])
         self.assert_placement_holds({})
 
+    def real(self, method, path, body=None, version='1.28'):
+        """``method path`` on real placement as its administrator."""
+        return requests.request(
+            method, self.plane.placement_url + path, json=body,
+            headers={'X-Auth-Token': 'admin',
+                     'OpenStack-API-Version': 'placement ' + version},
+            timeout=10)
+
+    def test_another_services_provider_and_consumer_are_left_alone(self):
+        # Placement shared with another service: a provider of its own
+        # with a consumer of its own are neither audited nor removed.
+        provider, consumer = str(uuid.uuid4()), str(uuid.uuid4())
+        response = self.real('POST', '/resource_providers', {
+            'uuid': provider, 'name': 'another-service'}, version='1.20')
+        self.assertEqual(200, response.status_code, response.text)
+        self.addCleanup(self.real, 'DELETE',
+                        '/resource_providers/' + provider)
+        response = self.real(
+            'PUT', '/resource_providers/%s/inventories' % provider, {
+                'resource_provider_generation': 0,
+                'inventories': {'VCPU': {'total': 4}}})
+        self.assertEqual(200, response.status_code, response.text)
+        response = self.real('PUT', '/allocations/' + consumer, {
+            'allocations': {provider: {'resources': {'VCPU': 1}}},
+            'project_id': 'other', 'user_id': 'other',
+            'consumer_generation': None})
+        self.assertEqual(204, response.status_code, response.text)
+        self.addCleanup(self.real, 'DELETE', '/allocations/' + consumer)
+
+        self.assert_audit_clean()
+        result = self.plane.manage('placement', 'audit', '--delete')
+        self.assertIn('0 orphaned consumer(s) found', result.stdout)
+        self.assertEqual({provider: {'VCPU': 1}},
+                         self.allocations(consumer))
+
     def test_the_audit_finds_an_allocation_no_server_explains(self):
-        # Written in real placement behind nova_lite's back: the audit,
-        # reading real placement, must see it.
+        # Written in real placement behind nova_lite's back, on one of its
+        # compute nodes: both audits, reading real placement, see it.
         stray = str(uuid.uuid4())
         node = self.node_uuid('compute1')
-        response = requests.put(
-            self.plane.placement_url + '/allocations/' + stray,
-            json={'allocations': {node: {'resources': {'VCPU': 1}}},
-                  'project_id': 'someone', 'user_id': 'someone',
-                  'consumer_generation': None},
-            headers={'X-Auth-Token': 'admin',
-                     'OpenStack-API-Version': 'placement 1.28'},
-            timeout=10)
+        response = self.real('PUT', '/allocations/' + stray, {
+            'allocations': {node: {'resources': {'VCPU': 1}}},
+            'project_id': 'someone', 'user_id': 'someone',
+            'consumer_generation': None})
         self.assertEqual(204, response.status_code, response.text)
-        try:
-            result = self.plane.manage('audit', check=False)
-            self.assertEqual(3, result.returncode, result.stderr)
-            self.assertIn('consumer %s holds' % stray, result.stdout)
-        finally:
-            response = requests.delete(
-                self.plane.placement_url + '/allocations/' + stray,
-                headers={'X-Auth-Token': 'admin'}, timeout=10)
-        self.assertEqual(204, response.status_code, response.text)
+        self.addCleanup(self.real, 'DELETE', '/allocations/' + stray)
+        result = self.plane.manage('audit', check=False)
+        self.assertEqual(3, result.returncode, result.stderr)
+        self.assertIn('consumer %s holds' % stray, result.stdout)
+
+        result = self.plane.manage('placement', 'audit', '--delete')
+        self.assertIn('Deleted allocations of %s' % stray, result.stdout)
+        self.assertEqual({}, self.allocations(stray))
