@@ -306,6 +306,18 @@ class Consumer(_Timestamps, Base):
     project_id = sa.Column(sa.String(255), nullable=False)
     user_id = sa.Column(sa.String(255), nullable=False)
     generation = sa.Column(sa.Integer, nullable=False, default=0)
+    # Placement 1.38: what kind of consumer (INSTANCE, MIGRATION, ...);
+    # NULL for one written before, shown as 'unknown'.
+    consumer_type_id = sa.Column(
+        sa.Integer, sa.ForeignKey('consumer_types.id'), nullable=True,
+        index=True)
+
+
+class ConsumerType(_Timestamps, Base):
+    """A kind of placement consumer, made on its first use."""
+    __tablename__ = 'consumer_types'
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    name = sa.Column(sa.String(255), nullable=False, unique=True)
 
 
 class ResourceClass(_Timestamps, Base):

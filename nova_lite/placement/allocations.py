@@ -17,6 +17,7 @@ import functools
 import sqlalchemy as sa
 
 from nova_lite.placement import capacity
+from nova_lite.placement import consumer_types
 from nova_lite.placement import db
 from nova_lite.placement import exception
 from nova_lite.placement import providers
@@ -34,15 +35,22 @@ INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000'
 
 
 class ConsumerAllocations:
-    """What one consumer should hold: {provider uuid: {class: amount}}."""
+    """What one consumer should hold: {provider uuid: {class: amount}}.
+
+    ``consumer_type`` (1.38) is the consumer's type from now on; None
+    leaves an existing consumer's as it is (a new one has none).
+    """
 
     def __init__(self, consumer_uuid, allocations, project_id, user_id,
-                 consumer_generation=SKIP_GENERATION_CHECK):
+                 consumer_generation=SKIP_GENERATION_CHECK,
+                 consumer_type=None):
         self.consumer_uuid = consumer_uuid
         self.allocations = allocations
         self.project_id = project_id or INCOMPLETE_CONSUMER_ID
         self.user_id = user_id or INCOMPLETE_CONSUMER_ID
         self.consumer_generation = consumer_generation
+        self.consumer_type = consumer_type
+        self.consumer_type_id = None
 
 
 def _check_consumer_generation(request, consumer):
@@ -66,6 +74,10 @@ def replace(connection, requests):
     """Replace the allocations of every consumer in ``requests``."""
     provider_uuids = sorted({rp for r in requests for rp in r.allocations})
     stamp = db.now()
+    for request in requests:
+        if request.consumer_type is not None:
+            request.consumer_type_id = consumer_types.id_of(
+                connection, request.consumer_type)
 
     # A consumer the caller says does not exist yet (generation null) is
     # created straight away: the INSERT locks it, and a duplicate is the
@@ -157,6 +169,10 @@ _UPDATE_CONSUMER = (
     .values(generation=sa.bindparam('new_generation'),
             project_id=sa.bindparam('new_project_id'),
             user_id=sa.bindparam('new_user_id'),
+            # None keeps the type the consumer has.
+            consumer_type_id=sa.func.coalesce(
+                sa.bindparam('new_consumer_type_id', type_=sa.Integer),
+                C.c.consumer_type_id),
             updated_at=sa.bindparam('stamp')))
 _DELETE_CONSUMERS = C.delete().where(
     C.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
@@ -330,6 +346,7 @@ def _insert_consumer(connection, request, stamp):
             'uuid': request.consumer_uuid,
             'project_id': request.project_id,
             'user_id': request.user_id, 'generation': 1,
+            'consumer_type_id': request.consumer_type_id,
             'created_at': stamp, 'updated_at': stamp})
     except db.DBDuplicateEntry:
         # No savepoint needed: a failed INSERT leaves the transaction
@@ -370,7 +387,9 @@ def _write_consumers(connection, requests, consumers, stamp):
                 'read_generation': consumer.generation,
                 'new_generation': consumer.generation + 1,
                 'new_project_id': request.project_id,
-                'new_user_id': request.user_id, 'stamp': stamp})
+                'new_user_id': request.user_id,
+                'new_consumer_type_id': request.consumer_type_id,
+                'stamp': stamp})
             if result.rowcount != 1:
                 raise exception.ConcurrentUpdate(
                     reason='consumer generation conflict for consumer %s; '

@@ -34,6 +34,7 @@ PROVIDERS = models.ResourceProvider.__table__
 INVENTORIES = models.Inventory.__table__
 ALLOCATIONS = models.Allocation.__table__
 CONSUMERS = models.Consumer.__table__
+CONSUMER_TYPES = models.ConsumerType.__table__
 RESOURCE_CLASSES = models.ResourceClass.__table__
 TRAITS = models.Trait.__table__
 PROVIDER_TRAITS = models.ResourceProviderTrait.__table__

@@ -97,6 +97,18 @@ def validate_as_body(schema, document):
                 str(error).split('\n')))
 
 
+def validate_query(request, schema):
+    """400 'Invalid query string parameters: ...' unless the query string,
+    read as {name: last value}, fits ``schema``; that dict."""
+    query = dict(request.GET.items())
+    error = validation.best_error(schema, query)
+    if error is not None:
+        raise exception.BadRequest(
+            reason='Invalid query string parameters: %s' % ' '.join(
+                str(error).split('\n')))
+    return query
+
+
 def read(function, *args, **kwargs):
     """Run ``function(connection, ...)`` in a read transaction (again on
     a stale pooled connection)."""

@@ -22,6 +22,7 @@ from nova_lite import conf as nova_conf
 from nova_lite.api import placement as placement_app
 from nova_lite.db import api as db_api
 from nova_lite.db import migration
+from nova_lite.placement import consumer_types
 from nova_lite.placement import db as placement_db
 from nova_lite.placement import resource_classes
 from nova_lite.placement import traits
@@ -63,7 +64,8 @@ class PlacementDatabase(fixtures.Fixture):
         overrides = self.useFixture(config_fixture.Config(CONF))
         overrides.config(connection=self.url, group='api_database')
         for reset in (placement_db.reset, resource_classes.reset_cache,
-                      traits.reset_cache, db_api.dispose_all):
+                      traits.reset_cache, consumer_types.reset_cache,
+                      db_api.dispose_all):
             self.addCleanup(reset)
             reset()
 

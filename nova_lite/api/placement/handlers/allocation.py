@@ -8,6 +8,7 @@ from nova_lite.api.placement import microversion as mv
 from nova_lite.api.placement.schemas import allocation as schema
 from nova_lite.api.placement import util
 from nova_lite.placement import allocations
+from nova_lite.placement import consumer_types
 from nova_lite.placement import exception
 from nova_lite.placement import providers
 
@@ -23,7 +24,13 @@ def _require_consumer_uuid(consumer_uuid):
 def list_for_consumer(request, consumer_uuid):
     util.authorize(request, POLICY % 'list')
     _require_consumer_uuid(consumer_uuid)
-    consumer, found = util.read(allocations.of_consumer, consumer_uuid)
+
+    def fetch(connection):
+        consumer, found = allocations.of_consumer(connection, consumer_uuid)
+        type_name = None if consumer is None else consumer_types.name_of(
+            connection, consumer.consumer_type_id)
+        return consumer, found, type_name
+    consumer, found, type_name = util.read(fetch)
     body = {'allocations': found}
     if consumer is not None:
         if request.is_version(mv.ALLOCATIONS_DICT):
@@ -31,6 +38,8 @@ def list_for_consumer(request, consumer_uuid):
             body['user_id'] = consumer.user_id
         if request.is_version(mv.CONSUMER_GENERATION):
             body['consumer_generation'] = consumer.generation
+        if request.is_version(mv.CONSUMER_TYPES):
+            body['consumer_type'] = type_name
     return wsgi.json_response(body)
 
 
@@ -49,10 +58,12 @@ def _consumer_request(request, consumer_uuid, body):
         generation = body['consumer_generation']
     return allocations.ConsumerAllocations(
         consumer_uuid, wanted, body.get('project_id'), body.get('user_id'),
-        generation)
+        generation, body.get('consumer_type'))
 
 
 def _put_schema(request):
+    if request.is_version(mv.CONSUMER_TYPES):
+        return schema.PUT_DICT_TYPE
     if request.is_version(mv.CONSUMER_GENERATION):
         return schema.PUT_DICT_GENERATION
     if request.is_version(mv.ALLOCATIONS_DICT):
@@ -74,9 +85,13 @@ def replace(request, consumer_uuid):
 @util.since(mv.POST_ALLOCATIONS)
 def manage(request):
     util.authorize(request, POLICY % 'manage')
-    body = util.json_body(request, schema.POST_GENERATION if
-                          request.is_version(mv.CONSUMER_GENERATION)
-                          else schema.POST)
+    if request.is_version(mv.CONSUMER_TYPES):
+        post_schema = schema.POST_TYPE
+    elif request.is_version(mv.CONSUMER_GENERATION):
+        post_schema = schema.POST_GENERATION
+    else:
+        post_schema = schema.POST
+    body = util.json_body(request, post_schema)
     wanted = [_consumer_request(request, consumer_uuid, part)
               for consumer_uuid, part in sorted(body.items())]
     util.write(allocations.replace, wanted)

@@ -14,7 +14,8 @@ from nova_lite.placement import inventories
 @util.since(mv.RESHAPER)
 def reshape(request):
     util.authorize(request, 'placement:reshaper:reshape')
-    body = util.json_body(request, schema.RESHAPE)
+    body = util.json_body(request, schema.RESHAPE_TYPE if request.is_version(
+        mv.CONSUMER_TYPES) else schema.RESHAPE)
     wanted_inventories = {
         rp_uuid: (part['resource_provider_generation'], {
             name: inventories.with_defaults(values)

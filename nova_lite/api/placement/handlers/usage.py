@@ -2,9 +2,10 @@
 
 from nova_lite.api import wsgi
 from nova_lite.api.placement import microversion as mv
+from nova_lite.api.placement.schemas import usage as schema
 from nova_lite.api.placement import util
 from nova_lite.placement import allocations
-from nova_lite.placement import exception
+from nova_lite.placement import consumer_types
 from nova_lite.placement import providers
 
 
@@ -24,21 +25,19 @@ def for_provider(request, uuid):
 
 @util.since(mv.USAGES)
 def for_project(request):
+    """The usages of a project (and user): by class, and from 1.38 by
+    consumer type first (``consumer_type=`` narrows it)."""
     # Who may read usages depends on the project asked about (a reader
     # of that project may), checked before the query is (as placement).
     util.authorize(request, 'placement:usages',
                    project_id=request.GET.get('project_id', ''))
-    unknown = set(request.GET.keys()) - {'project_id', 'user_id'}
-    if unknown:
-        raise exception.BadRequest(
-            reason='Invalid query string parameters: Additional properties '
-                   'are not allowed (%s unexpected)' % ', '.join(
-                       sorted(unknown)))
-    project_id = util.single_query_value(request, 'project_id')
-    if not project_id:
-        raise exception.QueryMissingValue(
-            reason="Invalid query string parameters: 'project_id' is a "
-                   "required property")
-    user_id = util.single_query_value(request, 'user_id')
-    usages = util.read(allocations.project_usages, project_id, user_id)
+    by_type = request.is_version(mv.CONSUMER_TYPES)
+    query = util.validate_query(
+        request, schema.USAGES_TYPE if by_type else schema.USAGES)
+    if by_type:
+        usages = util.read(consumer_types.usages, query['project_id'],
+                           query.get('user_id'), query.get('consumer_type'))
+    else:
+        usages = util.read(allocations.project_usages, query['project_id'],
+                           query.get('user_id'))
     return wsgi.json_response({'usages': usages})

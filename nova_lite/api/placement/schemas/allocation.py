@@ -98,3 +98,13 @@ _POST_ONE_GENERATION = copy.deepcopy(PUT_DICT_GENERATION)
 POST_GENERATION = copy.deepcopy(POST)
 POST_GENERATION['patternProperties'][schemas.UUID_PATTERN] = \
     _POST_ONE_GENERATION
+
+# 1.38: the consumer's type is required (PUT, POST and the reshaper).
+CONSUMER_TYPE = {'type': 'string', 'pattern': '^[A-Z0-9_]+$',
+                 'minLength': 1, 'maxLength': 255}
+PUT_DICT_TYPE = copy.deepcopy(PUT_DICT_GENERATION)
+PUT_DICT_TYPE['properties']['consumer_type'] = CONSUMER_TYPE
+PUT_DICT_TYPE['required'].append('consumer_type')
+_POST_ONE_TYPE = copy.deepcopy(PUT_DICT_TYPE)
+POST_TYPE = copy.deepcopy(POST)
+POST_TYPE['patternProperties'][schemas.UUID_PATTERN] = _POST_ONE_TYPE

@@ -27,3 +27,9 @@ RESHAPE = {
 }
 # Reshaping may leave no allocation at all.
 RESHAPE['properties']['allocations']['minProperties'] = 0
+
+# 1.38: each consumer's type is required.
+RESHAPE_TYPE = copy.deepcopy(RESHAPE)
+RESHAPE_TYPE['properties']['allocations'] = copy.deepcopy(
+    allocation.POST_TYPE)
+RESHAPE_TYPE['properties']['allocations']['minProperties'] = 0
