@@ -170,40 +170,51 @@ def single_query_value(request, name):
 
 
 def parse_resources(value, name='resources'):
-    """'VCPU:1,MEMORY_MB:512' -> {'VCPU': 1, 'MEMORY_MB': 512}."""
+    """'VCPU:1,MEMORY_MB:512' -> {'VCPU': 1, 'MEMORY_MB': 512}.
+
+    Read as OpenStack Placement reads it (``name`` is the key it came
+    from; the messages say 'resources' whatever it is, as Placement's
+    do): a class named twice counts once, with its last amount.
+    """
+    def badly_formed(got):
+        return exception.QueryBadValue(
+            reason='Badly formed resources parameter. Expected resources '
+                   'query string parameter in form: '
+                   '?resources=VCPU:2,MEMORY_MB:1024. Got: %s.' % got)
+    if not value.strip():
+        raise badly_formed('empty string')
     result = {}
-    bad = exception.QueryBadValue(
-        reason='Badly formed %s parameter. Expected %s query string '
-               'parameter in form: ?%s=VCPU:2,MEMORY_MB:1024. Got: %s.' % (
-                   name, name, name, value))
-    if not value:
-        raise bad
     for item in value.split(','):
-        class_name, sep, amount = item.partition(':')
-        class_name = class_name.strip()
-        if not sep or not class_name:
-            raise bad
+        parts = item.split(':')
+        if len(parts) != 2:
+            raise badly_formed(item)
+        class_name, amount = parts
         try:
-            amount = int(amount.strip())
+            amount = int(amount)
         except ValueError:
-            raise bad
-        if amount < 1:
             raise exception.QueryBadValue(
                 reason='Requested resource %s expected positive integer '
-                       'amount. Got: %d.' % (class_name, amount))
-        if class_name in result:
+                       'amount. Got: %s.' % (class_name, amount))
+        if amount < 1:
             raise exception.QueryBadValue(
-                reason='Resource class %s is requested more than once in '
-                       '%s.' % (class_name, name))
+                reason='Requested resource %s requires amount >= 1. '
+                       'Got: %d.' % (class_name, amount))
         result[class_name] = amount
     return result
 
 
-def parse_traits(value, name='required', allow_forbidden=False):
+def parse_traits(value, name='required', allow_forbidden=False,
+                 conflicts_message=None):
     """'A,!B' -> ({'A'}, {'B'}); forbidden ones only when allowed."""
     required, forbidden = set(), set()
     items = [item.strip() for item in (value or '').split(',')]
-    if not value or any(not item for item in items):
+    if not value or any(not item.lstrip('!') for item in items):
+        raise exception.QueryBadValue(
+            reason="Invalid query string parameters: Expected '%s' "
+                   "parameter value of the form: HW_CPU_X86_VMX,%sCUSTOM_"
+                   "MAGIC. Got an empty trait in: %s" % (
+                       name, '!' if allow_forbidden else '', value))
+    if not allow_forbidden and any(i.startswith('!') for i in items):
         raise exception.QueryBadValue(
             reason="Invalid query string parameters: Expected '%s' "
                    "parameter value of the form: HW_CPU_X86_VMX,"
@@ -215,6 +226,9 @@ def parse_traits(value, name='required', allow_forbidden=False):
         else:
             required.add(item)
     conflict = required & forbidden
+    if conflict and conflicts_message:
+        raise exception.QueryBadValue(
+            reason=conflicts_message % ', '.join(sorted(conflict)))
     if conflict:
         raise exception.QueryBadValue(
             reason='Conflicting required and forbidden traits found in the '
@@ -284,29 +298,31 @@ def trait_term_ids(connection, terms):
 
 
 def parse_member_of(values, allow_forbidden=False, name='member_of'):
-    """Each value 'uuid', 'in:u1,u2' (or '!...' when allowed) -> a list of
-    (set of aggregate uuids, forbidden)."""
+    """Each value 'uuid', 'in:u1,u2', or (when allowed) '!uuid' or
+    '!in:u1,u2' -> a list of (set of aggregate uuids, forbidden).
+
+    A provider in an aggregate both required and forbidden simply does
+    not match (no error), as in OpenStack Placement.
+    """
     result = []
     for value in values:
-        forbidden = False
-        text = value
-        if allow_forbidden and text.startswith('!'):
-            forbidden, text = True, text[1:]
-        if text.startswith('in:'):
-            uuids = text[3:].split(',')
-        else:
-            uuids = [text]
-        if any(u.startswith('!') for u in uuids) or not all(
-                uuidutils.is_uuid_like(u) for u in uuids):
+        if ',' in value and not value.startswith(('in:', '!in:')):
             raise exception.QueryBadValue(
-                reason='Invalid query string parameters: Expected \'%s\' '
-                       'parameter to contain valid UUID(s). Got: %s' % (
-                           name, value))
+                reason="Multiple values for '%s' must be prefixed with the "
+                       "'in:' or '!in:' keyword using the valid "
+                       "microversion. Got: %s" % (name, value))
+        forbidden = value.startswith('!')
+        text = value[1:] if forbidden else value
+        uuids = text[3:].split(',') if text.startswith('in:') else [text]
+        for uuid in uuids:
+            if not uuidutils.is_uuid_like(uuid):
+                raise exception.QueryBadValue(
+                    reason="Invalid query string parameters: Expected '%s' "
+                           "parameter to contain valid UUID(s). Got: %s" % (
+                               name, uuid))
+        if forbidden and not allow_forbidden:
+            raise exception.QueryBadValue(
+                reason='Forbidden %s parameters are not supported in the '
+                       'specified microversion' % name)
         result.append((set(uuids), forbidden))
-    forbidden_all = set().union(*[u for u, f in result if f] or [set()])
-    for uuids, forbidden in result:
-        if not forbidden and len(uuids) == 1 and uuids <= forbidden_all:
-            raise exception.QueryBadValue(
-                reason='Conflicting member_of and forbidden member_of: %s' %
-                ', '.join(sorted(uuids)))
     return result

@@ -343,3 +343,28 @@ class TestReparenting(base.PlacementTestCase):
         missing = uuidutils.generate_uuid()
         self.assertError(self.delete('/resource_providers/%s' % missing),
                          404, fragment='found for delete')
+
+
+class TestResourcesFilterIsReadAsPlacementReadsIt(base.PlacementTestCase):
+
+    def refusal(self, value):
+        response = self.get('/resource_providers?resources=%s' % value,
+                            version='1.4')
+        return self.assertError(response, 400)['detail']
+
+    def test_badly_formed(self):
+        self.assertIn('Got: empty string.', self.refusal(''))
+        self.assertIn('Got: .', self.refusal('DISK_GB:500,'))
+        self.assertIn('Got: VCPU:1:2.', self.refusal('VCPU:1:2'))
+
+    def test_amounts(self):
+        self.assertIn('Requested resource VCPU expected positive integer '
+                      'amount. Got: fred.', self.refusal('VCPU:fred'))
+        self.assertIn('Requested resource VCPU requires amount >= 1. '
+                      'Got: -2.', self.refusal('VCPU:-2'))
+
+    def test_a_class_named_twice_counts_with_its_last_amount(self):
+        cn = self.compute_node(vcpus=4)
+        found = self.get('/resource_providers?resources=VCPU:8,VCPU:2',
+                         version='1.4').json['resource_providers']
+        self.assertEqual([cn], [rp['uuid'] for rp in found])
