@@ -77,9 +77,11 @@ def _unique_items(validator, unique, instance, schema):
     for index, item in enumerate(instance):
         key = _identity(item)
         if key in seen:
+            # jsonschema's words first: clients (and Placement's API
+            # tests) look for them.
             yield jsonschema.ValidationError(
-                'Item %d, %s, is given more than once.' % (index,
-                                                           _short(item)))
+                '%s has non-unique elements (item %d, %s, is given more '
+                'than once).' % (_short(instance), index, _short(item)))
             return
         seen.add(key)
 

@@ -62,12 +62,13 @@ def _check_consumer_generation(request, consumer):
             reason='consumer generation conflict - expected null but got '
                    '%s: consumer %s has no allocations.' % (
                        expected, request.consumer_uuid))
+    # Worded as OpenStack Placement: "expected" is the consumer's
+    # generation, "got" the request's.
     if consumer is not None and consumer.generation != expected:
         raise exception.ConcurrentUpdate(
             reason='consumer generation conflict - expected %s but got %s '
-                   'for consumer %s.' % (
-                       'null' if expected is None else expected,
-                       consumer.generation, request.consumer_uuid))
+                   'for consumer %s.' % (consumer.generation, expected,
+                                         request.consumer_uuid))
 
 
 def replace(connection, requests):
@@ -121,9 +122,18 @@ def replace(connection, requests):
     _write_consumers(connection, [r for r in requests
                                   if r.consumer_uuid not in created],
                      consumers, stamp)
+    # As in OpenStack Placement, the generations bumped are those of the
+    # providers the new allocations name (and, for a consumer whose
+    # allocations are emptied, of those it held): a provider a consumer
+    # moves away from keeps its generation.
+    bumped = {provider_ids[u] for r in requests for u in r.allocations}
+    emptied = {r.consumer_uuid for r in requests if not r.allocations}
+    bumped.update(row.resource_provider_id for row in old_rows
+                  if row.consumer_id in emptied)
     _apply_changes(connection,
                    {key: row.id for key, row in inventories.items()},
-                   deltas, generations, stamp)
+                   deltas, {p: g for p, g in generations.items()
+                            if p in bumped}, stamp)
 
 
 # The statements of the write path are built once (per backend, as FOR
@@ -282,9 +292,12 @@ def _new_rows(connection, requests, provider_ids):
         class_ids = {name: resource_classes.id_of(connection, name)
                      for name in names}
     except exception.ResourceClassNotFound as e:
+        consumer = next(r.consumer_uuid for r in requests
+                        for resources in r.allocations.values()
+                        if e.kwargs['name'] in resources)
         raise exception.BadRequest(
-            reason='Unable to allocate inventory: unknown resource class '
-                   'in the request: %s' % e.kwargs['name'])
+            reason='Unable to allocate inventory for consumer %s: %s' % (
+                consumer, e))
     rows = []
     for request in requests:
         for rp_uuid, resources in sorted(request.allocations.items()):
@@ -328,7 +341,9 @@ def _check_capacity(connection, new_rows, deltas, inventories,
         room = capacity.capacity(inventory.total, inventory.reserved,
                                  inventory.allocation_ratio)
         others = inventory.used + deltas[key] - amount
-        if others + amount > room:
+        # A provider over capacity (its inventory shrank) still takes a
+        # write that does not add to its usage.
+        if others + amount > room and deltas[key] > 0:
             raise exception.CapacityExceeded(
                 reason="Unable to allocate inventory: Unable to create "
                        "allocation for '%s' on resource provider '%s'. The "
@@ -355,8 +370,8 @@ def _insert_consumer(connection, request, stamp):
             sa.select(C.c.generation).where(
                 C.c.uuid == request.consumer_uuid)).scalar()
         raise exception.ConcurrentUpdate(
-            reason='consumer generation conflict - expected null but got '
-                   '%s for consumer %s; retry.' % (
+            reason='consumer generation conflict - expected %s but got None '
+                   'for consumer %s; retry.' % (
                        'a concurrent creation' if generation is None
                        else generation, request.consumer_uuid))
 
@@ -445,7 +460,9 @@ def _remove(connection, consumer_uuids, bump=True, with_consumers=False):
 
 def delete(connection, consumer_uuid):
     """Remove every allocation of a consumer; NotFound if it has none."""
-    if not _remove(connection, [consumer_uuid], with_consumers=True):
+    # No provider generation is bumped, as in OpenStack Placement.
+    if not _remove(connection, [consumer_uuid], bump=False,
+                   with_consumers=True):
         raise exception.NotFound(
             reason="No allocations for consumer '%s'" % consumer_uuid)
 

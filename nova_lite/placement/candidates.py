@@ -58,7 +58,8 @@ class Request:
 
     def __init__(self, groups, group_policy=None, limit=None,
                  root_required=(), root_forbidden=(), same_subtree=(),
-                 randomize=False, max_candidates=None, breadth_first=False):
+                 randomize=False, max_candidates=None, breadth_first=False,
+                 nested_aware=True):
         self.groups = groups
         self.group_policy = group_policy
         self.limit = limit
@@ -70,6 +71,9 @@ class Request:
         # Take one candidate from each tree in turn rather than every
         # candidate of a tree before the next.
         self.breadth_first = breadth_first
+        # Before 1.29 a candidate takes from one provider per tree: those
+        # spread over a tree are left out.
+        self.nested_aware = nested_aware
         self.root_required = set(root_required)
         self.root_forbidden = set(root_forbidden)
         self.same_subtree = [set(s) for s in same_subtree]
@@ -404,6 +408,9 @@ def find(connection, request):
     seen = set()
     cap = request.cap
     for candidate in made:
+        if not request.nested_aware and _spread_in_a_tree(candidate,
+                                                          tree_rows):
+            continue
         if anchors:
             key = _key(candidate)
             if key in seen:
@@ -414,6 +421,12 @@ def find(connection, request):
             break
     result.tree_rows = tree_rows
     return result
+
+
+def _spread_in_a_tree(candidate, tree_rows):
+    roots = [tree_rows[p].root_provider_id if p in tree_rows else p
+             for p in candidate[0]]
+    return len(roots) != len(set(roots))
 
 
 def _round_robin(iterators):

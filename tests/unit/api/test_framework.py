@@ -170,7 +170,8 @@ class TestValidation(testtools.TestCase):
         validation.validate(schema, [{'a': i} for i in range(20000)])
         message = self.refusal(schema, [{'a': 1}, [1, {'b': None}],
                                         {'a': 1.0}])
-        self.assertIn("Item 2, {'a': 1.0}, is given more than once", message)
+        self.assertIn("has non-unique elements (item 2, {'a': 1.0}, is "
+                      "given more than once)", message)
 
     def test_unique_items_tells_true_from_one_as_json_schema_does(self):
         schema = {'type': 'array', 'uniqueItems': True}

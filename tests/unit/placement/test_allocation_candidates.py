@@ -343,10 +343,33 @@ class TestNested(CandidatesTestCase):
 
 class TestQueryKeys(CandidatesTestCase):
 
-    def test_repeated_resources_is_400_duplicate_key(self):
-        self.assertError(self.get('/allocation_candidates?resources=VCPU:1'
-                                  '&resources=VCPU:2'), 400,
-                         'placement.query.duplicate_key')
+    def test_repeated_resources_the_last_counts(self):
+        # As OpenStack Placement (it reads the query as a dict).
+        self.compute_node('cn1', vcpus=1)
+        self.assertEqual([], self.candidates(
+            'resources=VCPU:1&resources=VCPU:2')['allocation_requests'])
+
+    def test_repeated_root_required_is_400_duplicate_key(self):
+        self.assertError(self.get(
+            '/allocation_candidates?resources=VCPU:1&root_required=A'
+            '&root_required=B'), 400, 'placement.query.duplicate_key')
+
+    def test_query_keys_are_checked_as_a_schema(self):
+        self.assertError(self.get(
+            '/allocation_candidates?resources01=VCPU:1', version='1.25'),
+            400, fragment="'resources01' does not match any of the regexes")
+        self.assertError(self.get(
+            '/allocation_candidates?resources=VCPU:1&limit=1',
+            version='1.15'), 400, fragment="'limit' was unexpected")
+        self.assertError(self.get(
+            '/allocation_candidates?resources=VCPU:1&group_policy=bogus'),
+            400, fragment="'bogus' is not one of ['none', 'isolate']")
+
+    def test_an_unknown_in_tree_provider_is_no_candidates(self):
+        self.compute_node('cn1')
+        self.assertEqual([], self.candidates(
+            'resources=VCPU:1&in_tree=%s' % uuidutils.generate_uuid())[
+                'allocation_requests'])
 
     def test_repeated_member_of_means_all_of_them(self):
         cn1 = self.compute_node('cn1')

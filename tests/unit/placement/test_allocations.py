@@ -223,11 +223,41 @@ class TestDelete(AllocationTestCase):
         self.assertError(self.delete('/allocations/%s' % self.consumer),
                          404)
 
-    def test_delete_bumps_the_provider_generation(self):
+    def test_delete_keeps_the_provider_generation(self):
+        # As OpenStack Placement: only writes naming a provider bump it.
         self.allocate(self.consumer, {self.cn1: {'VCPU': 1}})
         before = self.generation(self.cn1)
         self.delete('/allocations/%s' % self.consumer)
+        self.assertEqual(before, self.generation(self.cn1))
+
+    def test_a_move_bumps_only_the_provider_named(self):
+        self.allocate(self.consumer, {self.cn1: {'VCPU': 1}})
+        before = self.generation(self.cn1), self.generation(self.cn2)
+        self.assertStatus(204, self.allocate(
+            self.consumer, {self.cn2: {'VCPU': 1}}, generation=1))
+        after = self.generation(self.cn1), self.generation(self.cn2)
+        self.assertEqual((before[0], before[1] + 1), after)
+
+    def test_emptying_allocations_bumps_the_providers_they_were_on(self):
+        self.allocate(self.consumer, {self.cn1: {'VCPU': 1}})
+        before = self.generation(self.cn1)
+        self.assertStatus(204, self.allocate(self.consumer, {},
+                                             generation=1))
         self.assertEqual(before + 1, self.generation(self.cn1))
+
+    def test_an_over_capacity_provider_keeps_an_unchanged_allocation(self):
+        self.allocate(self.consumer, {self.cn1: {'VCPU': 4}})
+        inventories = self.get('/resource_providers/%s/inventories'
+                               % self.cn1).json
+        self.assertStatus(200, self.put(
+            '/resource_providers/%s/inventories' % self.cn1,
+            {'inventories': {'VCPU': {'total': 2}},
+             'resource_provider_generation':
+                 inventories['resource_provider_generation']}))
+        self.assertStatus(204, self.allocate(
+            self.consumer, {self.cn1: {'VCPU': 4}}, generation=1))
+        self.assertEqual(409, self.allocate(
+            self.consumer, {self.cn1: {'VCPU': 5}}, generation=2).status_int)
 
     def test_put_empty_allocations_removes_them_from_1_28(self):
         self.allocate(self.consumer, {self.cn1: {'VCPU': 1}})

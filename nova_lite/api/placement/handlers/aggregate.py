@@ -33,6 +33,9 @@ def index(request, uuid):
 def update(request, uuid):
     util.authorize(request, POLICY % 'update')
     util.require_provider_uuid(uuid)
+    # An unknown provider is 404 whatever the body, as in OpenStack
+    # Placement.
+    util.read(providers.get, uuid)
     with_generation = request.is_version(mv.AGGREGATES_GENERATION)
     body = util.json_body(request, schema.SET_GENERATION if with_generation
                           else schema.SET_LIST)
@@ -44,7 +47,7 @@ def update(request, uuid):
             providers.check_generation(provider,
                                        body['resource_provider_generation'])
         aggregates.set_for_provider(connection, provider.id, wanted)
-        return (providers.bump_generation(connection, provider),
-                aggregates.of_provider(connection, provider.id))
-    generation, uuids = util.write(replace)
-    return _body(request, uuids, generation)
+        return providers.bump_generation(connection, provider)
+    generation = util.write(replace)
+    # The aggregates as the request listed them.
+    return _body(request, wanted, generation)

@@ -1,6 +1,8 @@
 """/allocations/{consumer_uuid}, POST /allocations and
 /resource_providers/{uuid}/allocations."""
 
+import uuid
+
 from oslo_utils import uuidutils
 
 from nova_lite.api import wsgi
@@ -76,6 +78,8 @@ def _put_schema(request):
 def replace(request, consumer_uuid):
     util.authorize(request, POLICY % 'update')
     _require_consumer_uuid(consumer_uuid)
+    # A consumer named without dashes is the same consumer.
+    consumer_uuid = str(uuid.UUID(consumer_uuid))
     body = util.json_body(request, _put_schema(request))
     wanted = _consumer_request(request, consumer_uuid, body)
     util.write(allocations.replace, [wanted])

@@ -7,7 +7,6 @@ any suffix such as ``resources_PORT1``), plus ``group_policy``, ``limit``,
 ``root_required`` (1.35) and ``same_subtree`` (1.36).
 """
 
-import collections
 import json
 import re
 
@@ -15,6 +14,7 @@ from oslo_utils import uuidutils
 import webob
 
 from nova_lite.api.placement import microversion as mv
+from nova_lite.api.placement.schemas import allocation_candidate as schema
 from nova_lite.api.placement import util
 from nova_lite import conf as nova_conf
 from nova_lite.placement import candidates
@@ -25,174 +25,194 @@ from nova_lite.placement import traits
 CONF = nova_conf.CONF
 
 _GROUP_KEY = re.compile(
-    r'^(resources|required|member_of|in_tree)([1-9][0-9]*|_[a-zA-Z0-9_-]+)?$')
-_NUMBERED = re.compile(r'^[1-9][0-9]*$')
-# 'in:A,B' traits and repeated required keys.
-ANY_TRAITS = mv.ANY_TRAITS
+    r'^(resources|required|member_of|in_tree)([a-zA-Z0-9_-]{1,64})?$')
 
 
-def _raw_groups(request):
-    """{suffix: {param: [values]}} and the other parameters."""
-    groups = collections.defaultdict(lambda: collections.defaultdict(list))
-    others = {}
-    granular = request.is_version(mv.GRANULAR)
-    strings = request.is_version(mv.STRING_SUFFIXES)
-    allowed = {'group_policy', 'limit'}
-    if request.is_version(mv.ROOT_REQUIRED):
-        allowed.add('root_required')
-    if request.is_version(mv.SAME_SUBTREE):
-        allowed.add('same_subtree')
-    for key in sorted(set(request.GET.keys())):
+def _request_wide(request):
+    """limit, group_policy, root_required and same_subtree: each the
+    first value given (root_required only once)."""
+    limit = request.GET.getall('limit')
+    policy = request.GET.getall('group_policy')
+    root_required = request.GET.getall('root_required')
+    if len(root_required) > 1:
+        raise exception.QueryDuplicateKey(
+            reason="Query parameter 'root_required' may be specified only "
+                   "once.")
+    same_subtree = []
+    for value in request.GET.getall('same_subtree'):
+        suffixes = {s.strip() for s in value.split(',')}
+        if '' in suffixes:
+            raise exception.QueryBadValue(
+                reason='Empty string (unsuffixed group) can not be '
+                       'specified in `same_subtree` ')
+        same_subtree.append(suffixes)
+    return (int(limit[0]) if limit else None, policy[0] if policy else None,
+            root_required[0] if root_required else None, same_subtree)
+
+
+def _group_params(request):
+    """{suffix: {param: [values]}} of the group keys, in query order."""
+    groups = {}
+    for key in request.GET.keys():
         match = _GROUP_KEY.match(key)
-        values = request.GET.getall(key)
         if match:
             param, suffix = match.group(1), match.group(2) or ''
-            if suffix and (not granular or (
-                    not strings and not _NUMBERED.match(suffix))):
-                match = None
-            elif (param == 'required' and not request.is_version(
-                    mv.CANDIDATES_TRAITS)) or (
-                    param == 'member_of' and not request.is_version(
-                        mv.CANDIDATES_MEMBER_OF)) or (
-                    param == 'in_tree' and not request.is_version(
-                        mv.CANDIDATES_IN_TREE)):
-                match = None
-        if match:
-            if len(values) > 1 and param not in ('member_of', 'required'):
-                raise exception.QueryDuplicateKey(
-                    reason='Query parameter %r may be given only once.' %
-                    key)
-            groups[suffix][param].extend(values)
-            continue
-        if key not in allowed:
+            groups.setdefault(suffix, {})[param] = request.GET.getall(key)
+    return groups
+
+
+def _parse_group(connection, request, suffix, params):
+    resources = {}
+    if 'resources' in params:
+        wanted = util.parse_resources(params['resources'][-1])
+        try:
+            resources = {resource_classes.id_of(connection, rc): amount
+                         for rc, amount in wanted.items()}
+        except exception.ResourceClassNotFound as e:
             raise exception.BadRequest(
-                reason='Invalid query string parameters: Additional '
-                       'properties are not allowed (%r was unexpected)' %
-                       key)
-        others[key] = values
-    return groups, others
+                reason='Invalid resource class in resources parameter: '
+                       '%s' % e)
+    required, any_of, forbidden = set(), [], set()
+    if 'required' in params:
+        required, any_of, forbidden = util.parse_trait_terms(
+            params['required'], 'required',
+            request.is_version(mv.FORBIDDEN_TRAITS),
+            any_traits=request.is_version(mv.ANY_TRAITS))
+    member_of = []
+    if 'member_of' in params:
+        if len(params['member_of']) > 1 and not request.is_version(
+                mv.MULTIPLE_MEMBER_OF):
+            raise exception.QueryBadValue(
+                reason='Multiple member_of%s parameters are not '
+                       'supported' % suffix)
+        member_of = util.parse_member_of(
+            params['member_of'],
+            request.is_version(mv.FORBIDDEN_AGGREGATES), 'member_of')
+    in_tree = None
+    if 'in_tree' in params:
+        value = params['in_tree'][-1].strip()
+        if not uuidutils.is_uuid_like(value):
+            raise exception.QueryBadValue(
+                reason="Invalid query string parameters: Expected 'in_tree' "
+                       "parameter to be a format of uuid. Got: %s" %
+                       params['in_tree'][-1])
+        in_tree = value
+    return dict(suffix=suffix, resources=resources, required=required,
+                any_of=any_of, forbidden=forbidden, member_of=member_of,
+                in_tree=in_tree)
+
+
+def _check_groups(request, groups, same_subtree):
+    """The groups' shape: which may lack resources, as OpenStack Placement
+    checks it."""
+    if request.is_version(mv.SAME_SUBTREE):
+        resourceless = {g['suffix'] for g in groups if not g['resources']}
+        if len(resourceless) == len(groups):
+            raise exception.QueryMissingValue(
+                reason='There must be at least one resources or '
+                       'resources[$S] parameter.')
+        in_subtrees = set().union(*same_subtree)
+        bad = [s for s in sorted(resourceless) if s not in in_subtrees]
+        if bad:
+            raise exception.QueryBadValue(
+                reason='Resourceless suffixed group request should be '
+                       'specified in `same_subtree` query param: bad '
+                       'group(s) - %s.' % bad)
+        known = [g['suffix'] for g in groups]
+        bad = sorted(s for s in in_subtrees if s not in known)
+        if bad:
+            raise exception.QueryBadValue(
+                reason='Real suffixes should be specified in '
+                       '`same_subtree`: %s not found in %s.' % (bad, known))
+        return
+    orphans = ['required' + g['suffix'] for g in groups
+               if (g['required'] or g['any_of']) and not g['resources']]
+    if orphans:
+        raise exception.BadRequest(
+            reason='All traits parameters must be associated with '
+                   'resources.  Found the following orphaned traits keys: '
+                   '%s' % ', '.join(orphans))
+    orphans = ['member_of' + g['suffix'] for g in groups
+               if g['member_of'] and not g['resources']]
+    if orphans:
+        raise exception.BadRequest(
+            reason='All member_of parameters must be associated with '
+                   'resources. Found the following orphaned member_of '
+                   'keys: %s' % ', '.join(orphans))
+    if not all(g['resources'] for g in groups):
+        raise exception.BadRequest(
+            reason='All request groups must specify resources.')
+    if not groups:
+        raise exception.BadRequest(
+            reason='At least one request group (`resources` or '
+                   '`resources{$S}`) is required.')
 
 
 def _parse_request(connection, request):
-    raw, others = _raw_groups(request)
-    if not any('resources' in params for params in raw.values()):
+    util.validate_query(request, schema.query_schema(request))
+    limit, policy, root_required_value, same_subtree = \
+        _request_wide(request)
+    root_required = root_forbidden = ()
+    if root_required_value is not None:
+        root_required, root_forbidden = util.parse_traits(
+            root_required_value, 'root_required', True,
+            conflicts_message='Conflicting required and forbidden traits '
+                              'found in root_required: %s')
+    groups = [_parse_group(connection, request, suffix, params)
+              for suffix, params in _group_params(request).items()]
+    _check_groups(request, groups, same_subtree)
+    conflicts = sorted(
+        'required%s: (%s)' % (g['suffix'], ', '.join(sorted(names)))
+        for g in groups for names in g['any_of'] + [
+            {n} for n in g['required']] if names <= g['forbidden'])
+    if conflicts:
         raise exception.BadRequest(
-            reason='At least one resources query parameter must be '
-                   'specified.')
-    forbidden_traits = request.is_version(mv.FORBIDDEN_TRAITS)
-    groups = []
-    for suffix, params in sorted(raw.items()):
-        name = lambda p: p + suffix  # noqa: E731
-        if 'resources' not in params and suffix and \
-                not request.is_version(mv.SAME_SUBTREE):
-            raise exception.BadRequest(
-                reason='All traits parameters must be associated with '
-                       'resources. Found the following suffixed traits '
-                       'keys without associated resources: %s' % ', '.join(
-                           sorted(name(p) for p in params)))
-        resources = {}
-        if 'resources' in params:
-            wanted = util.parse_resources(params['resources'][0],
-                                          name('resources'))
-            try:
-                resources = {resource_classes.id_of(connection, rc): amount
-                             for rc, amount in wanted.items()}
-            except exception.ResourceClassNotFound as e:
-                raise exception.BadRequest(
-                    reason='Invalid resource class in resources parameter: '
-                           '%s' % e.kwargs['name'])
-        required, any_of, forbidden = set(), [], set()
-        if 'required' in params:
-            required, any_of, forbidden = util.trait_term_ids(
-                connection, util.parse_trait_terms(
-                    params['required'], name('required'), forbidden_traits,
-                    any_traits=request.is_version(ANY_TRAITS)))
-        member_of = []
-        if 'member_of' in params:
-            if len(params['member_of']) > 1 and not request.is_version(
-                    mv.MULTIPLE_MEMBER_OF):
-                raise exception.QueryBadValue(
-                    reason='Multiple member_of parameters are not '
-                           'supported before microversion 1.24.')
-            member_of = util.parse_member_of(
-                params['member_of'],
-                request.is_version(mv.FORBIDDEN_AGGREGATES),
-                name('member_of'))
-        in_tree = None
-        if 'in_tree' in params:
-            in_tree = _tree_root(connection, params['in_tree'][0],
-                                 name('in_tree'))
-        groups.append(candidates.RequestGroup(
-            suffix, resources, required, forbidden, member_of, in_tree,
-            any_of=any_of))
-
-    numbered = [g for g in groups if g.suffix and g.resources]
-    policy = others.get('group_policy', [None])[-1]
-    if policy is not None and policy not in ('none', 'isolate'):
-        raise exception.QueryBadValue(
-            reason="Invalid query string parameters: 'group_policy' must "
-                   "be 'none' or 'isolate'. Got: %s" % policy)
-    if len(numbered) > 1 and policy is None:
+            reason='Conflicting required and forbidden traits found in '
+                   'the following traits keys: %s' % ', '.join(conflicts))
+    if policy is None and len([g for g in groups if g['suffix']]) > 1:
         raise exception.BadRequest(
             reason='The "group_policy" parameter is required when '
                    'specifying more than one "resources{N}" parameter.')
-    limit = None
-    if 'limit' in others:
-        if not request.is_version(mv.CANDIDATES_LIMIT):
-            raise exception.BadRequest(
-                reason="Invalid query string parameters: 'limit' is not "
-                       "allowed before microversion 1.16")
-        try:
-            limit = int(others['limit'][-1])
-            if limit < 1:
-                raise ValueError()
-        except ValueError:
-            raise exception.QueryBadValue(
-                reason="Invalid query string parameters: 'limit' must be a "
-                       "positive integer. Got: %s" % others['limit'][-1])
-    root_required = root_forbidden = ()
-    if 'root_required' in others:
-        need, avoid = set(), set()
-        for value in others['root_required']:
-            more_need, more_avoid = util.parse_traits(value, 'root_required',
-                                                      True)
-            need |= more_need
-            avoid |= more_avoid
-        ids = traits.ids_of(connection, need | avoid)
-        root_required = {ids[t] for t in need}
-        root_forbidden = {ids[t] for t in avoid}
-    same_subtree = []
-    known = {g.suffix for g in groups}
-    for value in others.get('same_subtree', []):
-        suffixes = {s.strip() for s in value.split(',')}
-        unknown = sorted(s for s in suffixes if not s or s not in known)
-        if unknown:
-            raise exception.BadRequest(
-                reason='Real suffixes should be specified in same_subtree: '
-                       '%s not found in %s' % (', '.join(unknown), ', '.join(
-                           sorted(k for k in known if k))))
-        same_subtree.append(suffixes)
+
+    request_groups = []
+    for group in sorted(groups, key=lambda g: g['suffix']):
+        required, any_of, forbidden = util.trait_term_ids(
+            connection, (group['required'], group['any_of'],
+                         group['forbidden']))
+        in_tree = None
+        if group['in_tree'] is not None:
+            in_tree = _tree_root(connection, group['in_tree'])
+        request_groups.append(candidates.RequestGroup(
+            group['suffix'], group['resources'], required, forbidden,
+            group['member_of'], in_tree, any_of=any_of))
+    if root_required or root_forbidden:
+        ids = traits.ids_of(connection, set(root_required) |
+                            set(root_forbidden))
+        root_required = {ids[t] for t in root_required}
+        root_forbidden = {ids[t] for t in root_forbidden}
+    cap = CONF.placement.max_allocation_candidates
     return candidates.Request(
-        groups, policy, limit, root_required, root_forbidden, same_subtree,
+        request_groups, policy, limit, root_required, root_forbidden,
+        same_subtree,
         randomize=CONF.placement.randomize_allocation_candidates,
-        max_candidates=(CONF.placement.max_allocation_candidates
-                        if CONF.placement.max_allocation_candidates > 0
-                        else None),
+        max_candidates=cap if cap > 0 else None,
         breadth_first=(CONF.placement.allocation_candidates_generation_strategy
-                       == 'breadth-first'))
+                       == 'breadth-first'),
+        nested_aware=request.is_version(mv.NESTED_CANDIDATES))
 
 
-def _tree_root(connection, value, name):
+def _tree_root(connection, uuid):
+    """The root of ``uuid``'s tree; no candidates (an empty answer) when
+    there is no such provider, as in OpenStack Placement."""
     from nova_lite.placement import providers
-    if not uuidutils.is_uuid_like(value):
-        raise exception.QueryBadValue(
-            reason='Invalid query string parameters: Expected %r parameter '
-                   'to be a UUID. Got: %s' % (name, value))
     try:
-        return providers.get(connection, value).root_provider_id
+        return providers.get(connection, uuid).root_provider_id
     except exception.ResourceProviderNotFound:
-        raise exception.BadRequest(
-            reason='No such resource provider %s.' % value) from None
+        raise _NoSuchTree() from None
+
+
+class _NoSuchTree(Exception):
+    pass
 
 
 def _render(request, connection, result, summaries, trait_names):
@@ -282,7 +302,10 @@ def index(request):
     util.authorize(request, 'placement:allocation_candidates:list')
 
     def search(connection):
-        wanted = _parse_request(connection, request)
+        try:
+            wanted = _parse_request(connection, request)
+        except _NoSuchTree:
+            return '{"allocation_requests": [], "provider_summaries": {}}'
         result = candidates.find(connection, wanted)
         if not result.allocation_requests:
             return '{"allocation_requests": [], "provider_summaries": {}}'
