@@ -68,7 +68,7 @@ class TestBasics(PlacementTestCase):
         response = self.client.session.get(self.server.url + '/',
                                            headers={'X-Auth-Token': ''})
         self.assertEqual(200, response.status_code)
-        self.assertEqual('1.36', response.json()['versions'][0][
+        self.assertEqual('1.39', response.json()['versions'][0][
             'max_version'])
 
     def test_no_token_is_401(self):
