@@ -26,6 +26,9 @@ def main(argv=None):
                         help='write every test outcome here, as JSON')
     parser.add_argument('--failures', metavar='PATH',
                         help='write the failures grouped by area here')
+    parser.add_argument('--logs', metavar='DIR',
+                        help="keep each file's server log here, as "
+                             "<file stem>.log")
     parser.add_argument('--prune-known', action='store_true',
                         help='take the listed tests that pass out of '
                              'known_differences.txt')
@@ -40,7 +43,8 @@ def main(argv=None):
             file=sys.stderr, flush=True)
 
     report = harness.run(args.target, args.files, args.workers,
-                         progress=None if args.quiet else progress)
+                         progress=None if args.quiet else progress,
+                         logs=args.logs)
     print(report.summary(verbose=not args.quiet))
     if args.json:
         with open(args.json, 'w') as f:
