@@ -54,15 +54,24 @@ def set_for_provider(connection, provider_id, uuids):
              'created_at': stamp} for agg_id in sorted(set(wanted.values()))])
 
 
-def member_of_clause(connection, provider_id_column, member_of):
+def member_of_clause(connection, provider_id_column, member_of,
+                     through_root=False):
     """WHERE clauses for ``member_of``: a list of (uuids, forbidden) pairs.
     Each pair is one query parameter: the provider is in any of ``uuids``
-    (or, forbidden, in none of them); all pairs must hold."""
+    (or, forbidden, in none of them); all pairs must hold.
+
+    ``through_root`` (a group that may spread over a tree): a provider
+    whose root is in an aggregate counts as in it, so an aggregate of a
+    compute node covers its whole tree, as in OpenStack Placement.
+    """
     clauses = []
     for uuids, forbidden in member_of:
         ids = sorted(set(ids_of(connection, uuids).values()))
         members = sa.select(db.PROVIDER_AGGREGATES.c.resource_provider_id)\
             .where(db.PROVIDER_AGGREGATES.c.aggregate_id.in_(ids))
+        if through_root and ids:
+            members = sa.union(members, sa.select(db.PROVIDERS.c.id).where(
+                db.PROVIDERS.c.root_provider_id.in_(members)))
         if forbidden:
             if ids:
                 clauses.append(provider_id_column.not_in(members))

@@ -101,15 +101,18 @@ class Result:
 
 # -- SQL ---------------------------------------------------------------------
 
-def _group_filters(connection, group, provider_id, with_traits):
+def _group_filters(connection, group, provider_id, with_traits,
+                   flat=False):
     """WHERE clauses on ``provider_id`` for the group's tree, aggregates and
-    (granular groups) traits."""
+    (granular groups) traits. The unsuffixed group's aggregates are
+    those of a provider's root too (``flat``: every provider is a root)."""
     clauses = []
     if group.in_tree is not None:
         clauses.append(provider_id.in_(
             sa.select(P.c.id).where(P.c.root_provider_id == group.in_tree)))
-    clauses.extend(aggregates.member_of_clause(connection, provider_id,
-                                               group.member_of))
+    clauses.extend(aggregates.member_of_clause(
+        connection, provider_id, group.member_of,
+        through_root=not (group.use_same_provider or flat)))
     if with_traits:
         for trait_id in sorted(group.required):
             clauses.append(provider_id.in_(
@@ -253,9 +256,11 @@ def _find_single_providers(connection, request, group):
     root_group = RequestGroup(required=request.root_required,
                               forbidden=request.root_forbidden)
     for clause in (_group_filters(connection, group,
-                                  INV.c.resource_provider_id, True) +
+                                  INV.c.resource_provider_id, True,
+                                  flat=True) +
                    _group_filters(connection, root_group,
-                                  INV.c.resource_provider_id, True)):
+                                  INV.c.resource_provider_id, True,
+                                  flat=True)):
         per_provider = per_provider.where(clause)
     per_provider = (per_provider.group_by(INV.c.resource_provider_id)
                     .having(sa.func.count() == len(amounts)))
@@ -566,6 +571,8 @@ def summaries(connection, result, all_classes, requested_classes,
         trait_ids = _trait_ids(connection, involved)
     by_id = traits_db.names_by_id(connection, set().union(
         *trait_ids.values()) if trait_ids else set())
-    names = {p: sorted(by_id[t] for t in ids if t in by_id)
+    # In the order the traits were made (standard ones first), as
+    # OpenStack Placement lists them.
+    names = {p: [by_id[t] for t in sorted(ids) if t in by_id]
              for p, ids in trait_ids.items()}
     return view, names

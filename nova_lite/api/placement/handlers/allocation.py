@@ -66,6 +66,8 @@ def _consumer_request(request, consumer_uuid, body):
 def _put_schema(request):
     if request.is_version(mv.CONSUMER_TYPES):
         return schema.PUT_DICT_TYPE
+    if request.is_version(mv.MAPPINGS):
+        return schema.PUT_DICT_MAPPINGS
     if request.is_version(mv.CONSUMER_GENERATION):
         return schema.PUT_DICT_GENERATION
     if request.is_version(mv.ALLOCATIONS_DICT):
@@ -91,6 +93,8 @@ def manage(request):
     util.authorize(request, POLICY % 'manage')
     if request.is_version(mv.CONSUMER_TYPES):
         post_schema = schema.POST_TYPE
+    elif request.is_version(mv.MAPPINGS):
+        post_schema = schema.POST_MAPPINGS
     elif request.is_version(mv.CONSUMER_GENERATION):
         post_schema = schema.POST_GENERATION
     else:

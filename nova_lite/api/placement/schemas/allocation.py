@@ -99,10 +99,28 @@ POST_GENERATION = copy.deepcopy(POST)
 POST_GENERATION['patternProperties'][schemas.UUID_PATTERN] = \
     _POST_ONE_GENERATION
 
+# 1.34: the candidate's mappings (group suffix -> providers) may be sent
+# back with the allocations it became; they are accepted, not kept.
+MAPPINGS = {
+    'type': 'object',
+    'minProperties': 1,
+    'maxProperties': schemas.MAX_ITEMS,
+    'patternProperties': {
+        '^[a-zA-Z0-9_-]{0,64}$': {
+            'type': 'array', 'minItems': 1, 'maxItems': schemas.MAX_ITEMS,
+            'items': {'type': 'string', 'format': 'uuid'}}},
+}
+PUT_DICT_MAPPINGS = copy.deepcopy(PUT_DICT_GENERATION)
+PUT_DICT_MAPPINGS['properties']['mappings'] = MAPPINGS
+_POST_ONE_MAPPINGS = copy.deepcopy(PUT_DICT_MAPPINGS)
+POST_MAPPINGS = copy.deepcopy(POST)
+POST_MAPPINGS['patternProperties'][schemas.UUID_PATTERN] = \
+    _POST_ONE_MAPPINGS
+
 # 1.38: the consumer's type is required (PUT, POST and the reshaper).
 CONSUMER_TYPE = {'type': 'string', 'pattern': '^[A-Z0-9_]+$',
                  'minLength': 1, 'maxLength': 255}
-PUT_DICT_TYPE = copy.deepcopy(PUT_DICT_GENERATION)
+PUT_DICT_TYPE = copy.deepcopy(PUT_DICT_MAPPINGS)
 PUT_DICT_TYPE['properties']['consumer_type'] = CONSUMER_TYPE
 PUT_DICT_TYPE['required'].append('consumer_type')
 _POST_ONE_TYPE = copy.deepcopy(PUT_DICT_TYPE)
