@@ -535,26 +535,40 @@ def reshape(connection, inventories, requests, reserved_may_equal_total=True):
 
     ``inventories`` is {provider uuid: (generation, {class: values})}:
     each named provider's whole inventory; ``requests`` the allocations
-    of every consumer affected. The consumers' current allocations are
-    taken out first, so that the inventories may drop classes those
-    allocations use; then the inventories are replaced and the new
-    allocations written against them, all in the caller's transaction.
+    of every consumer affected. In OpenStack Placement's steps, so that
+    its errors and generations come out the same: every provider named
+    is checked (exists, generation); each gets an interim inventory (what
+    it has plus what it is given, so that nothing still allocated goes
+    away); the allocations are replaced; then each provider's inventory
+    becomes exactly what it is given. All in the caller's transaction.
     """
     from nova_lite.placement import inventories as inventories_db
-    consumer_uuids = sorted({r.consumer_uuid for r in requests})
-    losing = set(_remove(connection, consumer_uuids, bump=False)) \
-        if consumer_uuids else set()
-    for rp_uuid, (generation, wanted) in sorted(inventories.items()):
-        inventories_db.replace_all(connection, rp_uuid, generation, wanted,
+    for rp_uuid, (generation, _wanted) in sorted(inventories.items()):
+        try:
+            provider = providers.get(connection, rp_uuid, lock=True)
+        except exception.ResourceProviderNotFound as e:
+            error = exception.BadRequest(
+                reason='Resource provider %s in inventories not found: %s' %
+                (rp_uuid, e))
+            error.error_code = exception.RESOURCE_PROVIDER_NOT_FOUND
+            raise error
+        if provider.generation != generation:
+            raise exception.ConcurrentUpdate(
+                reason='resource provider generation conflict for provider '
+                       '%s: actual: %s, given: %s' % (
+                           rp_uuid, provider.generation, generation))
+
+    def set_inventory(rp_uuid, wanted):
+        current = providers.get(connection, rp_uuid).generation
+        inventories_db.replace_all(connection, rp_uuid, current, wanted,
                                    reserved_may_equal_total)
+
+    for rp_uuid, (_generation, wanted) in sorted(inventories.items()):
+        if wanted:
+            interim = inventories_db.get_all(
+                connection, providers.get(connection, rp_uuid).id)
+            interim.update(wanted)
+            set_inventory(rp_uuid, interim)
     replace(connection, requests)
-    # Providers that only lost allocations moved on too.
-    touched = {row.id for row in connection.execute(
-        sa.select(P.c.id).where(P.c.uuid.in_(
-            sorted(set(inventories) | {rp for r in requests
-                                       for rp in r.allocations}))))}
-    remaining = losing - touched
-    if remaining:
-        providers.bump_generations(connection,
-                                   providers.lock_many(connection,
-                                                       remaining))
+    for rp_uuid, (_generation, wanted) in sorted(inventories.items()):
+        set_inventory(rp_uuid, wanted)

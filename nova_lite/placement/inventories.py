@@ -111,8 +111,8 @@ def _check_in_use(connection, provider, removed, used):
     if in_use:
         raise exception.InventoryInUse(
             reason="Inventory for '%s' on resource provider '%s' in use." %
-            (', '.join(sorted(resource_classes.name_of(connection, i)
-                              for i in in_use)), provider.uuid))
+            (', '.join(resource_classes.name_of(connection, i)
+                       for i in sorted(in_use)), provider.uuid))
 
 
 def _warn_over_capacity(connection, provider, wanted, used):

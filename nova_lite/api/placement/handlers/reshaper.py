@@ -14,8 +14,13 @@ from nova_lite.placement import inventories
 @util.since(mv.RESHAPER)
 def reshape(request):
     util.authorize(request, 'placement:reshaper:reshape')
-    body = util.json_body(request, schema.RESHAPE_TYPE if request.is_version(
-        mv.CONSUMER_TYPES) else schema.RESHAPE)
+    if request.is_version(mv.CONSUMER_TYPES):
+        body_schema = schema.RESHAPE_TYPE
+    elif request.is_version(mv.MAPPINGS):
+        body_schema = schema.RESHAPE_MAPPINGS
+    else:
+        body_schema = schema.RESHAPE
+    body = util.json_body(request, body_schema)
     wanted_inventories = {
         rp_uuid: (part['resource_provider_generation'], {
             name: inventories.with_defaults(values)

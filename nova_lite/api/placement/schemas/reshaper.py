@@ -28,6 +28,12 @@ RESHAPE = {
 # Reshaping may leave no allocation at all.
 RESHAPE['properties']['allocations']['minProperties'] = 0
 
+# 1.34: the allocations may carry their candidate's mappings.
+RESHAPE_MAPPINGS = copy.deepcopy(RESHAPE)
+RESHAPE_MAPPINGS['properties']['allocations'] = copy.deepcopy(
+    allocation.POST_MAPPINGS)
+RESHAPE_MAPPINGS['properties']['allocations']['minProperties'] = 0
+
 # 1.38: each consumer's type is required.
 RESHAPE_TYPE = copy.deepcopy(RESHAPE)
 RESHAPE_TYPE['properties']['allocations'] = copy.deepcopy(
