@@ -3,16 +3,14 @@ with and runs against.
 
 ``openstack-placement==16.0.0`` (with PyMySQL, and gabbi for its own API
 tests) is installed from the package registry into ``.peers/placement16``
-(git-ignored) the first time it is needed; callers that need it at once
-take turns on a lock, and a finished install is reused. ``Server`` runs it
+(git-ignored, by ``tools/peer_venv.py``) the first time it is needed, with
+the pins of ``placement_peer_constraints.txt``. ``Server`` runs it
 on a fresh MariaDB database of its own, served by the HTTP server
 nova-lite-placement uses (so that two applications, not two servers, are
 compared). Standard library only: this module runs in nova_lite's python.
 """
 
-import fcntl
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,18 +18,24 @@ import time
 import urllib.request
 import uuid
 
-VERSION = '16.0.0'
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PEERS = os.path.join(ROOT, '.peers')
-VENV = os.path.join(PEERS, 'placement16')
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+from tools import peer_venv  # noqa: E402
+
+VERSION = '16.0.0'
+NAME = 'placement16'
+VENV = peer_venv.venv(NAME)
 PACKAGES = ['openstack-placement==%s' % VERSION, 'PyMySQL', 'gabbi']
-STAMP = os.path.join(VENV, '.installed')
+# The pins of everything else in it (gabbi included: its behaviour is
+# part of what is measured).
+CONSTRAINTS = os.path.join(HERE, 'placement_peer_constraints.txt')
 MYSQL = 'mysql+pymysql://root@127.0.0.1:3306/%s?charset=utf8mb4'
 
 
 def python():
-    return os.path.join(VENV, 'bin', 'python')
+    return peer_venv.python(NAME)
 
 
 def package_dir():
@@ -45,32 +49,12 @@ def package_dir():
 
 
 def installed():
-    try:
-        with open(STAMP) as f:
-            return f.read() == '\n'.join(PACKAGES)
-    except OSError:
-        return False
+    return peer_venv.installed(NAME, PACKAGES, CONSTRAINTS)
 
 
 def ensure_installed(timeout=1200):
     """The virtualenv's python, made (once) if need be."""
-    os.makedirs(PEERS, exist_ok=True)
-    with open(os.path.join(PEERS, 'placement16.lock'), 'w') as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if installed():
-            return python()
-        shutil.rmtree(VENV, ignore_errors=True)
-        subprocess.run([sys.executable, '-m', 'venv', VENV], check=True,
-                       capture_output=True)
-        result = subprocess.run(
-            [python(), '-m', 'pip', 'install', '-q'] + PACKAGES,
-            capture_output=True, text=True, timeout=timeout)
-        if result.returncode != 0:
-            raise RuntimeError('installing %s into %s failed:\n%s' % (
-                ' '.join(PACKAGES), VENV, result.stderr[-4000:]))
-        with open(STAMP, 'w') as f:
-            f.write('\n'.join(PACKAGES))
-        return python()
+    return peer_venv.ensure(NAME, PACKAGES, CONSTRAINTS, timeout)
 
 
 def _mysql(statement):
