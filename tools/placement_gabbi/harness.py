@@ -67,6 +67,7 @@ def write_open_policy(path):
 
 
 def gabbits_dir():
+    placement_peer.ensure_installed()
     return os.path.join(placement_peer.package_dir(),
                         'tests', 'functional', 'gabbits')
 
