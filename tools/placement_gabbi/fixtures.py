@@ -15,7 +15,7 @@ none for the aggregates (set with microversion 1.1, as the objects do).
 
 Configuration is not a fixture's business here: the server under test was
 started with what the fixture would configure (the policy defaults, the
-open policy, CORS: see ``harness.CONFIG``).
+open policy, CORS: see ``harness.server_conf``).
 
 This module runs in the gabbi process (the peer virtualenv's python):
 standard library and gabbi only.
@@ -397,7 +397,7 @@ class NonSharedStorageFixture(APIFixture):
 
 
 class CORSFixture(APIFixture):
-    """No data: CORS is the server's configuration (harness.CONFIG)."""
+    """No data: CORS is the server's configuration (harness.server_conf)."""
 
 
 class GranularFixture(APIFixture):
@@ -457,7 +457,7 @@ class GranularFixture(APIFixture):
 
 
 class OpenPolicyFixture(APIFixture):
-    """No data: the open policy is the server's (harness.CONFIG)."""
+    """No data: the open policy is the server's (harness.server_conf)."""
 
 
 class SecureRBACPolicyFixture(APIFixture):

@@ -1,10 +1,11 @@
 """Servers per gabbi file, the runs, and what they add up to.
 
 Runs in nova_lite's python. A file's server is started with what the
-file's fixture configures in OpenStack Placement's test suite (``CONFIG``),
-on a database of its own; the gabbi run itself is ``runner`` in the peer
-virtualenv's python (``tools/placement_peer.py``), against that server's
-URL, with this package's HTTP ``fixtures`` making the data.
+file's fixture configures in OpenStack Placement's test suite
+(``server_conf``), on a database of its own; the gabbi run itself is
+``runner`` in the peer virtualenv's python (``tools/placement_peer.py``),
+against that server's URL, with this package's HTTP ``fixtures`` making
+the data.
 """
 
 import concurrent.futures
