@@ -84,12 +84,25 @@ class TestBasics(PlacementTestCase):
              'resource_provider_generation': 0})
         self.assertError(response, 409, 'placement.concurrent_update')
 
-    def test_shrinking_inventory_below_usage_is_409(self):
+    def test_shrinking_inventory_below_usage_leaves_no_room(self):
+        # As OpenStack Placement: allowed (a host that lost capacity says
+        # so), and nothing more fits until usage falls.
         rp = self.compute_node(vcpus=4)
         self.client.allocate(new_uuid(), {rp: {'VCPU': 3}})
         response = self.client.put(
             '/resource_providers/%s/inventories' % rp,
             {'inventories': {'VCPU': {'total': 2}},
+             'resource_provider_generation': self.generation(rp)})
+        self.assertEqual(200, response.status_code, response.text)
+        self.assertEqual(409, self.client.allocate(
+            new_uuid(), {rp: {'VCPU': 1}}).status_code)
+
+    def test_removing_an_allocated_class_is_409_inuse(self):
+        rp = self.compute_node(vcpus=4)
+        self.client.allocate(new_uuid(), {rp: {'VCPU': 3}})
+        response = self.client.put(
+            '/resource_providers/%s/inventories' % rp,
+            {'inventories': {'MEMORY_MB': {'total': 2048}},
              'resource_provider_generation': self.generation(rp)})
         self.assertError(response, 409, 'placement.inventory.inuse')
 
@@ -224,7 +237,9 @@ class TestAllocations(PlacementTestCase):
         self.assertEqual([204] * len(jobs), statuses)
         usages = self.client.get('/resource_providers/%s/usages' % rp).json()
         self.assertEqual(4 * 2 + 12 * 3, usages['usages']['VCPU'])
-        self.assertEqual(before + len(jobs), self.generation(rp))
+        # Each claim bumps the provider once; a delete does not (as in
+        # OpenStack Placement).
+        self.assertEqual(before + len(fresh), self.generation(rp))
 
     def test_project_usages(self):
         rp = self.compute_node()
@@ -318,7 +333,8 @@ class TestAllocationCandidates(PlacementTestCase):
                  for _ in range(2)]
         for numa in numas:
             self.client.set_inventory(numa, {'PCPU': 4})
-        query = ('resources1=PCPU:2&resources2=PCPU:2&in_tree=%s' % cn)
+        query = ('resources1=PCPU:2&in_tree1=%s&resources2=PCPU:2'
+                 '&in_tree2=%s' % (cn, cn))
         isolated = self.client.get('/allocation_candidates?' + query +
                                    '&group_policy=isolate').json()
         self.assertEqual(2, len(isolated['allocation_requests']))
