@@ -194,6 +194,17 @@ _DELETE_CONSUMERS_AND_ALLOCATIONS = sa.text(
 
 
 @functools.lru_cache(maxsize=64)
+def _usage_update(count):
+    """Add d<k> to the usage of inventory i<k> (k < ``count``), as text
+    built once per count (any backend)."""
+    cases = ' '.join('WHEN :i%d THEN :d%d' % (k, k) for k in range(count))
+    ids = ', '.join(':i%d' % k for k in range(count))
+    return sa.text(
+        'UPDATE %(i)s SET used = used + CASE id %(cases)s END WHERE id IN '
+        '(%(ids)s)' % {'i': INV.name, 'cases': cases, 'ids': ids})
+
+
+@functools.lru_cache(maxsize=64)
 def _usage_and_generations_update(count):
     """MySQL: add d<k> to the usage of inventory i<k> (k < ``count``) and
     bump the generation of each of their providers, in one statement. As
@@ -268,20 +279,20 @@ def _apply_changes(connection, inventory_ids, deltas, generations, stamp):
     changed_providers = {key[0] for key, delta in deltas.items()
                          if delta and key in inventory_ids}
     to_bump = dict(generations)
+    parameters = {}
+    for index, inventory_id in enumerate(sorted(changes)):
+        parameters['i%d' % index] = inventory_id
+        parameters['d%d' % index] = changes[inventory_id]
     if changes and db.is_mysql(connection) and \
             changed_providers <= set(generations):
-        parameters = {'stamp': stamp}
-        for index, inventory_id in enumerate(sorted(changes)):
-            parameters['i%d' % index] = inventory_id
-            parameters['d%d' % index] = changes[inventory_id]
         connection.execute(_usage_and_generations_update(len(changes)),
-                           parameters)
+                           dict(parameters, stamp=stamp))
         for provider_id in changed_providers:
             del to_bump[provider_id]
     elif changes:
-        connection.execute(
-            INV.update().where(INV.c.id.in_(sorted(changes)))
-            .values(used=INV.c.used + sa.case(changes, value=INV.c.id)))
+        # Usage only (a delete, or providers a consumer moved away from:
+        # their generations stay, as in OpenStack Placement).
+        connection.execute(_usage_update(len(changes)), parameters)
     providers.bump_generations(connection, to_bump)
 
 

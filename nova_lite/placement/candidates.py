@@ -264,7 +264,9 @@ def _find_single_providers(connection, request, group):
         per_provider = per_provider.where(clause)
     per_provider = (per_provider.group_by(INV.c.resource_provider_id)
                     .having(sa.func.count() == len(amounts)))
-    if request.cap:
+    # A flat answer is at most one candidate per provider: the cap is
+    # applied in SQL only with a limit (else the first by provider, below).
+    if request.limit:
         per_provider = per_provider.order_by(
             _random_order(connection) if request.randomize
             else INV.c.resource_provider_id).limit(request.cap)
@@ -302,7 +304,7 @@ def _find_single_providers(connection, request, group):
         if trait_list:
             traits[pid] = {int(t) for t in trait_list.split('/')}
     result.allocation_requests = [({pid: amounts}, {'': [pid]})
-                                  for pid in sorted(limits)]
+                                  for pid in sorted(limits)[:request.cap]]
     return result
 
 
