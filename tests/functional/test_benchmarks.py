@@ -42,6 +42,13 @@ class TestBenchmarksRun(testtools.TestCase):
                    '--rounds', '1', '--runs', '1',
                    expect='allocation PUT+DELETE cycles/s')
 
+    def test_placement_bench_side_by_side_with_openstack_placement(self):
+        # Makes Placement 16's virtualenv (.peers/placement16) if need be.
+        self.bench('placement_bench.py', '--openstack-placement',
+                   '--compare-sizes', '5', '--sizes', '', '--seconds', '1',
+                   '--rounds', '1', '--runs', '1',
+                   expect='write rate ratio, 1 client thread')
+
     def test_boot_bench(self):
         self.bench('boot_bench.py', '--servers', '4', '--computes', '1',
                    '--pings', '5', expect='servers/s')

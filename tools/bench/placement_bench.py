@@ -10,17 +10,17 @@ measures the Placement API at ``--url``), then:
    latency (median, p95) with 1,000 providers and then with 10,000, each
    provider having VCPU/MEMORY_MB/DISK_GB inventory and one allocation.
 
-With ``--openstack-placement VENV`` (a virtualenv where ``pip install
-openstack-placement pymysql`` was run) the same measurements are made in
-the same run against OpenStack Placement on the same MariaDB, served by the
-same HTTP server as ours, at ``--compare-sizes`` providers; the write-rate
+With ``--openstack-placement`` the same measurements are made in the same
+run against OpenStack Placement 16 (``tools/placement_peer.py``) on the
+same MariaDB, served by the same HTTP server as ours, at
+``--compare-sizes`` providers; the write-rate
 runs alternate between the two services (``--rounds`` each) and the ratio
 of the medians is printed. ``--sizes ''`` measures the write rate only.
 
 Usage (from the repository root):
     PYTHONPATH=. .venv/bin/python tools/bench/placement_bench.py
     PYTHONPATH=. .venv/bin/python tools/bench/placement_bench.py \\
-        --openstack-placement /tmp/osp-venv --compare-sizes 1000
+        --openstack-placement --compare-sizes 1000
 """
 
 import argparse
@@ -34,8 +34,6 @@ import threading
 import time
 import urllib.parse
 import uuid
-
-import requests
 
 VERSION = '1.28'
 CANDIDATES_QUERY = 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:10'
@@ -202,77 +200,6 @@ def candidates_latency(client, runs, query=CANDIDATES_QUERY, version='1.36'):
     return statistics.median(timings), p95, count
 
 
-# OpenStack Placement behind the HTTP server nova-lite-placement uses (with
-# the same persistent connections), so that the two applications are what
-# is compared.
-OPENSTACK_PLACEMENT_RUNNER = """
-import sys, threading
-from placement.wsgi import api
-from nova_lite.api import wsgi_server
-
-server = wsgi_server.Server('openstack-placement', api.application,
-                            '127.0.0.1', int(sys.argv[1]), 32,
-                            backend='threading')
-server.start()
-threading.Event().wait()
-"""
-
-
-class OpenStackPlacement:
-    """OpenStack Placement from ``venv`` on its own MariaDB database."""
-
-    def __init__(self, venv):
-        import os
-        import tempfile
-        from tests.functional import fixtures
-        self.venv = venv
-        self.database = 'nl_osp_%s' % uuid.uuid4().hex[:10]
-        self.workdir = tempfile.mkdtemp(prefix='openstack-placement-')
-        self.port = fixtures.free_port()
-        self.url = 'http://127.0.0.1:%d' % self.port
-        self.process = None
-        self.env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=self.workdir,
-                        PYTHONPATH=fixtures.ROOT)
-
-    def start(self):
-        import os
-        import subprocess
-        from tests.functional import fixtures
-        fixtures._mysql('CREATE DATABASE `%s` CHARACTER SET utf8mb4' %
-                        self.database)
-        conf = os.path.join(self.workdir, 'placement.conf')
-        with open(conf, 'w') as f:
-            f.write('[api]\nauth_strategy = noauth2\n'
-                    '[placement_database]\nconnection = %s\n' % (
-                        fixtures.MYSQL % self.database))
-        subprocess.run([os.path.join(self.venv, 'bin', 'placement-manage'),
-                        '--config-file', conf, 'db', 'sync'], check=True,
-                       env=self.env, capture_output=True)
-        log = open(os.path.join(self.workdir, 'placement.log'), 'ab')
-        self.process = subprocess.Popen(
-            [os.path.join(self.venv, 'bin', 'python'), '-c',
-             OPENSTACK_PLACEMENT_RUNNER, str(self.port)],
-            env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        fixtures.wait_for(self._answers, 60,
-                          what='OpenStack Placement answering')
-
-    def _answers(self):
-        if self.process.poll() is not None:
-            raise RuntimeError('OpenStack Placement exited; see %s' %
-                               self.workdir)
-        try:
-            return requests.get(self.url + '/', timeout=2).ok
-        except requests.RequestException:
-            return False
-
-    def stop(self):
-        from tests.functional import fixtures
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(20)
-        fixtures._mysql('DROP DATABASE IF EXISTS `%s`' % self.database)
-
-
 class Service:
     """One Placement API under test and the providers made on it."""
 
@@ -348,9 +275,10 @@ def main(argv=None):
                         'of starting nova-lite-placement')
     parser.add_argument('--sizes', default='1000,10000',
                         help='provider counts for the candidate latency')
-    parser.add_argument('--openstack-placement', metavar='VENV',
-                        help='also measure OpenStack Placement installed '
-                             'in this virtualenv')
+    parser.add_argument('--openstack-placement', action='store_true',
+                        help='also measure OpenStack Placement 16 (from '
+                             'tools/placement_peer.py: its pinned '
+                             'virtualenv, made on first use)')
     parser.add_argument('--compare-sizes', default='1000',
                         help='provider counts for OpenStack Placement')
     parser.add_argument('--seconds', type=float, default=10.0,
@@ -384,8 +312,8 @@ def main(argv=None):
             url = server.url
         services.append(Service('nova-lite-placement', url))
         if args.openstack_placement:
-            other = OpenStackPlacement(args.openstack_placement)
-            other.start()
+            from tools import placement_peer
+            other = placement_peer.Server().start()
             stack.callback(other.stop)
             services.append(Service('OpenStack Placement', other.url))
         first = (compare_sizes or sizes or [10])[0] if len(services) > 1 \
