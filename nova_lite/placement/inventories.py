@@ -42,6 +42,26 @@ def _as_dict(row):
             'allocation_ratio': row.allocation_ratio}
 
 
+def _existing(connection, provider):
+    """{class id: inventory row} of a provider."""
+    return {row.resource_class_id: row
+            for row in _rows(connection, provider.id)}
+
+
+def _class_id(connection, provider, class_name, action):
+    """The id of ``class_name``; 400 in OpenStack Placement's words for
+    ``action`` ('create': POST; 'update': PUT) if there is no such class."""
+    try:
+        return resource_classes.id_of(connection, class_name)
+    except exception.ResourceClassNotFound as e:
+        if action == 'create':
+            reason = 'Unable to create inventory for resource provider %s: %s'
+        else:
+            reason = ('Unknown resource class in inventory for resource '
+                      'provider %s: %s')
+        raise exception.BadRequest(reason=reason % (provider.uuid, e))
+
+
 def _rows(connection, provider_id):
     return connection.execute(sa.select(INV).where(
         INV.c.resource_provider_id == provider_id)).all()
@@ -155,17 +175,10 @@ def replace_all(connection, provider_uuid, generation, inventories,
     providers.check_generation(provider, generation)
     for name, values in inventories.items():
         check_capacity(provider, name, values, reserved_may_equal_total)
-    ids = {}
-    for name in inventories:
-        try:
-            ids[name] = resource_classes.id_of(connection, name)
-        except exception.ResourceClassNotFound as e:
-            raise exception.BadRequest(
-                reason='Unknown resource class in inventory for resource '
-                       'provider %s: %s' % (provider.uuid, e))
+    ids = {name: _class_id(connection, provider, name, 'update')
+           for name in inventories}
     wanted = {ids[name]: values for name, values in inventories.items()}
-    existing = {row.resource_class_id: row
-                for row in _rows(connection, provider.id)}
+    existing = _existing(connection, provider)
     removed = set(existing) - set(wanted)
     used = usage(connection, provider.id)
     _check_in_use(connection, provider, removed, used)
@@ -182,14 +195,8 @@ def add_one(connection, provider_uuid, class_name, values,
     provider = providers.get(connection, provider_uuid, lock=True)
     check_capacity(provider, class_name, values, reserved_may_equal_total,
                    action='create')
-    try:
-        class_id = resource_classes.id_of(connection, class_name)
-    except exception.ResourceClassNotFound as e:
-        raise exception.BadRequest(
-            reason='Unable to create inventory for resource provider %s: '
-                   '%s' % (provider.uuid, e))
-    existing = {row.resource_class_id: row
-                for row in _rows(connection, provider.id)}
+    class_id = _class_id(connection, provider, class_name, 'create')
+    existing = _existing(connection, provider)
     if class_id in existing:
         raise exception.Conflict(
             reason='Update conflict: inventory for %s on resource provider '
@@ -204,14 +211,8 @@ def update_one(connection, provider_uuid, generation, class_name, values,
     provider = providers.get(connection, provider_uuid, lock=True)
     providers.check_generation(provider, generation)
     check_capacity(provider, class_name, values, reserved_may_equal_total)
-    try:
-        class_id = resource_classes.id_of(connection, class_name)
-    except exception.ResourceClassNotFound as e:
-        raise exception.BadRequest(
-            reason='Unknown resource class in inventory for resource '
-                   'provider %s: %s' % (provider.uuid, e))
-    existing = {row.resource_class_id: row
-                for row in _rows(connection, provider.id)}
+    class_id = _class_id(connection, provider, class_name, 'update')
+    existing = _existing(connection, provider)
     if class_id not in existing:
         raise exception.BadRequest(
             reason='No inventory record with resource class for resource '
@@ -231,8 +232,7 @@ def delete_one(connection, provider_uuid, class_name):
         class_id = resource_classes.id_of(connection, class_name)
     except exception.ResourceClassNotFound as e:
         raise exception.NotFound(reason=missing % e)
-    existing = {row.resource_class_id: row
-                for row in _rows(connection, provider.id)}
+    existing = _existing(connection, provider)
     if class_id not in existing:
         raise exception.NotFound(
             reason=missing % ('No inventory of class %s found for delete'
@@ -245,8 +245,7 @@ def delete_one(connection, provider_uuid, class_name):
 
 def delete_all(connection, provider_uuid):
     provider = providers.get(connection, provider_uuid, lock=True)
-    existing = {row.resource_class_id: row
-                for row in _rows(connection, provider.id)}
+    existing = _existing(connection, provider)
     _check_in_use(connection, provider, set(existing),
                   usage(connection, provider.id))
     _write(connection, provider, {}, set(existing), existing)
