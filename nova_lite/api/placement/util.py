@@ -109,6 +109,16 @@ def validate_query(request, schema):
     return query
 
 
+def by_version(request, choices, default):
+    """The value of the first (version, value) of ``choices`` (newest
+    first) the request's microversion reaches, else ``default``: the body
+    schema of a route that changed over the microversions."""
+    for version, value in choices:
+        if request.is_version(version):
+            return value
+    return default
+
+
 def read(function, *args, **kwargs):
     """Run ``function(connection, ...)`` in a read transaction (again on
     a stale pooled connection)."""

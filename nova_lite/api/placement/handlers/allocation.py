@@ -63,18 +63,14 @@ def _consumer_request(request, consumer_uuid, body):
         generation, body.get('consumer_type'))
 
 
-def _put_schema(request):
-    if request.is_version(mv.CONSUMER_TYPES):
-        return schema.PUT_DICT_TYPE
-    if request.is_version(mv.MAPPINGS):
-        return schema.PUT_DICT_MAPPINGS
-    if request.is_version(mv.CONSUMER_GENERATION):
-        return schema.PUT_DICT_GENERATION
-    if request.is_version(mv.ALLOCATIONS_DICT):
-        return schema.PUT_DICT
-    if request.is_version(mv.CONSUMER_OWNER_REQUIRED):
-        return schema.PUT_LIST_OWNED
-    return schema.PUT_LIST
+_PUT_SCHEMAS = ((mv.CONSUMER_TYPES, schema.PUT_DICT_TYPE),
+                (mv.MAPPINGS, schema.PUT_DICT_MAPPINGS),
+                (mv.CONSUMER_GENERATION, schema.PUT_DICT_GENERATION),
+                (mv.ALLOCATIONS_DICT, schema.PUT_DICT),
+                (mv.CONSUMER_OWNER_REQUIRED, schema.PUT_LIST_OWNED))
+_POST_SCHEMAS = ((mv.CONSUMER_TYPES, schema.POST_TYPE),
+                 (mv.MAPPINGS, schema.POST_MAPPINGS),
+                 (mv.CONSUMER_GENERATION, schema.POST_GENERATION))
 
 
 def replace(request, consumer_uuid):
@@ -82,7 +78,8 @@ def replace(request, consumer_uuid):
     _require_consumer_uuid(consumer_uuid)
     # A consumer named without dashes is the same consumer.
     consumer_uuid = str(uuid.UUID(consumer_uuid))
-    body = util.json_body(request, _put_schema(request))
+    body = util.json_body(request, util.by_version(
+        request, _PUT_SCHEMAS, schema.PUT_LIST))
     wanted = _consumer_request(request, consumer_uuid, body)
     util.write(allocations.replace, [wanted])
     return wsgi.empty_response(204)
@@ -91,15 +88,8 @@ def replace(request, consumer_uuid):
 @util.since(mv.POST_ALLOCATIONS)
 def manage(request):
     util.authorize(request, POLICY % 'manage')
-    if request.is_version(mv.CONSUMER_TYPES):
-        post_schema = schema.POST_TYPE
-    elif request.is_version(mv.MAPPINGS):
-        post_schema = schema.POST_MAPPINGS
-    elif request.is_version(mv.CONSUMER_GENERATION):
-        post_schema = schema.POST_GENERATION
-    else:
-        post_schema = schema.POST
-    body = util.json_body(request, post_schema)
+    body = util.json_body(request, util.by_version(
+        request, _POST_SCHEMAS, schema.POST))
     wanted = [_consumer_request(request, consumer_uuid, part)
               for consumer_uuid, part in sorted(body.items())]
     util.write(allocations.replace, wanted)

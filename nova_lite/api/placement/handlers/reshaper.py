@@ -14,13 +14,9 @@ from nova_lite.placement import inventories
 @util.since(mv.RESHAPER)
 def reshape(request):
     util.authorize(request, 'placement:reshaper:reshape')
-    if request.is_version(mv.CONSUMER_TYPES):
-        body_schema = schema.RESHAPE_TYPE
-    elif request.is_version(mv.MAPPINGS):
-        body_schema = schema.RESHAPE_MAPPINGS
-    else:
-        body_schema = schema.RESHAPE
-    body = util.json_body(request, body_schema)
+    body = util.json_body(request, util.by_version(
+        request, ((mv.CONSUMER_TYPES, schema.RESHAPE_TYPE),
+                  (mv.MAPPINGS, schema.RESHAPE_MAPPINGS)), schema.RESHAPE))
     wanted_inventories = {
         rp_uuid: (part['resource_provider_generation'], {
             name: inventories.with_defaults(values)
