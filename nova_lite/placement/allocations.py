@@ -469,11 +469,33 @@ def _remove(connection, consumer_uuids, bump=True, with_consumers=False):
     return generations
 
 
+# MySQL: a consumer's usage given back in one statement, which locks the
+# consumer's row first (as every writer does), then its allocations and
+# their inventories; it matches no row when the consumer holds nothing.
+_GIVE_BACK = sa.text(
+    'UPDATE %(c)s STRAIGHT_JOIN %(a)s ON %(a)s.consumer_id = %(c)s.uuid '
+    'LEFT JOIN %(i)s ON %(i)s.resource_provider_id = '
+    '%(a)s.resource_provider_id AND %(i)s.resource_class_id = '
+    '%(a)s.resource_class_id SET %(c)s.updated_at = :stamp, '
+    '%(i)s.used = %(i)s.used - %(a)s.used WHERE %(c)s.uuid = :uuid' % {
+        'c': C.name, 'a': A.name, 'i': INV.name})
+
+
 def delete(connection, consumer_uuid):
     """Remove every allocation of a consumer; NotFound if it has none."""
     # No provider generation is bumped, as in OpenStack Placement.
-    if not _remove(connection, [consumer_uuid], bump=False,
-                   with_consumers=True):
+    if db.is_mysql(connection):
+        # Two statements where reading what is held first took three
+        # (this is every deleted instance's allocation).
+        held = connection.execute(_GIVE_BACK, {
+            'uuid': consumer_uuid, 'stamp': db.now()}).rowcount
+        if held:
+            connection.execute(_DELETE_CONSUMERS_AND_ALLOCATIONS,
+                               {'uuids': [consumer_uuid]})
+    else:
+        held = _remove(connection, [consumer_uuid], bump=False,
+                       with_consumers=True)
+    if not held:
         raise exception.NotFound(
             reason="No allocations for consumer '%s'" % consumer_uuid)
 

@@ -241,6 +241,45 @@ class TestAllocations(PlacementTestCase):
         # OpenStack Placement).
         self.assertEqual(before + len(fresh), self.generation(rp))
 
+    def test_a_delete_racing_a_move_of_the_same_consumer(self):
+        # A delete gives the usage back in one statement that locks the
+        # consumer first, as a replace does: whichever comes second sees
+        # what the first did, and every provider's usage is what its
+        # allocations add up to.
+        source, target = self.compute_node(vcpus=64), self.compute_node(
+            vcpus=64)
+        consumers = [new_uuid() for _ in range(16)]
+        for consumer in consumers:
+            self.client.allocate(consumer, {source: {'VCPU': 2}})
+
+        def write(job):
+            client = self.server.client()
+            kind, consumer = job
+            if kind == 'delete':
+                return kind, client.delete(
+                    '/allocations/%s' % consumer).status_code
+            return kind, client.allocate(
+                consumer, {target: {'VCPU': 3}}, generation=1).status_code
+        jobs = [(kind, c) for c in consumers for kind in ('move', 'delete')]
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            outcomes = list(pool.map(write, jobs))
+        # A delete always finds something (the consumer's first or moved
+        # allocations); a move after the delete finds no consumer.
+        self.assertEqual({204}, {s for k, s in outcomes if k == 'delete'})
+        self.assertLessEqual({s for k, s in outcomes if k == 'move'},
+                             {204, 409})
+        for rp in (source, target):
+            self.assertEqual({}, self.client.get(
+                '/resource_providers/%s/allocations' % rp).json()[
+                    'allocations'])
+            self.assertEqual(0, self.client.get(
+                '/resource_providers/%s/usages' % rp).json()['usages'][
+                    'VCPU'])
+        moved = [s for k, s in outcomes if k == 'move' and s == 204]
+        # A moved consumer was deleted from its new provider: the target
+        # took allocations (its generation moved) only for those.
+        self.assertEqual(len(moved), self.generation(target) - 1)
+
     def test_project_usages(self):
         rp = self.compute_node()
         project = 'proj-' + new_uuid()[:8]
