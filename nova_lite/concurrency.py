@@ -53,3 +53,11 @@ def backend(argv=None):
             continue  # oslo.config reports the broken file properly later
         chosen = parser.defaults().get('concurrency_backend', chosen)
     return chosen.strip()
+
+
+def green():
+    """True in a process eventlet has monkey-patched: its threads are
+    green, and a blocking call should let the others run."""
+    eventlet = sys.modules.get('eventlet')
+    return eventlet is not None and \
+        eventlet.patcher.is_monkey_patched('thread')
