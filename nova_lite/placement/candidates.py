@@ -547,8 +547,8 @@ def _same_subtree_holds(request, mappings, tree_rows):
 
 def summaries(connection, result, all_classes, requested_classes,
               whole_trees):
-    """{provider id: {class id: (capacity, used)}} and {id: trait names}
-    for the providers the response describes."""
+    """{provider id: {class id: (capacity, used, max_unit)}} and {id:
+    trait names} for the providers the response describes."""
     involved = {p for allocations, _m in result.allocation_requests
                 for p in allocations}
     involved |= {p for _a, mappings in result.allocation_requests
@@ -561,13 +561,13 @@ def summaries(connection, result, all_classes, requested_classes,
     limits = result.capacities
     if limits is None:
         limits = _capacities(connection, involved)
-    view = {}
-    for provider_id in involved:
-        classes = limits.get(provider_id, {})
-        view[provider_id] = {
-            class_id: (room, used) for class_id, (room, used, _m)
-            in classes.items()
-            if all_classes or class_id in requested_classes}
+    # The capacities' own maps where every class is shown (no copy of a
+    # thousand small dicts per request).
+    if all_classes:
+        view = {p: limits.get(p, {}) for p in involved}
+    else:
+        view = {p: {c: v for c, v in limits.get(p, {}).items()
+                    if c in requested_classes} for p in involved}
     trait_ids = result.trait_ids
     if trait_ids is None:
         trait_ids = _trait_ids(connection, involved)

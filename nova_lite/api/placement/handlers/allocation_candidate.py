@@ -275,11 +275,14 @@ def _render(request, connection, result, summaries, trait_names):
     with_tree = request.is_version(mv.NESTED_CANDIDATES)
     traits_cache = {(): '[]'}
     summaries_text = []
+    # One format per class: '"VCPU": {"capacity": %d, "used": %d}'.
+    summary_of = {c: name + ': {"capacity": %d, "used": %d}'
+                  for c, name in quoted.items()}
     for provider_id, classes in summaries.items():
         text = '"%s": {"resources": {%s}' % (
-            uuid_of[provider_id], ', '.join(
-                '%s: {"capacity": %d, "used": %d}' % (quoted[c], room, used)
-                for c, (room, used) in classes.items()))
+            uuid_of[provider_id], ', '.join([
+                summary_of[c] % (room, used)
+                for c, (room, used, _max_unit) in classes.items()]))
         if with_traits:
             names = tuple(trait_names.get(provider_id, ()))
             listed = traits_cache.get(names)
