@@ -1,8 +1,9 @@
 """OpenStack Placement 16's gabbi tests against nova-lite-placement.
 
 Every gabbi file of Placement 16 (``tools/placement_gabbi``: a fresh
-nova-lite-placement per file, configured as the file's fixture configures
-placement, the fixture's data made over the Placement API). A failing test
+nova-lite-placement per file, on fresh copies of the migrated databases,
+configured as the file's fixture configures placement, the fixture's data
+made over the Placement API; two files at a time). A failing test
 must be listed, with its reason, in
 ``tools/placement_gabbi/known_differences.txt``; a listed test that passes
 must be taken out of it (the list only shrinks: ``python -m
@@ -20,6 +21,8 @@ class PlacementGabbiTest(testtools.TestCase):
         report = harness.run('nova-lite', workers=2)
         self.addDetail('summary', testtools.content.text_content(
             report.summary()))
+        self.addDetail('timings', testtools.content.text_content(
+            report.timing_table()))
         problems = []
         unexpected = report.unexpected()
         if unexpected:

@@ -12,11 +12,13 @@ Usage (from the repository's root)::
 
     PYTHONPATH=. .venv/bin/python -m tools.placement_gabbi \\
         [--target nova-lite|openstack] [--file NAME ...] [--workers N] \\
-        [--json OUT.json] [--failures OUT.txt] [--prune-known] [-q]
+        [--json OUT.json] [--failures OUT.txt] [--prune-known] [-q] \\
+        [--timings]
 
 ``--target nova-lite`` (the default) runs nova-lite-placement, a daemon per
-file (``tests/functional/placement_fixtures.PlacementServer``) on copies of
-databases migrated once; ``--target openstack`` runs OpenStack Placement 16
+file (``tests/functional/placement_fixtures.PlacementServer``'s
+configuration, forked by ``forkserver``) on copies of databases migrated
+once; ``--target openstack`` runs OpenStack Placement 16
 itself (``placement_peer.Server``), which should pass everything: a test
 it fails means a fixture here differs from Placement's. ``--file`` runs
 some files only (``--file inventory --file traits``). It prints each
@@ -33,6 +35,9 @@ otherwise 0. ``tests/functional/test_placement_gabbi.py`` runs the whole
 suite against nova-lite-placement in CI with the same rule.
 
 Pieces: ``harness`` (servers, runs, report; nova_lite's python),
-``runner`` (one file through gabbi; the peer virtualenv's python, which
-has gabbi), ``fixtures`` (the HTTP fixtures, run by gabbi in the runner).
+``runner`` (files through gabbi, one after another; the peer virtualenv's
+python, which has gabbi), ``fixtures`` (the HTTP fixtures, run by gabbi in
+the runner), ``forkserver`` (forks each file's nova-lite-placement daemon
+from a python that imported it once; nova_lite's python). ``--timings``
+prints where each file's time went.
 """

@@ -32,6 +32,10 @@ def main(argv=None):
     parser.add_argument('--prune-known', action='store_true',
                         help='take the listed tests that pass out of '
                              'known_differences.txt')
+    parser.add_argument('--timings', action='store_true',
+                        help="print each file's seconds by phase (server "
+                             "start, database clone, server up, waiting "
+                             "for the server, the gabbi run, stop)")
     parser.add_argument('-q', '--quiet', action='store_true',
                         help='no progress, no failure list: the table only')
     args = parser.parse_args(argv)
@@ -46,6 +50,8 @@ def main(argv=None):
                          progress=None if args.quiet else progress,
                          logs=args.logs)
     print(report.summary(verbose=not args.quiet))
+    if args.timings:
+        print(report.timing_table())
     if args.json:
         with open(args.json, 'w') as f:
             json.dump(report.as_dict(), f, indent=1)

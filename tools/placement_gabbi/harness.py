@@ -6,16 +6,32 @@ file's fixture configures in OpenStack Placement's test suite
 ``runner`` in the peer virtualenv's python (``tools/placement_peer.py``),
 against that server's URL, with this package's HTTP ``fixtures`` making
 the data.
+
+Where the time goes (``--timings``): the tests themselves take little; a
+python started for every file (a server's, a runner's) took most of it,
+and still would. So a worker keeps one runner for all its files
+(``Runner``), nova-lite-placement daemons are forked from one python that
+imported them (``forkserver``), the database copies are made ahead by
+threads of their own (``NovaLite.make_copies``), a worker starts its next
+file's server while the current file runs, and servers are stopped on the
+side. Each file still gets a fresh daemon, with its fixture's
+configuration, on fresh copies of the migrated databases.
 """
 
+import collections
 import concurrent.futures
 import json
 import os
+import queue
+import select
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+import uuid
 
 import yaml
 
@@ -183,51 +199,230 @@ def _migrations():
     return sorted(found)
 
 
+class Forks:
+    """A ``forkserver`` process: nova-lite-placement daemons forked from
+    one python that imported them, instead of a python each."""
+
+    def __init__(self, env):
+        self.lock = threading.Lock()
+        self.process = subprocess.Popen(
+            [sys.executable, '-m', 'tools.placement_gabbi.forkserver'],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            env=env, cwd=ROOT)
+
+    def ask(self, *words):
+        with self.lock:
+            if self.process.poll() is not None:
+                raise RuntimeError('the forkserver exited (%s)'
+                                   % self.process.returncode)
+            self.process.stdin.write(' '.join(map(str, words)) + '\n')
+            self.process.stdin.flush()
+            answer = self.process.stdout.readline().strip()
+        if not answer or answer.startswith('error'):
+            raise RuntimeError('forkserver %s: %s' % (words[0], answer or
+                                                      'no answer'))
+        return answer
+
+    def close(self):
+        """The forkserver ends (SIGKILL for any daemon still running)."""
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stdout.close()
+
+
+class ForkedDaemon:
+    """``tests.functional.fixtures.Daemon``'s part that PlacementServer
+    uses, for a daemon a ``Forks`` forked."""
+
+    def __init__(self, forks, config_file, log_path):
+        self.forks = forks
+        self.config_file = config_file
+        self.log_path = log_path
+        self.pid = None
+        self.status = None
+
+    def start(self):
+        self.pid = int(self.forks.ask('start', self.config_file,
+                                      self.log_path))
+
+    def _poll(self):
+        if self.status is None and self.pid is not None:
+            answer = self.forks.ask('poll', self.pid)
+            if answer != 'running':
+                self.status = int(answer.split()[1])
+        return self.status
+
+    @property
+    def running(self):
+        return self.pid is not None and self._poll() is None
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        if not self.running:
+            return
+        self.forks.ask('kill', self.pid, int(sig))
+        deadline = time.monotonic() + timeout
+        while self._poll() is None:
+            if time.monotonic() > deadline:
+                self.forks.ask('kill', self.pid, int(signal.SIGKILL))
+                deadline = float('inf')
+            time.sleep(0.02)
+
+    def log(self):
+        with open(self.log_path, errors='replace') as f:
+            return f.read()
+
+
 class NovaLite:
     """nova-lite-placement, a daemon per file on copies of databases
     migrated once (``nova-lite-manage api_db sync`` and ``db sync`` take
     ten seconds; a copy, a fraction of one). The copies are migrated again
-    when the migration scripts change during the run."""
+    when the migration scripts change during the run. The daemons are
+    forked by a ``forkserver`` (started again, for the daemons to come,
+    when the migrations change).
+
+    ``make_copies(n)``: a thread makes the copies for n servers, a few
+    ahead of the servers that take them (MariaDB creates a table in a few
+    milliseconds of waiting on the disk: the copies of a file's two
+    databases take a fifth of a second or more, better spent while other
+    files run)."""
 
     name = 'nova-lite'
+    AHEAD = 3
 
     def __init__(self):
         from tests.functional import placement_fixtures
         self.template = placement_fixtures.PlacementServer()
         self.lock = threading.Lock()
         self.migrations = None
+        self.forks = []
+        self.copies = queue.Queue(self.AHEAD)
+        self.copiers = []
+        self.closing = threading.Event()
 
     def prepare(self):
+        """The template databases migrated (again if the migrations
+        changed): which migrations they have."""
         with self.lock:
-            if self.migrations == _migrations():
+            if self.migrations != _migrations():
+                self.migrations = _migrations()
+                self.template._write_config()
+                self.template.manage('api_db', 'sync')
+                self.template.manage('db', 'sync')
+                self.forks.append(Forks(self.template.env))
+            return self.migrations
+
+    def _copy(self):
+        """Copies of the template's databases, under new names: (the
+        migrations they have, [names]). Copies made while the template is
+        migrated again have the old migrations' mark (and are dropped)."""
+        migrations = self.prepare()
+        suffix = uuid.uuid4().hex[:10]
+        names = ['nl_pl_%s_api' % suffix, 'nl_pl_%s_cell' % suffix]
+        for source, copy in zip(self.template.databases, names):
+            clone_database(source, copy)
+        return migrations, names
+
+    def make_copies(self, count, threads=2):
+        """Copies for ``count`` servers, by ``threads`` threads (MariaDB
+        makes two sets of tables at once in less time than one after the
+        other)."""
+        shares = [count // threads + (i < count % threads)
+                  for i in range(threads)]
+        self.copiers = [threading.Thread(
+            target=self._copier, args=(share,), daemon=True,
+            name='database-copies') for share in shares]
+        for copier in self.copiers:
+            copier.start()
+
+    def _copier(self, count):
+        for _ in range(count):
+            try:
+                copy = self._copy()
+            except Exception as exc:
+                copy = exc
+            while not self.closing.is_set():
+                try:
+                    self.copies.put(copy, timeout=0.2)
+                    break
+                except queue.Full:
+                    pass
+            else:
+                if not isinstance(copy, Exception):
+                    for name in copy[1]:
+                        _drop(name)
                 return
-            self.migrations = _migrations()
-            self.template._write_config()
-            self.template.manage('api_db', 'sync')
-            self.template.manage('db', 'sync')
+
+    def databases(self):
+        """Names of fresh copies of the migrated databases (made by the
+        ``make_copies`` thread if it runs and they are up to date)."""
+        current = self.prepare()
+        while self.copiers:
+            try:
+                copy = self.copies.get(timeout=0.5)
+            except queue.Empty:
+                if any(copier.is_alive() for copier in self.copiers):
+                    continue
+                break
+            if isinstance(copy, Exception):
+                raise copy
+            migrations, names = copy
+            if migrations == current:
+                return names
+            for name in names:
+                _drop(name)
+        return self._copy()[1]
 
     def server(self, extra_conf):
+        import requests
+
         from tests.functional import fixtures
         from tests.functional import placement_fixtures
         target = self
 
         class Server(placement_fixtures.PlacementServer):
             def start(self):
+                started = time.monotonic()
+                self.databases = target.databases()
                 self._write_config()
-                target.prepare()
-                with target.lock:
-                    for source, copy in zip(target.template.databases,
-                                            self.databases):
-                        clone_database(source, copy)
-                self.daemon = fixtures.Daemon(
-                    'placement', 'placement', [self.conf],
-                    os.path.join(self.workdir, 'placement.log'), self.env)
+                self.timings = {'clone': time.monotonic() - started}
+                self.daemon = ForkedDaemon(
+                    target.forks[-1], self.conf,
+                    os.path.join(self.workdir, 'placement.log'))
                 self.daemon.start()
                 self.wait_until_up()
+                self.timings['up'] = (time.monotonic() - started
+                                      - self.timings['clone'])
+
+            def wait_until_up(self, timeout=60):
+                def answers():
+                    if not self.daemon.running:
+                        raise AssertionError('placement exited:\n' +
+                                             self.daemon.log()[-4000:])
+                    try:
+                        return requests.get(self.url + '/', timeout=2).ok
+                    except requests.RequestException:
+                        return False
+                fixtures.wait_for(answers, timeout, interval=0.02,
+                                  what='placement answering')
 
         return Server(extra_conf=extra_conf)
 
     def cleanup(self):
+        self.closing.set()
+        for copier in self.copiers:
+            copier.join()
+        while not self.copies.empty():
+            copy = self.copies.get()
+            if not isinstance(copy, Exception):
+                for name in copy[1]:
+                    _drop(name)
+        for forks in self.forks:
+            forks.close()
         for name in self.template.databases:
             _drop(name)
         shutil.rmtree(self.template.workdir, ignore_errors=True)
@@ -240,6 +435,9 @@ class OpenStack:
 
     def prepare(self):
         placement_peer.ensure_installed()
+
+    def make_copies(self, count):
+        pass
 
     def server(self, extra_conf):
         return placement_peer.Server(extra_conf=extra_conf)
@@ -264,42 +462,118 @@ def _tail(text, lines=3):
     return ' | '.join(line for line in text.strip().splitlines()[-lines:])
 
 
-def run_file(target, gabbi_file, open_policy_file, logs=None, timeout=600):
-    """One file against a fresh server: its tests' outcomes. The server's
-    log is copied to ``logs``/<file stem>.log when ``logs`` is a folder."""
-    server = target.server(server_conf(gabbi_file.fixture, open_policy_file))
-    try:
+class Runner:
+    """``runner --serve`` in the peer virtualenv's python: gabbi imported
+    once, then one file after another (a worker's). Started again after a
+    file that broke or outlasted its time."""
+
+    def __init__(self, workdir):
+        self.stderr = tempfile.NamedTemporaryFile(
+            'w+', dir=workdir, prefix='runner-', suffix='.err')
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [placement_peer.python(), '-m', 'tools.placement_gabbi.runner',
+             '--serve'], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self.stderr, cwd=ROOT, text=True,
+            env=dict(os.environ, PYTHONPATH=ROOT))
+
+    def _errors(self, since):
+        self.stderr.seek(since)
+        text = self.stderr.read()
+        self.stderr.seek(0, os.SEEK_END)
+        return text
+
+    def run(self, gabbi_file, url, timeout=600):
+        """The file's tests' outcomes, run against ``url``."""
+        if self.process is not None and self.process.poll() is not None:
+            self.close()
+        if self.process is None:
+            self.start()
+        since = self.stderr.seek(0, os.SEEK_END)
         try:
-            server.start()
-        except Exception as exc:
-            return _all_failed(gabbi_file, 'server did not start: %s' % (
-                _tail(str(exc), 2)[:300]))
-        try:
-            result = subprocess.run(
-                [placement_peer.python(), '-m', 'tools.placement_gabbi.runner',
-                 server.url, gabbi_file.path],
-                cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT),
-                capture_output=True, text=True, timeout=timeout)
-            tests = json.loads(result.stdout)['tests']
-        except subprocess.TimeoutExpired:
-            return _all_failed(gabbi_file, 'timed out (%ds)' % timeout)
-        except ValueError:
+            self.process.stdin.write('%s %s\n' % (url, gabbi_file.path))
+            self.process.stdin.flush()
+        except OSError:
+            self.close()
             return _all_failed(gabbi_file, 'runner failed: %s' % (
-                _tail(result.stderr)[:300]))
-        return tests
+                _tail(self._errors(since))[:300]))
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        if not ready:
+            self.process.kill()
+            self.close()
+            return _all_failed(gabbi_file, 'timed out (%ds)' % timeout)
+        line = self.process.stdout.readline()
+        try:
+            result = json.loads(line)
+        except ValueError:
+            self.close()
+            return _all_failed(gabbi_file, 'runner failed: %s' % (
+                _tail(self._errors(since))[:300]))
+        if 'error' in result:
+            return _all_failed(gabbi_file, 'runner failed: %s' % (
+                _tail(result['error'])[:300]))
+        return result['tests']
+
+    def close(self):
+        if self.process is not None:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process.stdout.close()
+            self.process = None
+
+
+def start_server(target, gabbi_file, open_policy_file):
+    """A fresh server of the target configured for the file: (server,
+    None), or (server, why it did not start)."""
+    server = target.server(server_conf(gabbi_file.fixture, open_policy_file))
+    started = time.monotonic()
+    try:
+        server.start()
+    except Exception as exc:
+        return server, 'server did not start: %s' % (
+            _tail(str(exc), 2)[:300])
     finally:
+        server.timings = dict(getattr(server, 'timings', {}),
+                              start=time.monotonic() - started)
+    return server, None
+
+
+def stop_server(server, gabbi_file, logs=None):
+    """The server stopped, its database dropped, its log copied to
+    ``logs``/<file stem>.log when ``logs`` is a folder. Returns the
+    seconds it took."""
+    started = time.monotonic()
+    try:
         server.stop()
+    finally:
         log = os.path.join(server.workdir, 'placement.log')
         if logs and os.path.exists(log):
             shutil.copy(log, os.path.join(logs, gabbi_file.stem + '.log'))
         shutil.rmtree(server.workdir, ignore_errors=True)
+    return time.monotonic() - started
 
 
 def run(target_name='nova-lite', names=None, workers=2, progress=None,
-        logs=None):
+        logs=None, ahead=1):
     """Run the gabbi files (all, or those named) against fresh servers of
     the target, ``workers`` at a time. Returns a ``Report``. ``logs``: a
-    folder for each file's server log."""
+    folder for each file's server log.
+
+    Each worker has a runner of its own (``Runner``), and starts the
+    server of its next file while the current one runs; a server is
+    stopped (and its database dropped) on the side, while the worker goes
+    on with its next file. ``ahead``: servers a worker starts ahead (two
+    or three workers, one or two ahead, measured on two cores: two
+    workers and one ahead were the quickest)."""
     files = gabbi_files(names)
     target = make_target(target_name)
     started = time.monotonic()
@@ -307,28 +581,84 @@ def run(target_name='nova-lite', names=None, workers=2, progress=None,
     if logs:
         os.makedirs(logs, exist_ok=True)
     results = {}
+    timings = {}
     lock = threading.Lock()
+    # The longest files first, so that the last ones are short.
+    waiting = sorted(files, key=lambda f: -len(f.ids))
+
+    def next_file():
+        with lock:
+            return waiting.pop(0) if waiting else None
+
     try:
         target.prepare()
+        target.make_copies(len(files))
         open_policy = write_open_policy(os.path.join(workdir, 'open.yaml'))
+        # Stopping takes a daemon a second or so, of waiting mostly.
+        stopper = concurrent.futures.ThreadPoolExecutor(
+            2 * workers, thread_name_prefix='stop')
+        stops = []
 
-        def one(gabbi_file):
-            tests = run_file(target, gabbi_file, open_policy, logs)
+        def stop(server, gabbi_file):
+            def body():
+                seconds = stop_server(server, gabbi_file, logs)
+                with lock:
+                    timings.setdefault(gabbi_file.stem, {})['stop'] = seconds
             with lock:
-                results[gabbi_file.stem] = tests
-                if progress:
-                    progress(gabbi_file.stem, tests)
+                stops.append(stopper.submit(body))
 
-        # The longest files first, so that the last ones are short.
-        order = sorted(files, key=lambda f: -len(f.ids))
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            for future in [pool.submit(one, f) for f in order]:
-                future.result()
+        def worker():
+            runner = Runner(workdir)
+            # Its python starts while the first server does.
+            runner.start()
+            pending = collections.deque()
+            with concurrent.futures.ThreadPoolExecutor(ahead) as starter:
+                try:
+                    while True:
+                        while len(pending) <= ahead:
+                            following = next_file()
+                            if following is None:
+                                break
+                            pending.append((following, starter.submit(
+                                start_server, target, following,
+                                open_policy)))
+                        if not pending:
+                            break
+                        gabbi_file, starting = pending.popleft()
+                        waited = time.monotonic()
+                        server, error = starting.result()
+                        ran = time.monotonic()
+                        timings[gabbi_file.stem] = dict(
+                            server.timings, wait=ran - waited)
+                        try:
+                            tests = (_all_failed(gabbi_file, error) if error
+                                     else runner.run(gabbi_file, server.url))
+                        finally:
+                            timings[gabbi_file.stem]['run'] = (
+                                time.monotonic() - ran)
+                            stop(server, gabbi_file)
+                        with lock:
+                            results[gabbi_file.stem] = tests
+                            if progress:
+                                progress(gabbi_file.stem, tests)
+                finally:
+                    runner.close()
+                    for gabbi_file, starting in pending:
+                        stop(starting.result()[0], gabbi_file)
+
+        try:
+            with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+                for future in [pool.submit(worker) for _ in range(workers)]:
+                    future.result()
+        finally:
+            stopper.shutdown(wait=True)
+        for future in stops:
+            future.result()
     finally:
         target.cleanup()
         shutil.rmtree(workdir, ignore_errors=True)
     return Report(target_name, files, results,
-                  time.monotonic() - started)
+                  time.monotonic() - started, timings)
 
 
 # -- known differences ---------------------------------------------------
@@ -384,11 +714,14 @@ def prune_known(passing, path=KNOWN):
 
 
 class Report:
-    def __init__(self, target, files, results, seconds):
+    def __init__(self, target, files, results, seconds, timings=None):
         self.target = target
         self.files = files
         self.results = results
         self.seconds = seconds
+        # {file stem: {phase: seconds}}: start (clone and up for
+        # nova-lite), wait (for the server, by the worker), run, stop.
+        self.timings = timings or {}
         self.known = load_known() if target == 'nova-lite' else {}
 
     def tests(self):
@@ -446,6 +779,25 @@ class Report:
                 'percent': round(self.percent, 2),
                 'unexpected_failures': [t['id'] for _, t in self.unexpected()],
                 'listed_but_passing': self.fixed(), 'files': files}
+
+    def timing_table(self):
+        """Each file's seconds by phase, and their sums."""
+        phases = ['start', 'clone', 'up', 'wait', 'run', 'stop']
+        phases = [p for p in phases
+                  if any(p in t for t in self.timings.values())]
+        width = max([len(f.stem) for f in self.files] + [5])
+        out = ['%-*s %5s ' % (width, 'file', 'tests') +
+               ' '.join('%6s' % p for p in phases)]
+        for gabbi_file in self.files:
+            times = self.timings.get(gabbi_file.stem, {})
+            out.append('%-*s %5d ' % (width, gabbi_file.stem,
+                                      len(gabbi_file.ids)) +
+                       ' '.join('%6.2f' % times.get(p, 0) for p in phases))
+        out.append('%-*s %5d ' % (width, 'SUM', sum(
+            len(f.ids) for f in self.files)) + ' '.join(
+            '%6.1f' % sum(t.get(p, 0) for t in self.timings.values())
+            for p in phases))
+        return '\n'.join(out)
 
     def area(self, stem, test):
         """What a failure is about: its known-differences reason, or (not

@@ -1,6 +1,7 @@
-"""Run one gabbi YAML file against a placement at a URL; print its results.
+"""Run gabbi YAML files against a placement at a URL; print their results.
 
     python -m tools.placement_gabbi.runner URL FILE.yaml
+    python -m tools.placement_gabbi.runner --serve
 
 Runs in the peer virtualenv's python (the one with gabbi), with the
 repository on PYTHONPATH. The file's fixtures are this package's
@@ -9,12 +10,20 @@ repository on PYTHONPATH. The file's fixtures are this package's
 ``id`` being gabbi's (``<file stem>_<name, lowercased, spaces as _>``,
 ``@2`` after a second test of the same name...) and
 ``status`` one of ``pass``, ``fail`` or ``skip``.
+
+``--serve`` runs one file after another in the same process (what the
+harness does: a python started and gabbi imported once per worker, not
+once per file): it reads ``URL FILE.yaml`` lines on stdin and answers each
+with that JSON object on a line of its own (``{"error": traceback}`` when
+the run itself broke). Each file starts from the environment the process
+started with: what a file's fixtures put in ``os.environ`` goes with it.
 """
 
 import json
 import os
 import re
 import sys
+import traceback
 import unittest
 
 from gabbi import handlers
@@ -114,6 +123,30 @@ class Result(unittest.TestResult):
             self._set(test, 'skip', reason)
 
 
+def share_ssl_contexts():
+    """One SSL context for all of gabbi's HTTP clients instead of a new
+    one per test. gabbi makes an ``httpx.Client`` for each test, and
+    httpx loads the certificate authorities for it (tens of milliseconds
+    each, most of a short test's time), though nothing here speaks TLS
+    (the servers' URLs are http). The context is the same as httpx would
+    make (same arguments, same environment), made once."""
+    from httpx._transports import default
+
+    make = default.create_ssl_context
+    made = {}
+
+    def create_ssl_context(verify=True, cert=None, trust_env=True):
+        if cert is not None or not isinstance(verify, bool):
+            return make(verify=verify, cert=cert, trust_env=trust_env)
+        key = (verify, trust_env, os.environ.get('SSL_CERT_FILE'),
+               os.environ.get('SSL_CERT_DIR'))
+        if key not in made:
+            made[key] = make(verify=verify, cert=cert, trust_env=trust_env)
+        return made[key]
+
+    default.create_ssl_context = create_ssl_context
+
+
 def run(url, path):
     os.environ['PLACEMENT_GABBI_URL'] = url
     host, port, prefix, _ = utils.host_info_from_target(url)
@@ -133,5 +166,29 @@ def run(url, path):
         for test_id, outcome in zip(result.ids, result.outcomes)]}
 
 
+def serve(requests=sys.stdin, answers=sys.stdout):
+    """``URL FILE`` lines in, one JSON result line out for each. Whatever
+    else writes to stdout (nothing should) goes to stderr instead."""
+    sys.stdout = sys.stderr
+    environment = dict(os.environ)
+    for line in requests:
+        if not line.strip():
+            continue
+        url, path = line.split(None, 1)
+        try:
+            result = run(url, path.strip())
+        except Exception:
+            result = {'error': traceback.format_exc()}
+        finally:
+            os.environ.clear()
+            os.environ.update(environment)
+        answers.write(json.dumps(result) + '\n')
+        answers.flush()
+
+
 if __name__ == '__main__':
-    json.dump(run(sys.argv[1], sys.argv[2]), sys.stdout)
+    share_ssl_contexts()
+    if sys.argv[1:] == ['--serve']:
+        serve()
+    else:
+        json.dump(run(sys.argv[1], sys.argv[2]), sys.stdout)
