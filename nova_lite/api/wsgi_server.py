@@ -26,6 +26,7 @@ module, not to stderr.
 """
 
 import contextlib
+import http.client
 import io
 import resource
 import select
@@ -133,6 +134,15 @@ class _ClientStream(socket.SocketIO):
         self.deadline = None
         self.received = 0
         self._polling = False
+        self._timeout_set = sock.gettimeout()
+
+    def _settimeout(self, seconds):
+        # A system call each time (the socket's blocking mode is set
+        # again): only when the timeout changes, which the reads of a
+        # request's body and the writes of its answer do not.
+        if seconds != self._timeout_set:
+            self._sock.settimeout(seconds)
+            self._timeout_set = seconds
 
     def set_deadline(self, seconds):
         self.deadline = None if seconds is None else (
@@ -140,7 +150,7 @@ class _ClientStream(socket.SocketIO):
         self.received = 0
         if seconds is None:
             # The response's writes wait as long as any read may.
-            self._sock.settimeout(self.timeout)
+            self._settimeout(self.timeout)
 
     @contextlib.contextmanager
     def polling(self):
@@ -150,7 +160,7 @@ class _ClientStream(socket.SocketIO):
             yield
         finally:
             self._polling = False
-            self._sock.settimeout(self.timeout)
+            self._settimeout(self.timeout)
 
     def readinto(self, buffer):
         timeout = self.timeout
@@ -160,7 +170,7 @@ class _ClientStream(socket.SocketIO):
             timeout = min(timeout, self.deadline - time.monotonic())
             if timeout <= 0:
                 raise _DeadlinePassed()
-        self._sock.settimeout(timeout)
+        self._settimeout(timeout)
         try:
             count = super().readinto(buffer)
         except socket.timeout:
@@ -224,6 +234,57 @@ class _RequestBody:
         return True
 
 
+# A request head's limits (http.client's): a header line's length and the
+# number of header lines.
+_MAX_HEADER_LINE = 65536
+_MAX_HEADERS = 100
+
+
+class _BadHead(Exception):
+    """A request head refused: ``status``, a short message and what was
+    wrong (send_error's arguments)."""
+
+    def __init__(self, status, message, explain):
+        super().__init__(status, message, explain)
+        self.status, self.message, self.explain = status, message, explain
+
+
+def _http_version(text):
+    """(major, minor) of 'HTTP/1.1', or None if it is not one."""
+    if not text.startswith('HTTP/'):
+        return None
+    parts = text[5:].split('.')
+    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 10
+                                  for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def _read_headers(stream):
+    """The header block of a request as an http.client.HTTPMessage (what
+    http.server gives ``headers``), split line by line here: the email
+    package's parser http.server hands it to took a sixth of a small
+    request's time. A line folded onto the next (obsolete in HTTP/1.1)
+    or without a name is refused, as RFC 9112 lets a server do."""
+    message = http.client.HTTPMessage()
+    count = 0
+    while True:
+        line = stream.readline(_MAX_HEADER_LINE + 1)
+        if len(line) > _MAX_HEADER_LINE:
+            raise _BadHead(431, 'Line too long', 'header line')
+        if line in (b'\r\n', b'\n', b''):
+            return message
+        count += 1
+        if count > _MAX_HEADERS:
+            raise _BadHead(431, 'Too many headers',
+                           'got more than %d headers' % _MAX_HEADERS)
+        text = line.decode('iso-8859-1').rstrip('\r\n')
+        name, colon, value = text.partition(':')
+        if not colon or not name or name != name.strip(' \t'):
+            raise _BadHead(400, 'Bad header line', repr(text[:100]))
+        message[name] = value.strip(' \t')
+
+
 class _ServerHandler(simple_server.ServerHandler):
     http_version = '1.1'
 
@@ -260,6 +321,54 @@ class _RequestHandler(simple_server.WSGIRequestHandler):
         # have an error answer buffered for it: nobody is there to read it.
         with contextlib.suppress(OSError):
             super().finish()
+
+    def parse_request(self):
+        """The request line and headers into ``command``, ``path``,
+        ``request_version`` and ``headers``, checked and answered as
+        http.server does (HTTP/1.0 and 1.1 only); False when an error was
+        answered instead."""
+        self.command = None
+        self.request_version = self.default_request_version
+        self.close_connection = True
+        self.requestline = str(self.raw_requestline,
+                               'iso-8859-1').rstrip('\r\n')
+        words = self.requestline.split()
+        if not words:
+            return False
+        if len(words) != 3:
+            self.send_error(400, 'Bad request syntax (%r)' % self.requestline)
+            return False
+        command, path, version = words
+        number = _http_version(version)
+        if number is None:
+            self.send_error(400, 'Bad request version (%r)' % version)
+            return False
+        if number >= (2, 0):
+            self.send_error(505, 'Invalid HTTP version (%s)' % version[5:])
+            return False
+        self.command, self.request_version = command, version
+        # '//x' is a path, not a host ('/x'), as http.server reads it.
+        self.path = '/' + path.lstrip('/') if path.startswith('//') else path
+        try:
+            self.headers = _read_headers(self.rfile)
+        except _BadHead as e:
+            self.send_error(e.status, e.message, e.explain)
+            return False
+        connection = self.headers.get('Connection', '').lower()
+        self.close_connection = number < (1, 1) and connection != 'keep-alive'
+        if connection == 'close':
+            self.close_connection = True
+        if number >= (1, 1) and \
+                self.headers.get('Expect', '').lower() == '100-continue':
+            return self.handle_expect_100()
+        return True
+
+    def handle_expect_100(self):
+        # The interim answer must leave now, not in wfile's buffer with
+        # the final one: the client waits for it before sending the body.
+        super().handle_expect_100()
+        self.wfile.flush()
+        return True
 
     def handle(self):
         self.close_connection = False

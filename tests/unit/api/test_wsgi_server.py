@@ -302,6 +302,84 @@ def reply(sock):
     return b''.join(chunks)
 
 
+def _echo_headers(environ, start_response):
+    seen = '\n'.join('%s=%s' % (k, v) for k, v in sorted(environ.items())
+                     if k.startswith('HTTP_') or k == 'PATH_INFO')
+    start_response('200 OK', [('Content-Type', 'text/plain')])
+    return [seen.encode()]
+
+
+class TestRequestHeads(testtools.TestCase):
+    """The request line and headers are split by the server itself (not
+    the email package's parser), with http.server's limits and answers."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.FakeLogger())
+        server = wsgi_server.Server('test', _echo_headers, '127.0.0.1', 0,
+                                    2, backend='threading')
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        self.port = server.port
+
+    def send(self, head):
+        sock = socket.create_connection(('127.0.0.1', self.port), timeout=30)
+        self.addCleanup(sock.close)
+        sock.sendall(head)
+        return reply(sock)
+
+    def status(self, answer):
+        return int(answer.split(b' ', 2)[1])
+
+    def test_headers_reach_the_application(self):
+        answer = self.send(b'GET //a/b HTTP/1.1\r\nHost: x\r\n'
+                           b'X-Thing:   spaced value  \r\nX-Thing: two\r\n'
+                           b'X-Empty:\r\nConnection: close\r\n\r\n')
+        self.assertEqual(200, self.status(answer))
+        body = answer.split(b'\r\n\r\n', 1)[1].decode()
+        self.assertIn('HTTP_X_THING=spaced value,two', body)
+        self.assertIn('HTTP_X_EMPTY=', body)
+        # '//a/b' is the path '/a/b', not a host.
+        self.assertIn('PATH_INFO=/a/b', body)
+
+    def test_bad_heads_are_answered_as_http_server_answers_them(self):
+        cases = [
+            (b'GET / HTTP/1.1\r\nNo colon here\r\n\r\n', 400),
+            (b'GET / HTTP/1.1\r\n: no name\r\n\r\n', 400),
+            (b'GET / HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n', 400),
+            (b'GET / HTTP/1.1\r\nX-Long: ' + b'a' * 70000 + b'\r\n\r\n',
+             431),
+            (b'GET / HTTP/1.1\r\n' + b'X-H: 1\r\n' * 101 + b'\r\n', 431),
+        ]
+        for head, status in cases:
+            self.assertEqual(status, self.status(self.send(head)), head[:60])
+        # Without a version it can speak the answer has none either (as
+        # HTTP/0.9 had no status line): only the error page.
+        for head, message in [(b'GET / HTTQ/1.1\r\n\r\n',
+                               b'Bad request version'),
+                              (b'GET / HTTP/2.0\r\n\r\n',
+                               b'Invalid HTTP version'),
+                              (b'GET /\r\n\r\n', b'Bad request syntax')]:
+            answer = self.send(head)
+            self.assertIn(message, answer)
+            self.assertNotIn(b'200', answer)
+
+    def test_a_hundred_headers_are_accepted(self):
+        head = (b'GET / HTTP/1.1\r\nConnection: close\r\n' +
+                b'X-H: 1\r\n' * 99 + b'\r\n')
+        self.assertEqual(200, self.status(self.send(head)))
+
+    def test_expect_100_continue_is_answered_before_the_body(self):
+        sock = socket.create_connection(('127.0.0.1', self.port), timeout=30)
+        self.addCleanup(sock.close)
+        sock.sendall(b'POST / HTTP/1.1\r\nContent-Length: 2\r\n'
+                     b'Expect: 100-continue\r\nConnection: close\r\n\r\n')
+        self.assertTrue(sock.recv(100).startswith(b'HTTP/1.1 100'))
+        sock.sendall(b'{}')
+        self.assertEqual(200, self.status(reply(sock)))
+
+
 class TestHostileClientsThreading(_HostileClients, testtools.TestCase):
 
     def setUp(self):
