@@ -241,6 +241,41 @@ class TestAllocations(PlacementTestCase):
         # OpenStack Placement).
         self.assertEqual(before + len(fresh), self.generation(rp))
 
+    def test_a_refused_new_claim_leaves_nothing_and_says_why(self):
+        # A new consumer's claim on one provider is written in three
+        # statements that check every amount in SQL; when one does not
+        # fit, the claim is made again the long way, which says why.
+        rp = self.compute_node(vcpus=4, memory_mb=1024)
+        self.client.set_inventory(rp, {
+            'VCPU': {'total': 4, 'max_unit': 2},
+            'MEMORY_MB': {'total': 1024, 'step_size': 256}})
+        before = self.generation(rp)
+        cases = [({'VCPU': 3}, 409, 'max_unit 2'),
+                 ({'VCPU': 1, 'MEMORY_MB': 100}, 409, 'step_size 256'),
+                 ({'VCPU': 1, 'DISK_GB': 1}, 409, "'DISK_GB'"),
+                 ({'VCPU': 1, 'CUSTOM_NONE_SUCH': 1}, 400,
+                  'CUSTOM_NONE_SUCH')]
+        for resources, status, words in cases:
+            consumer = new_uuid()
+            response = self.client.allocate(consumer, {rp: resources})
+            self.assertError(response, status)
+            self.assertIn(words, response.json()['errors'][0]['detail'])
+            self.assertEqual({}, self.client.get(
+                '/allocations/%s' % consumer).json()['allocations'])
+        for _ in range(2):
+            self.assertEqual(204, self.client.allocate(
+                new_uuid(), {rp: {'VCPU': 2, 'MEMORY_MB': 512}}).status_code)
+        response = self.client.allocate(new_uuid(), {rp: {'VCPU': 1}})
+        self.assertError(response, 409)
+        self.assertIn('exceed the capacity',
+                      response.json()['errors'][0]['detail'])
+        self.assertEqual({'VCPU': 4, 'MEMORY_MB': 1024}, self.client.get(
+            '/resource_providers/%s/usages' % rp).json()['usages'])
+        # Two claims written, two bumps; the refused ones wrote nothing.
+        self.assertEqual(before + 2, self.generation(rp))
+        self.assertError(self.client.allocate(
+            new_uuid(), {new_uuid(): {'VCPU': 1}}), 400)
+
     def test_a_delete_racing_a_move_of_the_same_consumer(self):
         # A delete gives the usage back in one statement that locks the
         # consumer first, as a replace does: whichever comes second sees

@@ -81,7 +81,10 @@ def replace(request, consumer_uuid):
     body = util.json_body(request, util.by_version(
         request, _PUT_SCHEMAS, schema.PUT_LIST))
     wanted = _consumer_request(request, consumer_uuid, body)
-    util.write(allocations.replace, [wanted])
+    try:
+        util.write(allocations.claim, wanted)
+    except allocations.NotAQuickClaim:
+        util.write(allocations.replace, [wanted])
     return wsgi.empty_response(204)
 
 
