@@ -82,7 +82,7 @@ class PlacementServer:
         self.daemon.start()
         self.wait_until_up()
 
-    def wait_until_up(self, timeout=60):
+    def wait_until_up(self, timeout=60, interval=0.2):
         def answers():
             if not self.daemon.running:
                 raise AssertionError('placement exited:\n' +
@@ -91,7 +91,8 @@ class PlacementServer:
                 return requests.get(self.url + '/', timeout=2).ok
             except requests.RequestException:
                 return False
-        fixtures.wait_for(answers, timeout, what='placement answering')
+        fixtures.wait_for(answers, timeout, interval=interval,
+                          what='placement answering')
 
     def stop(self):
         if self.daemon is not None:
