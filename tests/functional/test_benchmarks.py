@@ -26,6 +26,7 @@ class TestBenchmarksRun(testtools.TestCase):
             result.stdout + result.stderr))
         self.assertEqual(0, result.returncode, result.stderr[-2000:])
         self.assertIn(expect, result.stdout)
+        return result.stdout
 
     def test_scheduler_bench(self):
         self.bench('scheduler_bench.py', '--sizes', '10', '--instances',
@@ -50,8 +51,12 @@ class TestBenchmarksRun(testtools.TestCase):
                    expect='write rate ratio, 1 client thread')
 
     def test_boot_bench(self):
-        self.bench('boot_bench.py', '--servers', '4', '--computes', '1',
-                   '--pings', '5', expect='servers/s')
+        output = self.bench('boot_bench.py', '--servers', '4',
+                            '--computes', '1', '--pings', '5',
+                            expect='servers/s')
+        for line in ('cpu_ms_per_boot: ', 'boots_per_s: ',
+                     'background_cpu_ms_per_s: '):
+            self.assertIn(line, output)
 
     def test_live_migration_bench(self):
         self.bench('live_migration_bench.py', '--migrations', '2',
