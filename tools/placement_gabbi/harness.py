@@ -199,6 +199,22 @@ def _migrations():
     return sorted(found)
 
 
+def _end(process, timeout):
+    """End a helper process that reads commands on stdin: its stdin
+    closed, then killed if it has not exited within ``timeout``."""
+    if process.poll() is None:
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    process.stdout.close()
+
+
 class Forks:
     """A ``forkserver`` process: nova-lite-placement daemons forked from
     one python that imported them, instead of a python each."""
@@ -225,14 +241,7 @@ class Forks:
 
     def close(self):
         """The forkserver ends (SIGKILL for any daemon still running)."""
-        if self.process.poll() is None:
-            self.process.stdin.close()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process.stdout.close()
+        _end(self.process, 30)
 
 
 class ForkedDaemon:
@@ -504,16 +513,7 @@ class Runner:
 
     def close(self):
         if self.process is not None:
-            try:
-                self.process.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.process.stdout.close()
+            _end(self.process, 10)
             self.process = None
 
 
