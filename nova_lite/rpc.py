@@ -23,6 +23,7 @@ from oslo_utils import versionutils
 
 from nova_lite import concurrency
 from nova_lite import context as nova_context
+from nova_lite import counters
 from nova_lite import exception
 from nova_lite.objects import base as objects_base
 
@@ -165,6 +166,7 @@ class RPCDispatcher(rpc_dispatcher.RPCDispatcher):
     def dispatch(self, incoming):
         try:
             self._check(incoming)
+            counters.add(_counter_name(incoming))
             return super().dispatch(incoming)
         except _Refused as refused:
             message = incoming.message if isinstance(
@@ -280,6 +282,26 @@ def _kind(incoming):
     if not hasattr(incoming, 'reply_q'):
         return 'message'
     return 'call' if incoming.reply_q else 'cast'
+
+
+def _counter_name(incoming):
+    """``rpc.<kind>.<method>``; an object method run by the conductor is
+    named by its class and method too (checked messages only)."""
+    message = incoming.message
+    name = 'rpc.%s.%s' % (_kind(incoming), message['method'])
+    args = message.get('args', {})
+    objmethod = args.get('objmethod')
+    if isinstance(objmethod, str):
+        objname = args.get('objname')
+        if objname is None and isinstance(args.get('objinst'), dict):
+            objname = args['objinst'].get('nova_lite_object.name')
+        # Only a class and method that exist: a hostile sender must not
+        # grow the counters with names of its own.
+        classes = objects_base.NovaLiteObjectRegistry.obj_classes().get(
+            objname) if isinstance(objname, str) else None
+        if classes and callable(getattr(classes[0], objmethod, None)):
+            name += '.%s.%s' % (objname, objmethod)
+    return name
 
 
 def _shorten(value, limit=80, quote=True):

@@ -11,7 +11,8 @@ ones finish (bounded by ``graceful_shutdown_timeout``). SIGHUP (systemd's
 ``ExecReload``) reads the config files again and applies the options
 marked mutable -- ``[DEFAULT] debug``, the weigher multipliers, ``[api]
 max_limit`` -- and the daemon goes on; the policy file is read again
-whenever it changes.
+whenever it changes. SIGUSR2 logs the daemon's counters (RPC messages
+received, database statements sent: ``nova_lite.counters``).
 """
 
 import gc
@@ -26,6 +27,7 @@ import oslo_messaging as messaging
 from nova_lite import concurrency
 from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
+from nova_lite import counters
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import service as service_obj
@@ -263,20 +265,29 @@ def serve(*services):
     configuration on SIGHUP), then stop them."""
     stop_requested = threading.Event()
     reload_requested = threading.Event()
+    report_requested = threading.Event()
+    # Set by every handler: the loop below wakes at once.
+    woken = threading.Event()
 
     def _on_signal(signum, frame):
         if not stop_requested.is_set():
             LOG.info('Caught signal %s, stopping', signum)
         stop_requested.set()
+        woken.set()
 
-    def _on_hangup(signum, frame):
-        # Done by the loop below, not in the handler: a handler runs
-        # between any two bytecodes, maybe with the log lock held.
-        reload_requested.set()
+    def _requester(event):
+        # The work is done by the loop below, not in the handler: a
+        # handler runs between any two bytecodes, maybe with the log
+        # lock held.
+        def handler(signum, frame):
+            event.set()
+            woken.set()
+        return handler
 
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGHUP, _on_hangup)
+    signal.signal(signal.SIGHUP, _requester(reload_requested))
+    signal.signal(signal.SIGUSR2, _requester(report_requested))
     # What is loaded by now (modules, config, routes) lives as long as the
     # daemon: keep the collector from walking it again and again.
     gc.collect()
@@ -287,10 +298,15 @@ def serve(*services):
             svc.start()
             started.append(svc)
         systemd.notify_ready()
-        while not stop_requested.wait(1):
+        while not stop_requested.is_set():
+            woken.wait(1)
+            woken.clear()
             if reload_requested.is_set():
                 reload_requested.clear()
                 reload_config()
+            if report_requested.is_set():
+                report_requested.clear()
+                LOG.info('%s', counters.render())
     finally:
         systemd.notify_stopping()
         for svc in started:

@@ -35,6 +35,7 @@ from sqlalchemy import exc as sa_exc
 
 from nova_lite import concurrency
 from nova_lite import conf as nova_conf
+from nova_lite import counters
 from nova_lite import exception
 
 CONF = nova_conf.CONF
@@ -140,7 +141,7 @@ def facade(url, group=None, tuning=None, on_engine_create=()):
 
 def _new_facade(url, options, on_engine_create):
     parsed = parse_url(url)
-    hooks = list(on_engine_create)
+    hooks = [counters.count_statements, *on_engine_create]
     settings = dict(
         connection=url,
         # Never another group's: enginefacade would read [database]'s.

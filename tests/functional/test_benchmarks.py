@@ -3,6 +3,7 @@ can rot between the runs that measure. Nothing here asserts a time: each
 must exit 0 and print its report."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -57,6 +58,13 @@ class TestBenchmarksRun(testtools.TestCase):
         for line in ('cpu_ms_per_boot: ', 'boots_per_s: ',
                      'background_cpu_ms_per_s: '):
             self.assertIn(line, output)
+        # A boot takes messages and statements: a zero means the
+        # counting is broken, not that the boot was free.
+        for name in ('rpc_messages_per_boot', 'db_statements_per_boot',
+                     'db_commits_per_boot'):
+            value = re.search(r'^%s: ([0-9.]+)$' % name, output, re.M)
+            self.assertIsNotNone(value, name)
+            self.assertGreater(float(value.group(1)), 0, name)
 
     def test_live_migration_bench(self):
         self.bench('live_migration_bench.py', '--migrations', '2',

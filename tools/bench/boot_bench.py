@@ -14,13 +14,19 @@ whole machine -- every process, MariaDB and RabbitMQ included -- from the
 first POST until all are ACTIVE, divided by N; ``boots_per_s: Y``);
 asserts nothing. The machine's CPU use over two idle seconds before the
 first POST is printed too (``background_cpu_ms_per_s``): a run with a
-busy background is not a clean one.
+busy background is not a clean one. So are the RPC messages and database
+statements per boot (``rpc_messages_per_boot``, ``db_statements_per_boot``,
+``db_commits_per_boot``), counted by every daemon (``nova_lite.counters``)
+and read through SIGUSR2 before the first POST and after all are ACTIVE,
+then where they come from: periodic tasks during the boots included.
 
     tools/bench/boot_bench.py --servers 100 --computes 4 --pings 200
 """
 
 import argparse
+import collections
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -31,6 +37,7 @@ sys.path.insert(0, ROOT)
 
 import pymysql  # noqa: E402
 
+from nova_lite import counters  # noqa: E402
 from tests.functional import fixtures  # noqa: E402
 
 PING_SCRIPT = r'''
@@ -61,6 +68,77 @@ def machine_cpu_ms():
     user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
     busy = user + nice + system + irq + softirq + steal
     return busy * 1000.0 / os.sysconf('SC_CLK_TCK')
+
+
+def read_counters(plane):
+    """{daemon name: its counters}, read from each running daemon's log
+    after a SIGUSR2 (``nova_lite.counters``)."""
+    def reports(daemon):
+        return [counts for counts in map(counters.parse,
+                                         daemon.log().splitlines())
+                if counts is not None]
+
+    daemons = [d for d in plane.daemons.values() if d.running]
+    before = {d.name: len(reports(d)) for d in daemons}
+    for daemon in daemons:
+        daemon.process.send_signal(signal.SIGUSR2)
+    found = {}
+
+    def all_reported():
+        for daemon in daemons:
+            if daemon.name not in found:
+                seen = reports(daemon)
+                if len(seen) > before[daemon.name]:
+                    found[daemon.name] = seen[-1]
+        return len(found) == len(daemons)
+    fixtures.wait_for(all_reported, timeout=30, interval=0.05,
+                      what='every daemon logging its counters')
+    return found
+
+
+def counted_work(before, after):
+    """What every daemon counted between two read_counters(), as
+    {(daemon, counter): amount}, zeros left out."""
+    work = {}
+    for daemon, counts in after.items():
+        for name, value in counts.items():
+            amount = value - before.get(daemon, {}).get(name, 0)
+            if amount:
+                work[daemon, name] = amount
+    return work
+
+
+def print_counted_work(work, servers):
+    """The RPC messages and database statements per boot: the
+    machine-readable totals, then where they came from."""
+    # A call is a request and a reply; a cast one message.
+    messages = sum(amount * (2 if name.startswith('rpc.call.') else 1)
+                   for (_, name), amount in work.items()
+                   if name.startswith('rpc.'))
+    statements = sum(amount for (_, name), amount in work.items()
+                     if name == 'db.statements')
+    commits = sum(amount for (_, name), amount in work.items()
+                  if name == 'db.commits')
+    print('rpc_messages_per_boot: %.1f' % (messages / servers))
+    print('db_statements_per_boot: %.1f' % (statements / servers))
+    print('db_commits_per_boot: %.1f' % (commits / servers))
+    per_daemon = collections.defaultdict(float)
+    for (daemon, name), amount in work.items():
+        if name == 'db.statements':
+            per_daemon[daemon] += amount
+    print('  database statements per boot, by daemon: %s' % ', '.join(
+        '%s %.1f' % (daemon, amount / servers)
+        for daemon, amount in sorted(per_daemon.items(),
+                                     key=lambda item: -item[1])))
+    received = collections.defaultdict(float)
+    for (daemon, name), amount in work.items():
+        if name.startswith('rpc.'):
+            received[name[len('rpc.'):], daemon.rstrip('0123456789')] += \
+                amount
+    print('  RPC messages received per boot (calls count once here):')
+    for (name, daemon), amount in sorted(received.items(),
+                                         key=lambda item: -item[1]):
+        print('    %6.2f  %-12s %s' % (amount / servers, daemon, name))
 
 
 def checked(response):
@@ -122,6 +200,7 @@ def main():
         time.sleep(2)
         background = (machine_cpu_ms() - idle_cpu) / (
             time.perf_counter() - idle_from)
+        counted_before = read_counters(plane)
         start, start_cpu = time.perf_counter(), machine_cpu_ms()
         remaining = args.servers
         while remaining:
@@ -136,6 +215,7 @@ def main():
                           what='all servers ACTIVE')
         elapsed = time.perf_counter() - start
         cpu_ms = machine_cpu_ms() - start_cpu
+        work = counted_work(counted_before, read_counters(plane))
 
         ping = subprocess.run(
             [sys.executable, '-c', PING_SCRIPT, str(args.pings),
@@ -153,6 +233,7 @@ def main():
         print('background_cpu_ms_per_s: %.0f' % background)
         print('cpu_ms_per_boot: %.1f' % (cpu_ms / args.servers))
         print('boots_per_s: %.1f' % (args.servers / elapsed))
+        print_counted_work(work, args.servers)
         print('conductor ping round trip over RabbitMQ: median %s ms, '
               'p95 %s ms (%d calls)' % (median, p95, args.pings))
     finally:

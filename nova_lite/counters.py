@@ -1,0 +1,68 @@
+"""What a daemon has done since it started, counted.
+
+Two kinds of work are counted in every process, because they are what a
+boot costs beyond Python: the RPC messages it received (``rpc.cast.<method>``
+and ``rpc.call.<method>``, a conductor's object methods as
+``rpc.call.object_action.Instance.save``) and the statements and commits it
+sent to its databases (``db.statements``, ``db.commits``).
+
+``kill -USR2 <pid>`` makes a daemon run by ``service.serve()`` log them on
+one line (``Counters: {json}``); ``tools/bench/boot_bench.py`` reads that
+line from every daemon before and after its boots, and prints the
+difference per boot. Counting is a dictionary increment under a lock: it is
+always on.
+"""
+
+import collections
+import json
+import threading
+
+_COUNTS = collections.Counter()
+_LOCK = threading.Lock()
+
+# The line a daemon logs on SIGUSR2; what follows it is JSON.
+LOG_PREFIX = 'Counters: '
+
+
+def add(name, amount=1):
+    with _LOCK:
+        _COUNTS[name] += amount
+
+
+def snapshot():
+    """The counts so far, as a plain dict."""
+    with _LOCK:
+        return dict(_COUNTS)
+
+
+def render():
+    """The line ``report()`` logs."""
+    return LOG_PREFIX + json.dumps(snapshot(), sort_keys=True)
+
+
+def parse(line):
+    """The counts in a line ``render()`` made (anything may precede it),
+    or None when the line holds none."""
+    at = line.find(LOG_PREFIX)
+    if at < 0:
+        return None
+    try:
+        counts = json.loads(line[at + len(LOG_PREFIX):])
+    except ValueError:
+        return None
+    return counts if isinstance(counts, dict) else None
+
+
+def count_statements(engine):
+    """An ``on_engine_create`` hook: count ``engine``'s statements and
+    commits."""
+    import sqlalchemy as sa
+
+    @sa.event.listens_for(engine, 'before_cursor_execute')
+    def _statement(conn, cursor, statement, parameters, context,
+                   executemany):
+        add('db.statements')
+
+    @sa.event.listens_for(engine, 'commit')
+    def _commit(conn):
+        add('db.commits')
