@@ -11,6 +11,7 @@ UPDATE or SELECT that takes, renews or judges a lease.
 import sqlalchemy as sa
 from sqlalchemy.ext import compiler
 from sqlalchemy.sql import expression
+from sqlalchemy.sql import visitors
 
 
 class utc_now(expression.FunctionElement):
@@ -18,10 +19,13 @@ class utc_now(expression.FunctionElement):
     negative for the past), as a naive DATETIME."""
 
     type = sa.DateTime()
-    # The offset is rendered into the SQL text, so a statement holding
-    # one must not be served from the compiled cache of another.
-    inherit_cache = False
     name = 'utc_now'
+    # The offset is rendered into the SQL text, so it is part of the
+    # cache key: a statement is compiled once per offset, not every time
+    # it runs (which ``inherit_cache = False`` would do).
+    inherit_cache = True
+    _traverse_internals = expression.FunctionElement._traverse_internals + [
+        ('offset_seconds', visitors.InternalTraversal.dp_plain_obj)]
 
     def __init__(self, offset_seconds=0):
         self.offset_seconds = int(offset_seconds)

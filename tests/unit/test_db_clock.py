@@ -35,6 +35,21 @@ class TestRendering(testtools.TestCase):
         self.assertAlmostEqual(300, (now - earlier).total_seconds(),
                                delta=1)
 
+    def test_one_offset_is_compiled_once(self):
+        engine = sa.create_engine('sqlite://')
+        hits = []
+        with engine.connect() as connection:
+            for offset in (-300, -300, 0, -300):
+                result = connection.execute(sa.select(
+                    clock.utc_now(offset)))
+                hits.append(result.context.cache_hit)
+                result.close()
+        cached = result.context.dialect.CACHE_HIT
+        # The first of each offset is compiled, the others come from the
+        # cache.
+        self.assertEqual([False, True, False, True],
+                         [hit == cached for hit in hits])
+
 
 class TestSQLite(testtools.TestCase):
 
