@@ -39,6 +39,23 @@ CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 
+def periodic_tasks_of(manager):
+    """[(bound method, spacing in seconds)] of ``manager``'s periodic
+    tasks (marked by ``manager.periodic_task``), spacings read now; a task
+    whose spacing is 0 or less is off and left out."""
+    tasks = []
+    for name in dir(manager):
+        method = getattr(manager, name, None)
+        # Set by manager.periodic_task.
+        spacing = getattr(method, '_periodic_spacing', None)
+        if spacing is None:
+            continue
+        spacing = spacing() if callable(spacing) else spacing
+        if spacing and spacing > 0:
+            tasks.append((method, spacing))
+    return tasks
+
+
 class BaseRPCEndpoint:
     """RPC methods every service answers, in the ``baseapi`` namespace."""
 
@@ -100,15 +117,7 @@ class _ServiceBase:
         tasks = [(self.report_state, CONF.report_interval)]
         manager = getattr(self, 'manager', None)
         if manager is not None:
-            for name in dir(manager):
-                method = getattr(manager, name, None)
-                # Set by manager.periodic_task.
-                spacing = getattr(method, '_periodic_spacing', None)
-                if spacing is None:
-                    continue
-                spacing = spacing() if callable(spacing) else spacing
-                if spacing and spacing > 0:
-                    tasks.append((method, spacing))
+            tasks.extend(periodic_tasks_of(manager))
         return tasks
 
     def _start_periodic_tasks(self):
@@ -170,11 +179,19 @@ class Service(_ServiceBase):
     """A daemon serving the RPC topic ``topic`` with ``manager``."""
 
     def __init__(self, binary, topic, manager, host=None,
-                 server_per_host=False):
+                 server_per_host=False, periodic_tasks=True,
+                 rpc_threads=None):
+        """``periodic_tasks=False``: the heartbeat and the manager's
+        periodic tasks are run by the caller, as a process hosting many
+        services does from one worker (``cmd.fake_computes``).
+        ``rpc_threads``: the threads the RPC server runs messages on
+        (default oslo.messaging's executor_thread_pool_size)."""
         super().__init__(binary, host)
         self.topic = topic
         self.manager = manager
         self.server_per_host = server_per_host
+        self.periodic_tasks = periodic_tasks
+        self.rpc_threads = rpc_threads
         self.rpcserver = None
 
     def start(self):
@@ -188,9 +205,10 @@ class Service(_ServiceBase):
         target = messaging.Target(topic=self.topic, server=self.host)
         endpoints = [self.manager, BaseRPCEndpoint(self)]
         self.rpcserver = rpc.get_server(target, endpoints)
-        self.rpcserver.start()
+        self.rpcserver.start(override_pool_size=self.rpc_threads)
         self.manager.post_start_hook(context)
-        self._start_periodic_tasks()
+        if self.periodic_tasks:
+            self._start_periodic_tasks()
         LOG.info('%s on %s is serving topic %s', self.binary, self.host,
                  self.topic)
 

@@ -46,18 +46,30 @@ LOG = logging.getLogger(__name__)
 class ComputeManager(manager.Manager):
     target = messaging.Target(version='1.7')
 
-    def __init__(self, host=None, driver=None):
+    def __init__(self, host=None, driver=None, conductor_api=None,
+                 reportclient=None, ports=None, compute_rpcapi=None,
+                 builds=None):
+        """A compute of its own makes its clients and its build pool; a
+        process hosting many (``cmd.fake_computes``) passes the ones all
+        its hosts share: ``conductor_api``, ``reportclient`` (placement),
+        ``ports``, ``compute_rpcapi`` and ``builds`` (an executor whose
+        shutdown() the process does, not each host)."""
         self.host = host or CONF.host
         self.driver = driver or fake.FakeDriver(self.host)
-        self.rt = resource_tracker.ResourceTracker(self.host, self.driver)
-        self.conductor_api = conductor_rpcapi.ConductorAPI()
-        self.ports = network_api.PortClient()
-        from nova_lite.compute import rpcapi as compute_rpcapi
-        self.compute_rpcapi = compute_rpcapi.ComputeAPI()
+        self.rt = resource_tracker.ResourceTracker(self.host, self.driver,
+                                                   reportclient)
+        self.conductor_api = conductor_api or conductor_rpcapi.ConductorAPI()
+        self.ports = ports or network_api.PortClient()
+        if compute_rpcapi is None:
+            from nova_lite.compute import rpcapi
+            compute_rpcapi = rpcapi.ComputeAPI()
+        self.compute_rpcapi = compute_rpcapi
         self.work = work.InstanceWork()
         self.rt.port_allocations_of = self._port_allocations_of
         self.rt.idle_instance = self.work.idle
-        if concurrency.backend() == 'eventlet':
+        if builds is not None:
+            self._builds = builds
+        elif concurrency.backend() == 'eventlet':
             self._builds = futurist.GreenThreadPoolExecutor(
                 CONF.compute.max_concurrent_builds)
         else:

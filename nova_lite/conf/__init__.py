@@ -11,6 +11,7 @@ from nova_lite.conf import compute
 from nova_lite.conf import conductor
 from nova_lite.conf import database
 from nova_lite.conf import default
+from nova_lite.conf import fake_computes
 from nova_lite.conf import middleware
 from nova_lite.conf import network
 from nova_lite.conf import placement
@@ -21,5 +22,6 @@ from nova_lite.conf import upgrade_levels
 CONF = cfg.CONF
 
 for _module in (default, database, api, scheduler, compute, conductor,
-                placement, network, quota, upgrade_levels, middleware):
+                placement, network, quota, upgrade_levels, middleware,
+                fake_computes):
     _module.register_opts(CONF)

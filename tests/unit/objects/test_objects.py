@@ -66,7 +66,8 @@ OBJECT_HASHES = {
     'Selection': '1.1-9d5242b25a1b15a2998481f1a4a79136',
     # The version field lost its default (SERVICE_VERSION, filled in by
     # create()); defaults are not sent, so 1.0 readers are unaffected.
-    'Service': '1.0-c93f62c2788371b05231da30477196b9',
+    # 1.1: heartbeat_many.
+    'Service': '1.1-4a1a497968ec2d4217acdcfa5d594229',
     'ServiceList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
 }
 
