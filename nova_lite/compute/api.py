@@ -37,6 +37,7 @@ from nova_lite import servicegroup
 from nova_lite.compute import instance_actions
 from nova_lite.compute import server_common
 from nova_lite.compute import server_create
+from nova_lite.compute import server_list
 from nova_lite.compute import server_moves
 from nova_lite.compute import server_rebuild
 from nova_lite.compute import server_resize
@@ -54,6 +55,8 @@ def _owned(context, instance):
 NAME_FILTER_MAX = 255
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
+# A pattern with none of these matches the names that contain it.
+_RE2_SPECIAL = re2.compile(r'[\\.^$*+?()\[\]{}|]')
 
 
 class NameFilter:
@@ -74,6 +77,14 @@ class NameFilter:
         if self._regex is None:
             return name == self.pattern
         return self._regex.search(name) is not None
+
+    def contained(self):
+        """A string every name this filter matches contains (for a
+        database to narrow its search by), or None: the pattern itself
+        when it has no special character, or when RE2 did not take it."""
+        if self._regex is None or not _RE2_SPECIAL.search(self.pattern):
+            return self.pattern
+        return None
 
 
 def name_filter(pattern):
@@ -169,55 +180,23 @@ class API:
         return instance
 
     def get_all(self, context, search_opts=None, limit=None, marker=None):
-        """Servers matching ``search_opts``, newest first, paged.
+        """Servers matching ``search_opts``, newest first, paged: at most
+        ``limit`` (None: all) after the server ``marker``.
 
         search_opts: ``project_id`` (None lists every project), ``name``
-        (a regular expression), ``vm_state`` (a list), ``host``.
-        Build requests and the instances of every cell (cell0 included)
-        are merged; a cell whose database is unreachable is skipped with a
-        warning rather than failing the whole list.
+        (a regular expression), ``vm_state`` (a list), ``host``, and the
+        tag filters of ``_matches``. Build requests and the instances of
+        every cell (cell0 included) are merged; a cell whose database is
+        unreachable is skipped with a warning rather than failing the
+        whole list. Each cell pages in its database: see
+        ``server_list``.
         """
         search_opts = dict(search_opts or {})
-        project_id = search_opts.get('project_id')
-        build_requests = objects.BuildRequestList.get_all(
-            context, project_id=project_id)
-        by_uuid = {}
-        for build_request in build_requests:
-            instance = build_request.instance
-            # The serialized instance keeps created_at to the second only;
-            # the BuildRequest row has the precise time (unless the server
-            # is built again from cell0: then it was created long before).
-            if build_request.created_at is not None and (
-                    instance.created_at is None or abs(
-                        (build_request.created_at.replace(tzinfo=None) -
-                         instance.created_at.replace(tzinfo=None))
-                        .total_seconds()) < 2):
-                instance.created_at = build_request.created_at
-            by_uuid[build_request.instance_uuid] = instance
-        cell_filters = {'project_id': project_id,
-                        'host': search_opts.get('host'),
-                        'vm_state': search_opts.get('vm_state')}
-        in_cells = cells.scatter(
-            context, lambda cctxt, cell: objects.InstanceList.get_by_filters(
-                cctxt, cell_filters, expected_attrs=['fault']),
-            'a server list')
-        for found in in_cells.answers.values():
-            # An instance already in a cell wins over its BuildRequest,
-            # which the conductor deletes just after.
-            by_uuid.update((i.uuid, i) for i in found)
-        building = {b.instance_uuid for b in build_requests}
-        instances = [i for i in by_uuid.values()
-                     if self._matches(i, search_opts)]
-        instances.sort(key=lambda i: (i.created_at, i.uuid in building,
-                                      i.uuid), reverse=True)
-        if marker is not None:
-            uuids = [i.uuid for i in instances]
-            if marker not in uuids:
-                raise exception.MarkerNotFound(marker=marker)
-            instances = instances[uuids.index(marker) + 1:]
-        if limit is not None:
-            instances = instances[:limit]
-        return instances
+        if search_opts.get('name') and not isinstance(search_opts['name'],
+                                                      NameFilter):
+            search_opts['name'] = name_filter(search_opts['name'])
+        return server_list.servers_page(context, search_opts, limit,
+                                        marker, self._matches)
 
     @staticmethod
     def _matches(instance, search_opts):

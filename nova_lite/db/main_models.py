@@ -76,7 +76,12 @@ class Instance(_SoftDelete, Base):
     __tablename__ = 'instances'
     __table_args__ = (
         sa.Index('instances_host_node_idx', 'host', 'node', 'deleted'),
-        sa.Index('instances_project_id_idx', 'project_id', 'deleted'),
+        # A server list's order (nova_lite.compute.server_list), among
+        # the live instances and among a project's.
+        sa.Index('instances_deleted_created_at_uuid_idx', 'deleted',
+                 'created_at', 'uuid'),
+        sa.Index('instances_project_id_deleted_created_at_uuid_idx',
+                 'project_id', 'deleted', 'created_at', 'uuid'),
     )
     id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
     uuid = sa.Column(sa.String(36), nullable=False, unique=True)

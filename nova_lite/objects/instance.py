@@ -417,6 +417,42 @@ def _in_or_null(column, values):
     return sa.or_(*clauses)
 
 
+def _filtered(query, context, filters):
+    """``query`` on instances narrowed by ``filters`` (see
+    ``InstanceList.get_by_filters`` and ``get_newest_first``)."""
+    table = models.Instance
+    if not filters.get('deleted', context.read_deleted == 'yes'):
+        query = query.where(table.deleted == 0)
+    for name in ('project_id', 'user_id', 'host', 'node'):
+        if filters.get(name) is not None:
+            query = query.where(getattr(table, name) == filters[name])
+    if filters.get('uuid') is not None:
+        query = query.where(table.uuid.in_(list(filters['uuid'])))
+    if filters.get('vm_state') is not None:
+        query = query.where(table.vm_state.in_(list(filters['vm_state'])))
+    if filters.get('name_contains'):
+        query = query.where(table.display_name.contains(
+            filters['name_contains'], autoescape=True))
+    for tag in filters.get('tags_all') or ():
+        query = query.where(_tags_hold(tag))
+    if filters.get('tags_any'):
+        query = query.where(sa.or_(*[_tags_hold(tag)
+                                     for tag in filters['tags_any']]))
+    return query
+
+
+def _tags_hold(tag):
+    """The instance's tags column (a JSON list, written by
+    ``jsonutils.dumps`` as every tag is) may have ``tag`` in it. A tag
+    whose JSON has an escape in it (a quote, a backslash, a character
+    beyond ASCII) narrows nothing: a backslash in a LIKE pattern does
+    not mean the same in every database."""
+    encoded = jsonutils.dumps(tag)
+    if '\\' in encoded:
+        return sa.true()
+    return models.Instance.tags.contains(encoded, autoescape=True)
+
+
 @base.NovaLiteObjectRegistry.register
 class InstanceList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version
@@ -437,20 +473,7 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
         clock -- tasks a takeover may end).
         """
         expected_attrs = expected_attrs or []
-        query = sa.select(models.Instance)
-        deleted = filters.get('deleted', context.read_deleted == 'yes')
-        if not deleted:
-            query = query.where(models.Instance.deleted == 0)
-        for name in ('project_id', 'user_id', 'host', 'node'):
-            if filters.get(name) is not None:
-                query = query.where(getattr(models.Instance, name) ==
-                                    filters[name])
-        if filters.get('uuid') is not None:
-            query = query.where(models.Instance.uuid.in_(
-                list(filters['uuid'])))
-        if filters.get('vm_state') is not None:
-            query = query.where(models.Instance.vm_state.in_(
-                list(filters['vm_state'])))
+        query = _filtered(sa.select(models.Instance), context, filters)
         if filters.get('stale_for') is not None:
             query = query.where(models.Instance.updated_at <
                                 clock.utc_now(-filters['stale_for']))
@@ -469,6 +492,77 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
         return cls(context, objects=[
             Instance._from_db(context, Instance(), r, expected_attrs, faults)
             for r in rows])
+
+    @classmethod
+    @db.retried
+    def get_newest_first(cls, context, filters, after=None, limit=None):
+        """Up to ``limit`` instances matching ``filters``, newest first:
+        ``created_at`` descending, then ``uuid`` descending -- the order
+        of a server list, which reads them a page at a time.
+
+        ``filters``: those of ``get_by_filters`` but ``stale_for``, and
+        what narrows a server list's search without deciding it (the
+        caller checks each instance it is given): ``name_contains`` (the
+        name contains it, in whatever case the database's collation
+        ignores), ``tags_all`` and ``tags_any`` (lists: the JSON of the
+        tags holds every one, or one of them, likewise).
+
+        ``after`` is a position, (created_at, uuid): only the instances
+        after it in that order; with uuid None, those created at or
+        before created_at. Keyset paging: the database seeks to the
+        position in its (deleted, created_at, uuid) index, or (project_id,
+        deleted, created_at, uuid) for one project, whatever the number
+        of instances before it. An instance always has a created_at
+        (``create`` sets one); one without is never after a position.
+        No faults: a list reads those of its page only
+        (``InstanceFault.get_latest_for_instances``).
+        """
+        table = models.Instance
+        query = _filtered(sa.select(table), context, filters)
+        if after is not None:
+            created_at, uuid = base.db_datetime(after[0]), after[1]
+            query = query.where(table.created_at <= created_at)
+            if uuid is not None:
+                # Said as a range on created_at and the rest, which
+                # MariaDB's optimizer turns into an index seek (a row
+                # comparison it does not).
+                query = query.where(sa.or_(table.created_at < created_at,
+                                           table.uuid < uuid))
+        query = query.order_by(table.created_at.desc(), table.uuid.desc())
+        if limit is not None:
+            query = query.limit(limit)
+        with db.cell_session(context) as session:
+            rows = list(session.execute(query).scalars())
+        return cls(context, objects=[
+            Instance._from_db(context, Instance(), row) for row in rows])
+
+    @classmethod
+    @db.retried
+    def position_of(cls, context, uuid, project_id=None):
+        """(created_at, uuid) of instance ``uuid`` -- deleted or not, of
+        ``project_id`` if given -- by the unique index on uuid; None if
+        this cell has no such instance. Where a server list's page after
+        the marker ``uuid`` starts."""
+        table = models.Instance
+        query = sa.select(table.created_at, table.uuid).where(
+            table.uuid == uuid)
+        if project_id is not None:
+            query = query.where(table.project_id == project_id)
+        with db.cell_session(context) as session:
+            row = session.execute(query).first()
+        return None if row is None else (row.created_at, row.uuid)
+
+    @classmethod
+    @db.retried
+    def uuids_among(cls, context, uuids, filters):
+        """Which of ``uuids`` are instances of this cell matching
+        ``filters`` (those of ``get_by_filters``)."""
+        if not uuids:
+            return set()
+        query = _filtered(sa.select(models.Instance.uuid), context,
+                          dict(filters, uuid=sorted(uuids)))
+        with db.cell_session(context) as session:
+            return set(session.execute(query).scalars())
 
     @classmethod
     @db.retried
@@ -528,6 +622,14 @@ class InstanceFault(base.NovaLiteObject):
             .where(models.InstanceFault.instance_uuid.in_(list(uuids)))
             .order_by(models.InstanceFault.id.asc())).scalars()
         return {r.instance_uuid: cls._from_db(context, r) for r in rows}
+
+    @classmethod
+    @db.retried
+    def get_latest_for_instances(cls, context, uuids):
+        """{instance uuid: its latest fault} of these instances of the
+        context's cell, in one query."""
+        with db.cell_session(context) as session:
+            return cls.latest_for_instances(context, session, uuids)
 
     @classmethod
     @base.remotable
