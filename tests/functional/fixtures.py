@@ -284,9 +284,17 @@ class ControlPlane:
         """compute<index>'s config: on ``transport_url`` (default the
         first cell's), with ``extra`` ini text (default compute_conf's)."""
         self.compute_confs[index] = self._write(
-            'compute%d.conf' % index, """
+            'compute%d.conf' % index,
+            self._compute_options('compute%d' % index, transport_url),
+            self.compute_conf.get(index, '') if extra is None else extra)
+        return self.compute_confs[index]
+
+    def _compute_options(self, host=None, transport_url=None):
+        """What a compute's config says (no database credentials), as
+        ini text; ``host`` None leaves [DEFAULT] host out."""
+        return """
             [DEFAULT]
-            host = compute%(index)d
+            %(host)s
             transport_url = %(transport)s
             report_interval = 1
             service_down_time = 5
@@ -309,14 +317,12 @@ class ControlPlane:
             fake_vcpus = 8
             fake_memory_mb = 8192
             fake_local_gb = 100
-            """ % {'index': index,
+            """ % {'host': 'host = %s' % host if host else '',
                    'transport': transport_url or self.transport_url,
                    'backend': self.backend,
                    'placement': self.placement_url,
                    'network': self.network_url,
-                   'bandwidth': self.BANDWIDTH_KBPS},
-            self.compute_conf.get(index, '') if extra is None else extra)
-        return self.compute_confs[index]
+                   'bandwidth': self.BANDWIDTH_KBPS}
 
     def database_url(self, name):
         return 'mysql+pymysql://root:@127.0.0.1:%d/%s?charset=utf8mb4' % (
@@ -397,6 +403,61 @@ class ControlPlane:
         daemon.start()
         self.daemons[name] = daemon
         return daemon
+
+    def start_fake_computes(self, name, hosts, first_index=1,
+                            host_prefix='fake', extra_conf=''):
+        """Start ``name``: one nova-lite-fake-computes process hosting
+        ``hosts`` simulated computes, <host_prefix><first_index> on, in
+        the first cell, configured as the plane's computes are (no
+        database credentials) and then by ``extra_conf`` (ini text). It
+        is in ``daemons`` like any other (and logs its counters on
+        SIGUSR2); wait_for_hypervisors(count, host_prefix) waits for its
+        hosts."""
+        files = [self._write(
+            name + '.conf', self._compute_options(), """
+            [fake_computes]
+            hosts = %d
+            first_index = %d
+            host_prefix = %s
+            """ % (hosts, first_index, host_prefix))]
+        if extra_conf:
+            files.append(self._write(name + '-extra.conf', extra_conf))
+        daemon = Daemon(name, 'fake_computes', files,
+                        os.path.join(self.workdir, name + '.log'), self.env)
+        daemon.start()
+        self.daemons[name] = daemon
+        return daemon
+
+    def start_simulated_hosts(self, hosts, per_process, extra_conf='',
+                              host_prefix='fake'):
+        """``hosts`` simulated computes in as many nova-lite-fake-computes
+        processes (``fake-computes1``, ``2``, ...) of at most
+        ``per_process`` hosts each, their hosts numbered on from one
+        process to the next; the daemons."""
+        daemons = []
+        first = 1
+        while first <= hosts:
+            count = min(per_process, hosts - first + 1)
+            daemons.append(self.start_fake_computes(
+                'fake-computes%d' % (len(daemons) + 1), count, first,
+                host_prefix, extra_conf))
+            first += count
+        return daemons
+
+    def wait_for_simulated_hosts(self, hosts, timeout, host_prefix='fake'):
+        """wait_for_hypervisors(hosts) for simulated hosts, which may take
+        minutes to start: until then the cell database is asked every 2 s
+        how many have registered, rather than the API listing them all
+        five times a second."""
+        def registered():
+            self.assert_daemons_running()
+            return self.query(
+                self.databases[1], 'SELECT COUNT(*) AS n FROM services '
+                'WHERE `binary` = %s AND deleted = 0 AND host LIKE %s',
+                ('nova-lite-compute', host_prefix + '%'))[0]['n'] >= hosts
+        wait_for(registered, timeout, 2,
+                 what='%d simulated hosts registered' % hosts)
+        self.wait_for_hypervisors(hosts, timeout, host_prefix, interval=2)
 
     def add_cell(self, name, hosts, compute_conf=None, timeout=60):
         """Set up one more real cell the way an operator would, and return
@@ -498,8 +559,9 @@ class ControlPlane:
         # a compute whose heartbeat waits on a stopped conductor only
         # exits when Daemon.stop kills it, 20 s later. Then the others.
         daemons = list(self.daemons.values())
-        stop_together([d for d in daemons if d.module == 'compute'])
-        stop_together([d for d in daemons if d.module != 'compute'])
+        computes = ('compute', 'fake_computes')
+        stop_together([d for d in daemons if d.module in computes])
+        stop_together([d for d in daemons if d.module not in computes])
         for name in self.databases:
             try:
                 _mysql('DROP DATABASE IF EXISTS `%s`' % name,
@@ -558,20 +620,25 @@ class ControlPlane:
                 return False
         wait_for(answers, timeout, what='API answering')
 
-    def wait_for_hypervisors(self, count, timeout=60):
+    def wait_for_hypervisors(self, count, timeout=60, host_prefix='compute',
+                             interval=0.2):
+        """Until ``count`` hypervisors are up, their hosts (named
+        ``host_prefix``...) mapped to a cell and their providers in
+        placement, polling every ``interval`` seconds."""
         admin = self.client()
         wait_for(lambda: self.assert_daemons_running() or len([
             h for h in admin.get(
                 '/os-hypervisors/detail').json()['hypervisors']
             if h['state'] == 'up']) >= count,
-            timeout, what='%d hypervisors up' % count)
+            timeout, interval, what='%d hypervisors up' % count)
         # The scheduler maps hosts on its own period; give it one turn.
         wait_for(lambda: self.manage('cell_v2', 'list_hosts').stdout
-                 .count(' compute') >= count, timeout, what='hosts mapped')
+                 .count(' ' + host_prefix) >= count, timeout, interval,
+                 what='hosts mapped')
         # A compute whose first report found placement not listening yet
         # reports again a period later; until then it is no candidate.
         wait_for(lambda: len(self.placement_providers_with_room()) >= count,
-                 timeout, what='%d computes in placement' % count)
+                 timeout, interval, what='%d computes in placement' % count)
 
     def wait_for_bandwidth_providers(self, count, timeout=60):
         """Until the port service has put ``count`` bandwidth providers

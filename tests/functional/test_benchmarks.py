@@ -66,6 +66,18 @@ class TestBenchmarksRun(testtools.TestCase):
             self.assertIsNotNone(value, name)
             self.assertGreater(float(value.group(1)), 0, name)
 
+    def test_boot_bench_on_simulated_hosts(self):
+        # Two nova-lite-fake-computes processes (3 hosts and 2).
+        output = self.bench('boot_bench.py', '--servers', '4', '--hosts',
+                            '5', '--hosts-per-process', '3', '--pings', '5',
+                            expect='servers: 4 on 5 simulated hosts')
+        for line in ('simulated hosts up and mapped after ',
+                     'cpu_ms_per_boot: ', 'boots_per_s: ',
+                     'rpc_messages_per_boot: ', 'db_statements_per_boot: '):
+            self.assertIn(line, output)
+        # Their counters were read too (SIGUSR2, like every daemon's).
+        self.assertIn('fake-computes', output)
+
     def test_live_migration_bench(self):
         self.bench('live_migration_bench.py', '--migrations', '2',
                    expect='API call -> migration completed')

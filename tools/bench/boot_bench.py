@@ -21,6 +21,12 @@ and read through SIGUSR2 before the first POST and after all are ACTIVE,
 then where they come from: periodic tasks during the boots included.
 
     tools/bench/boot_bench.py --servers 100 --computes 4 --pings 200
+
+With ``--hosts H`` the servers go to H simulated hosts instead, run by
+nova-lite-fake-computes processes of ``--hosts-per-process`` hosts each
+(``SIMULATED_HOSTS_CONF``: a deployment's intervals, classic queues):
+
+    tools/bench/boot_bench.py --servers 500 --hosts 1000
 """
 
 import argparse
@@ -58,6 +64,26 @@ samples.sort()
 print('%.3f %.3f' % (statistics.median(samples),
                      samples[math.ceil(len(samples) * 0.95) - 1]))
 '''
+
+
+# The simulated hosts' options: room for many servers; a deployment's
+# heartbeat and audit intervals (not the test fixture's 1 s and 2 s: a
+# thousand hosts' audits every 2 s would be all the machine does); and
+# classic queues for their RPC topics -- three queues a host, which as
+# quorum queues (the tests' setting, for broker restarts) cost RabbitMQ
+# far more, and simulated hosts need not outlive a broker restart.
+SIMULATED_HOSTS_CONF = """
+[DEFAULT]
+report_interval = 10
+[compute]
+fake_memory_mb = 1048576
+fake_vcpus = 1024
+fake_local_gb = 100000
+update_resources_interval = 60
+[oslo_messaging_rabbit]
+rabbit_quorum_queue = false
+heartbeat_timeout_threshold = 60
+"""
 
 
 def machine_cpu_ms():
@@ -154,10 +180,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--servers', type=int, default=100)
     parser.add_argument('--computes', type=int, default=4)
+    parser.add_argument('--hosts', type=int, default=0,
+                        help='boot onto this many simulated hosts '
+                             '(nova-lite-fake-computes) instead of '
+                             '--computes compute processes')
+    parser.add_argument('--hosts-per-process', type=int, default=250,
+                        help='simulated hosts per nova-lite-fake-computes '
+                             'process')
     parser.add_argument('--batch', type=int, default=10,
                         help='servers per POST (max_count)')
     parser.add_argument('--pings', type=int, default=200)
     args = parser.parse_args()
+    if args.hosts:
+        # The simulated hosts are the computes.
+        args.computes = 0
 
     plane = fixtures.ControlPlane(
         computes=args.computes,
@@ -167,9 +203,23 @@ def main():
     plane.compute_conf = {i: '[compute]\nfake_memory_mb = 1048576\n'
                              'fake_vcpus = 1024\nfake_local_gb = 100000\n'
                           for i in range(1, args.computes + 1)}
+    if args.hosts:
+        # Heartbeats every 10 s are not late for the scheduler.
+        plane.extra_conf += '[DEFAULT]\nservice_down_time = 60\n'
     print('starting control plane with %d computes...' % args.computes)
     plane.start()
     try:
+        if args.hosts:
+            print('starting %d simulated hosts, %d per process (report_'
+                  'interval 10 s, update_resources_interval 60 s, classic '
+                  'queues)...' % (args.hosts, args.hosts_per_process))
+            began = time.perf_counter()
+            plane.start_simulated_hosts(args.hosts, args.hosts_per_process,
+                                        SIMULATED_HOSTS_CONF)
+            plane.wait_for_simulated_hosts(args.hosts,
+                                           timeout=120 + args.hosts)
+            print('simulated hosts up and mapped after %.0fs' % (
+                time.perf_counter() - began))
         admin = plane.client()
         # No quota for the benchmark's project: the default (10
         # instances) would refuse the boots.
@@ -224,8 +274,9 @@ def main():
         if ping.returncode:
             raise SystemExit(ping.stderr)
         median, p95 = ping.stdout.split()
-        print('servers: %d on %d computes, batches of %d' % (
-            args.servers, args.computes, args.batch))
+        print('servers: %d on %s, batches of %d' % (
+            args.servers, '%d simulated hosts' % args.hosts if args.hosts
+            else '%d computes' % args.computes, args.batch))
         print('POST phase: %.2fs; POST to all ACTIVE: %.2fs -> %.1f '
               'servers/s' % (posted, elapsed, args.servers / elapsed))
         print('machine CPU from the first POST to all ACTIVE: %.0f ms on '
