@@ -160,15 +160,7 @@ class ControlPlane:
         # PrivateServices, started by the caller), or the machine's. A
         # broker of its own may come without a database (rabbit_cluster.
         # RabbitCluster): the plane then uses the machine's MariaDB.
-        self.services = services
-        self.rabbit = RABBIT
-        self.mysql_port = 3306
-        self.rabbitmqctl_args = []
-        if services is not None:
-            self.rabbit = services.rabbit
-            if services.mysql_port_or_none is not None:
-                self.mysql_port = services.mysql_port_or_none
-            self.rabbitmqctl_args = services.rabbitmqctl_args()
+        self.use_services(services)
         # {compute index (1-based): "ini text"} for per-host overrides.
         self.compute_conf = compute_conf or {}
         self.extra_conf = extra_conf
@@ -196,6 +188,19 @@ class ControlPlane:
         # Seconds start() waits for the API and the computes (more for
         # many computes on two cores).
         self.start_timeout = 60
+
+    def use_services(self, services):
+        """Run on ``services`` (see __init__), or on the machine's broker
+        and database for None; before start()."""
+        self.services = services
+        self.rabbit = RABBIT
+        self.mysql_port = 3306
+        self.rabbitmqctl_args = []
+        if services is not None:
+            self.rabbit = services.rabbit
+            if services.mysql_port_or_none is not None:
+                self.mysql_port = services.mysql_port_or_none
+            self.rabbitmqctl_args = services.rabbitmqctl_args()
 
     # -- configuration -----------------------------------------------------
 

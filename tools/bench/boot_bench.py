@@ -24,7 +24,12 @@ then where they come from: periodic tasks during the boots included.
 
 With ``--hosts H`` the servers go to H simulated hosts instead, run by
 nova-lite-fake-computes processes of ``--hosts-per-process`` hosts each
-(``SIMULATED_HOSTS_CONF``: a deployment's intervals, classic queues):
+(``SIMULATED_HOSTS_CONF``: a deployment's intervals, classic queues), on
+a RabbitMQ node of the bench's own (``Broker``: oslo.messaging gives each
+host's RPC server a connection of its own). Once they are up, what they
+cost idle is measured over ``--idle-seconds``: the machine's CPU, and
+each process's CPU, memory and threads, and the broker's connections and
+queues.
 
     tools/bench/boot_bench.py --servers 500 --hosts 1000
 """
@@ -32,9 +37,11 @@ nova-lite-fake-computes processes of ``--hosts-per-process`` hosts each
 import argparse
 import collections
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -44,6 +51,7 @@ sys.path.insert(0, ROOT)
 import pymysql  # noqa: E402
 
 from nova_lite import counters  # noqa: E402
+from tests.functional import faults  # noqa: E402
 from tests.functional import fixtures  # noqa: E402
 
 PING_SCRIPT = r'''
@@ -84,6 +92,102 @@ update_resources_interval = 60
 rabbit_quorum_queue = false
 heartbeat_timeout_threshold = 60
 """
+
+
+class _RoomyRabbitNode(faults.RabbitNode):
+    """A RabbitMQ node started with as many open files as the system
+    lets it have: the packaged start (su to the rabbitmq user) gives it
+    1,024, which RabbitMQ turns into 832 connections at most."""
+
+    def start(self, timeout=90):
+        self._write_config()
+        command = 'ulimit -n "$(ulimit -Hn)" && exec rabbitmq-server -detached'
+        if os.getuid() == 0:
+            command = ['su', 'rabbitmq', '-s', '/bin/sh', '-c',
+                       'cd /var/lib/rabbitmq && ' + command.replace(
+                           'rabbitmq-server',
+                           '/usr/lib/rabbitmq/bin/rabbitmq-server')]
+        else:
+            command = ['/bin/sh', '-c', command]
+        subprocess.run(command, env=self.env(), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.ctl('wait', self.pid_file, '--timeout', str(timeout))
+
+
+class Broker:
+    """A RabbitMQ node of the bench's own for a plane with simulated
+    hosts (the plane's ``services``, with the machine's MariaDB): every
+    host's RPC server has its own connection, a thousand of them more
+    than the machine's node is allowed; and the node's CPU and memory are
+    the plane's alone."""
+
+    mysql_port_or_none = None
+
+    def __init__(self):
+        self.workdir = tempfile.mkdtemp(prefix='nova-lite-bench-')
+        self.node = _RoomyRabbitNode(self.workdir, prefix='nlbb')
+
+    @property
+    def rabbit(self):
+        return self.node.url
+
+    def rabbitmqctl_args(self):
+        return ['-n', self.node.name]
+
+    def pid(self):
+        with open(self.node.pid_file) as f:
+            return int(f.read().strip())
+
+    def start(self):
+        try:
+            self.node.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self):
+        try:
+            self.node.stop()
+        finally:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def count(self, what, vhost):
+        """How many ``what`` (connections, queues) the node has."""
+        output = self.node.ctl('-q', 'list_' + what, '-p', vhost, 'name')
+        return len([line for line in output.splitlines() if line.strip()])
+
+
+def process_usage(pid):
+    """(CPU ms used so far, resident MB, threads) of process ``pid``."""
+    with open('/proc/%d/stat' % pid) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    cpu_ms = (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf(
+        'SC_CLK_TCK')
+    return (cpu_ms, int(fields[21]) * os.sysconf('SC_PAGE_SIZE') / 2 ** 20,
+            int(fields[17]))
+
+
+def print_idle_cost(plane, broker, hosts, seconds):
+    """What the plane with ``hosts`` simulated hosts costs doing nothing,
+    over ``seconds``: the machine's CPU, each process's, and the
+    broker's connections and queues."""
+    pids = {d.name: d.process.pid for d in plane.daemons.values()
+            if d.running}
+    pids['rabbitmq (the bench\'s node)'] = broker.pid()
+    before = {name: process_usage(pid) for name, pid in pids.items()}
+    began, machine_before = time.perf_counter(), machine_cpu_ms()
+    time.sleep(seconds)
+    elapsed = time.perf_counter() - began
+    machine = (machine_cpu_ms() - machine_before) / elapsed
+    print('idle, %d simulated hosts up, over %.0fs:' % (hosts, elapsed))
+    print('idle_cpu_ms_per_s: %.0f' % machine)
+    for name, pid in sorted(pids.items()):
+        cpu_ms, rss, threads = process_usage(pid)
+        print('  %-28s %6.1f ms/s CPU, %5.0f MB resident, %4d threads' % (
+            name, (cpu_ms - before[name][0]) / elapsed, rss, threads))
+    print('  broker: %d connections, %d queues' % (
+        broker.count('connections', plane.vhost),
+        broker.count('queues', plane.vhost)))
 
 
 def machine_cpu_ms():
@@ -187,6 +291,9 @@ def main():
     parser.add_argument('--hosts-per-process', type=int, default=250,
                         help='simulated hosts per nova-lite-fake-computes '
                              'process')
+    parser.add_argument('--idle-seconds', type=float, default=10,
+                        help='with --hosts: how long their idle cost is '
+                             'measured once they are up')
     parser.add_argument('--batch', type=int, default=10,
                         help='servers per POST (max_count)')
     parser.add_argument('--pings', type=int, default=200)
@@ -203,11 +310,20 @@ def main():
     plane.compute_conf = {i: '[compute]\nfake_memory_mb = 1048576\n'
                              'fake_vcpus = 1024\nfake_local_gb = 100000\n'
                           for i in range(1, args.computes + 1)}
-    if args.hosts:
+    broker = Broker() if args.hosts else None
+    if broker is not None:
+        print('starting a RabbitMQ node of the bench\'s own...')
+        broker.start()
+        plane.use_services(broker)
         # Heartbeats every 10 s are not late for the scheduler.
         plane.extra_conf += '[DEFAULT]\nservice_down_time = 60\n'
     print('starting control plane with %d computes...' % args.computes)
-    plane.start()
+    try:
+        plane.start()
+    except BaseException:
+        if broker is not None:
+            broker.stop()
+        raise
     try:
         if args.hosts:
             print('starting %d simulated hosts, %d per process (report_'
@@ -220,6 +336,7 @@ def main():
                                            timeout=120 + args.hosts)
             print('simulated hosts up and mapped after %.0fs' % (
                 time.perf_counter() - began))
+            print_idle_cost(plane, broker, args.hosts, args.idle_seconds)
         admin = plane.client()
         # No quota for the benchmark's project: the default (10
         # instances) would refuse the boots.
@@ -289,6 +406,8 @@ def main():
               'p95 %s ms (%d calls)' % (median, p95, args.pings))
     finally:
         plane.stop()
+        if broker is not None:
+            broker.stop()
 
 
 if __name__ == '__main__':
