@@ -13,8 +13,9 @@ that order and holds ``limit`` servers.
    (``InstanceList.get_newest_first``): it seeks to the marker's place in
    an index and answers at most ``limit`` rows; what it cannot judge (the
    name's regular expression, the tags) is checked here, and the cell is
-   read on until ``limit`` instances pass or it has no more. A cell that
-   does not answer is left out of the list (``cells.scatter``).
+   read on until ``limit`` instances pass or it has no more. Only what
+   orders and checks an instance is read so far. A cell that does not
+   answer is left out of the list (``cells.scatter``).
 3. The build requests -- only the servers being scheduled, so few -- are
    all read, filtered and ordered here: the created_at a build request
    sorts by is inside its serialized instance when the server is built
@@ -22,12 +23,16 @@ that order and holds ``limit`` servers.
    instance a cell already has is left out: the cell's instance stands
    for the server.
 4. The sorted answers are merged and the first ``limit`` kept; then the
-   faults of the page's instances are read, one query per cell.
+   page's instances are read whole with their faults, from each cell that
+   has some (the rows and the faults: two queries). One deleted in
+   between is shown deleted; one whose cell stops answering in between
+   is left out.
 
 A page's cost grows with ``limit`` and the number of cells, not with the
 number of servers.
 """
 
+import collections
 import datetime
 import heapq
 import itertools
@@ -85,8 +90,10 @@ def servers_page(context, search_opts, limit, marker, matches):
     page = list(itertools.islice(
         heapq.merge(*streams, key=lambda i: _place(i, building),
                     reverse=True), limit))
-    _read_faults(context, page, in_cells)
-    return page
+    cell_of = {listed.uuid: cell_uuid
+               for cell_uuid, (found, _has) in in_cells.answers.items()
+               for listed in found}
+    return _whole(context, page, cell_of, in_cells.asked)
 
 
 def _place(instance, building):
@@ -191,28 +198,23 @@ def _cell_page(cctxt, filters, after, limit, matches, building):
     return found[:limit]
 
 
-def _read_faults(context, page, in_cells):
-    """Set the fault of each of ``page``'s instances from its cell, one
-    query per cell; an instance whose cell does not answer now shows
-    none."""
-    page_uuids = {i.uuid for i in page}
-    uuids_of = {}
-    for cell_uuid, (found, _has) in in_cells.answers.items():
-        on_page = {i.uuid for i in found} & page_uuids
-        if on_page:
-            uuids_of[cell_uuid] = on_page
+def _whole(context, page, cell_of, asked):
+    """``page`` with each server a cell listed (``cell_of``: {uuid: cell
+    uuid}) read whole, with its fault: one read in each cell that has
+    some of them, the cells ``asked`` (by uuid) at once."""
+    uuids_of = collections.defaultdict(list)
+    for listed in page:
+        if listed.uuid in cell_of:
+            uuids_of[cell_of[listed.uuid]].append(listed.uuid)
     if not uuids_of:
-        return
-    faults = cells.scatter(
-        context, lambda cctxt, cell:
-        objects.InstanceFault.get_latest_for_instances(
-            cctxt, uuids_of[cell.uuid]),
-        'the faults of a server list',
-        cells=[in_cells.asked[uuid] for uuid in uuids_of])
-    found = {}
-    for answer in faults.answers.values():
-        found.update(answer)
-    in_cell = set().union(*[uuids_of[uuid] for uuid in faults.answers])
-    for instance in page:
-        if instance.uuid in in_cell:
-            instance.fault = found.get(instance.uuid)
+        return page
+    read = cells.scatter(
+        context, lambda cctxt, cell: objects.InstanceList.get_by_filters(
+            cctxt, {'uuid': uuids_of[cell.uuid], 'deleted': True},
+            expected_attrs=['fault']),
+        'a server list', cells=[asked[uuid] for uuid in uuids_of])
+    whole = {instance.uuid: instance
+             for found in read.answers.values() for instance in found}
+    return [whole[listed.uuid] if listed.uuid in cell_of else listed
+            for listed in page
+            if listed.uuid not in cell_of or listed.uuid in whole]

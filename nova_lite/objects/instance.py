@@ -11,6 +11,7 @@ clock too (``InstanceList`` filter ``stale_for``,
 take it over need not agree on the time.
 """
 
+import collections
 import copy
 
 from oslo_serialization import jsonutils
@@ -113,7 +114,10 @@ class Instance(base.NovaLiteObject):
         for name in self._CHANGED_IN_PLACE:
             if (fields is None or name in fields) and \
                     self.obj_attr_is_set(name):
-                originals[name] = copy.deepcopy(getattr(self, name))
+                # A plain dict of the strings: a deep copy of the field's
+                # CoercedDict would copy the whole instance it points at
+                # (1 ms an instance, most of a server list's time).
+                originals[name] = dict(getattr(self, name))
 
     def obj_what_changed(self):
         changed = super().obj_what_changed()
@@ -417,6 +421,12 @@ def _in_or_null(column, values):
     return sa.or_(*clauses)
 
 
+class Listed(collections.namedtuple('Listed', [
+        'uuid', 'created_at', 'display_name', 'vm_state', 'host', 'tags'])):
+    """An instance as a server list orders and checks it
+    (``InstanceList.get_newest_first``)."""
+
+
 def _filtered(query, context, filters):
     """``query`` on instances narrowed by ``filters`` (see
     ``InstanceList.get_by_filters`` and ``get_newest_first``)."""
@@ -498,7 +508,10 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
     def get_newest_first(cls, context, filters, after=None, limit=None):
         """Up to ``limit`` instances matching ``filters``, newest first:
         ``created_at`` descending, then ``uuid`` descending -- the order
-        of a server list, which reads them a page at a time.
+        of a server list, which reads them a page at a time -- as
+        ``Listed`` tuples: what a list orders and checks them by, without
+        the rest of their rows (the list reads those of its page only,
+        with ``get_by_filters``).
 
         ``filters``: those of ``get_by_filters`` but ``stale_for``, and
         what narrows a server list's search without deciding it (the
@@ -514,11 +527,11 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
         deleted, created_at, uuid) for one project, whatever the number
         of instances before it. An instance always has a created_at
         (``create`` sets one); one without is never after a position.
-        No faults: a list reads those of its page only
-        (``InstanceFault.get_latest_for_instances``).
         """
         table = models.Instance
-        query = _filtered(sa.select(table), context, filters)
+        query = _filtered(sa.select(*[getattr(table, name)
+                                      for name in Listed._fields]),
+                          context, filters)
         if after is not None:
             created_at, uuid = base.db_datetime(after[0]), after[1]
             query = query.where(table.created_at <= created_at)
@@ -532,9 +545,11 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
         if limit is not None:
             query = query.limit(limit)
         with db.cell_session(context) as session:
-            rows = list(session.execute(query).scalars())
-        return cls(context, objects=[
-            Instance._from_db(context, Instance(), row) for row in rows])
+            rows = session.execute(query).all()
+        return [Listed(row.uuid, row.created_at, row.display_name,
+                       row.vm_state, row.host,
+                       jsonutils.loads(row.tags) if row.tags else [])
+                for row in rows]
 
     @classmethod
     @db.retried
@@ -622,14 +637,6 @@ class InstanceFault(base.NovaLiteObject):
             .where(models.InstanceFault.instance_uuid.in_(list(uuids)))
             .order_by(models.InstanceFault.id.asc())).scalars()
         return {r.instance_uuid: cls._from_db(context, r) for r in rows}
-
-    @classmethod
-    @db.retried
-    def get_latest_for_instances(cls, context, uuids):
-        """{instance uuid: its latest fault} of these instances of the
-        context's cell, in one query."""
-        with db.cell_session(context) as session:
-            return cls.latest_for_instances(context, session, uuids)
 
     @classmethod
     @base.remotable

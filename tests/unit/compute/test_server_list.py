@@ -294,30 +294,41 @@ class TestCells(ServerListTestCase):
         self.assertRaises(exception.CellUnavailable, self.listed,
                           marker=uuidutils.generate_uuid())
 
-    def test_faults_are_read_for_the_page_only(self):
+    def test_only_the_page_is_read_whole_with_its_faults(self):
         failed = self.in_cell(self.cell0, at(3), vm_state=states.ERROR,
                               fault='No valid host was found.')
         older_failure = self.in_cell(self.cell0, at(1),
                                      vm_state=states.ERROR, fault='Gone.')
-        self.in_cell(self.cell1, at(2))
-        asked = []
-        real = objects.InstanceFault.get_latest_for_instances
+        in_cell1 = self.in_cell(self.cell1, at(2))
+        read = []
+        real = objects.InstanceList.get_by_filters
 
-        def recorded(context, uuids):
-            asked.append(set(uuids))
-            return real(context, uuids)
+        def recorded(context, filters, **kwargs):
+            read.append(set(filters['uuid']))
+            return real(context, filters, **kwargs)
         self.useFixture(fixtures.MockPatchObject(
-            objects.InstanceFault, 'get_latest_for_instances', recorded))
-        [page_fault, _cell1] = self.api.get_all(
-            self.demo, {'project_id': DEMO}, limit=2)
-        self.assertEqual('No valid host was found.',
-                         page_fault.fault.message)
-        self.assertEqual(2, len(asked))
-        self.assertNotIn(older_failure, set().union(*asked))
-        self.assertIn(failed, set().union(*asked))
-        [cell0_page] = self.api.get_all(self.demo, {'project_id': DEMO},
-                                        limit=1, marker=_cell1.uuid)
-        self.assertEqual('Gone.', cell0_page.fault.message)
+            objects.InstanceList, 'get_by_filters', recorded))
+        page = self.api.get_all(self.demo, {'project_id': DEMO}, limit=2)
+        self.assertEqual([failed, in_cell1], [i.uuid for i in page])
+        self.assertEqual('No valid host was found.', page[0].fault.message)
+        self.assertIsNone(page[1].fault)
+        self.assertEqual(sorted([{failed}, {in_cell1}]), sorted(read))
+        [last] = self.api.get_all(self.demo, {'project_id': DEMO},
+                                  limit=1, marker=in_cell1)
+        self.assertEqual(older_failure, last.uuid)
+        self.assertEqual('Gone.', last.fault.message)
+
+    def test_a_server_deleted_while_its_page_is_read_is_shown_deleted(self):
+        uuid = self.in_cell(self.cell1, at(1))
+        real = objects.InstanceList.get_by_filters
+
+        def deleted_first(context, filters, **kwargs):
+            objects.Instance.get_by_uuid(context, uuid).destroy()
+            return real(context, filters, **kwargs)
+        self.useFixture(fixtures.MockPatchObject(
+            objects.InstanceList, 'get_by_filters', deleted_first))
+        [instance] = self.api.get_all(self.demo, {'project_id': DEMO})
+        self.assertEqual(states.DELETED, instance.vm_state)
 
 
 class TestNarrowing(testtools.TestCase):
