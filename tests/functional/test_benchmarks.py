@@ -70,13 +70,17 @@ class TestBenchmarksRun(testtools.TestCase):
         # Two nova-lite-fake-computes processes (3 hosts and 2).
         output = self.bench('boot_bench.py', '--servers', '4', '--hosts',
                             '5', '--hosts-per-process', '3', '--pings', '5',
+                            '--idle-seconds', '2',
                             expect='servers: 4 on 5 simulated hosts')
         for line in ('simulated hosts up and mapped after ',
-                     'cpu_ms_per_boot: ', 'boots_per_s: ',
-                     'rpc_messages_per_boot: ', 'db_statements_per_boot: '):
+                     'idle_cpu_ms_per_s: ', 'broker: ', 'cpu_ms_per_boot: ',
+                     'boots_per_s: ', 'rpc_messages_per_boot: ',
+                     'db_statements_per_boot: '):
             self.assertIn(line, output)
-        # Their counters were read too (SIGUSR2, like every daemon's).
-        self.assertIn('fake-computes', output)
+        # Both processes' idle use, and their counters read through
+        # SIGUSR2 like every daemon's.
+        self.assertIn('fake-computes2 ', output)
+        self.assertIn('fake-computes cast.build_and_run_instance', output)
 
     def test_live_migration_bench(self):
         self.bench('live_migration_bench.py', '--migrations', '2',

@@ -7,6 +7,7 @@ import functools
 import logging
 import os
 import threading
+import time
 
 import fixtures
 import testtools
@@ -226,3 +227,40 @@ class TestHeartbeats(_CommandTestCase):
         hosts._stopping.set()
         # The host not registered yet is left out.
         self.assertEqual([41, 42], calls[0])
+
+
+class TestLanes(_CommandTestCase):
+
+    def test_a_slow_task_neither_delays_heartbeats_nor_runs_twice(self):
+        hosts = self._start(FAKE_COMPUTES_CONF)
+        self.useFixture(nova_fixtures.Config()).config(report_interval=1)
+        hosts.services[0].service_ref = objects.Service(id=7)
+        heartbeats = []
+
+        def heartbeat_many(cls, context, ids):
+            heartbeats.append(list(ids))
+            return len(ids)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.Service.heartbeat_many', heartbeat_many))
+        release = threading.Event()
+        self.addCleanup(release.set)
+        audits = []
+
+        def audit():
+            audits.append(1)
+            release.wait(30)
+        # An audit due every second that takes far longer.
+        hosts.timetable.start([(fake_computes._HostTask('sim7', audit),
+                                1)])
+        hosts._periodic = fake_computes._executor(2)
+        self.addCleanup(hosts._periodic.shutdown, wait=False)
+        hosts._start_thread(hosts._run_timetable, 'periodic-tasks')
+        hosts._start_thread(hosts._run_heartbeats, 'heartbeats')
+        self.addCleanup(hosts._stopping.set)
+        deadline = time.monotonic() + 10
+        while len(heartbeats) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertGreaterEqual(len(heartbeats), 3)
+        self.assertEqual([7], heartbeats[-1])
+        # Its turns while it ran were skipped.
+        self.assertEqual(1, len(audits))
