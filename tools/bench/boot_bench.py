@@ -315,8 +315,11 @@ def main():
         print('starting a RabbitMQ node of the bench\'s own...')
         broker.start()
         plane.use_services(broker)
-        # Heartbeats every 10 s are not late for the scheduler.
-        plane.extra_conf += '[DEFAULT]\nservice_down_time = 60\n'
+        # Heartbeats every 10 s are not late for the scheduler, and one
+        # page lists every hypervisor (wait_for_hypervisors).
+        plane.extra_conf += (
+            '[DEFAULT]\nservice_down_time = 60\n[api]\nmax_limit = %d\n'
+            % max(1000, args.hosts))
     print('starting control plane with %d computes...' % args.computes)
     try:
         plane.start()
