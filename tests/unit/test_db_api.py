@@ -145,3 +145,87 @@ class PlacementEngineTestCase(testtools.TestCase):
         self.assertFalse(engine.pool._pre_ping)
         self.assertEqual(sa_pool.base.reset_none,
                          engine.pool._reset_on_return)
+
+
+class _Record:
+    def __init__(self):
+        self.info = {}
+
+
+class _DBAPIConnection:
+    """What the pool's events see of a PyMySQL connection."""
+
+    def __init__(self, server_status=0, ping_error=None):
+        self.server_status = server_status
+        self.ping_error = ping_error
+        self.calls = []
+
+    def rollback(self):
+        self.calls.append('rollback')
+
+    def ping(self, reconnect=True):
+        self.calls.append('ping')
+        if self.ping_error is not None:
+            raise self.ping_error
+
+
+class FewerRoundTripsTestCase(testtools.TestCase):
+    """Every MySQL engine's pool rolls back only an open transaction and
+    pings only a connection that was idle."""
+
+    def setUp(self):
+        super().setUp()
+        self.engine = sa.create_engine('mysql+pymysql://u:p@127.0.0.1:1/x')
+        self.addCleanup(self.engine.dispose)
+        self.assertTrue(hasattr(self.engine.pool, '_pre_ping'))
+        self.assertTrue(hasattr(self.engine.pool, '_reset_on_return'))
+        db._fewer_round_trips(self.engine)
+        self.pool = self.engine.pool
+
+    def returned(self, connection, record):
+        self.pool.dispatch.reset(connection, record, sa_pool.PoolResetState(
+            transaction_was_reset=False, terminate_only=False,
+            asyncio_safe=True))
+        self.pool.dispatch.checkin(connection, record)
+
+    def test_the_pool_neither_pings_nor_rolls_back_by_itself(self):
+        self.assertFalse(self.pool._pre_ping)
+        self.assertEqual(sa_pool.base.reset_none, self.pool._reset_on_return)
+
+    def test_a_committed_connection_is_not_rolled_back(self):
+        connection = _DBAPIConnection(server_status=0x2)  # autocommit flag
+        self.returned(connection, _Record())
+        self.assertEqual([], connection.calls)
+
+    def test_an_open_transaction_is_rolled_back(self):
+        connection = _DBAPIConnection(server_status=0x1 | 0x2)
+        self.returned(connection, _Record())
+        self.assertEqual(['rollback'], connection.calls)
+
+    def test_a_connection_of_unknown_state_is_rolled_back(self):
+        connection = _DBAPIConnection(server_status=None)
+        self.returned(connection, _Record())
+        self.assertEqual(['rollback'], connection.calls)
+
+    def test_a_connection_used_a_moment_ago_is_not_pinged(self):
+        connection, record = _DBAPIConnection(), _Record()
+        self.returned(connection, record)
+        self.pool.dispatch.checkout(connection, record, None)
+        self.assertEqual([], connection.calls)
+
+    def test_a_new_or_idle_connection_is_pinged(self):
+        connection, record = _DBAPIConnection(), _Record()
+        # Never returned yet: pinged.
+        self.pool.dispatch.checkout(connection, record, None)
+        self.assertEqual(['ping'], connection.calls)
+        self.returned(connection, record)
+        record.info['returned_at'] -= db.PING_AFTER_IDLE
+        self.pool.dispatch.checkout(connection, record, None)
+        self.assertEqual(['ping', 'ping'], connection.calls)
+
+    def test_a_failed_ping_is_a_disconnection(self):
+        connection = _DBAPIConnection(
+            ping_error=pymysql.err.OperationalError(2006, 'gone away'))
+        self.assertRaises(sa_exc.DisconnectionError,
+                          self.pool.dispatch.checkout, connection, _Record(),
+                          None)
