@@ -47,6 +47,12 @@ DBDuplicateEntry = db_exc.DBDuplicateEntry
 DBReferenceError = db_exc.DBReferenceError
 DBDeadlock = db_exc.DBDeadlock
 
+# Execution options of an ORM UPDATE or DELETE whose session holds none
+# of the rows it changes (each session here is one short transaction):
+# SQLAlchemy need not look for them to bring them up to date, which costs
+# more than the statement's own compilation.
+NO_SYNC = {'synchronize_session': False}
+
 _FACADES = {}
 _LOCK = threading.Lock()
 # The binary of a process that must never touch a database (a compute),

@@ -98,7 +98,8 @@ class BuildRequest(base.NovaLiteObject):
             result = session.execute(
                 sa.update(table)
                 .where(table.instance_uuid == instance_uuid, taken)
-                .values(claimed_at=clock.utc_now(), owner=owner))
+                .values(claimed_at=clock.utc_now(), owner=owner),
+                execution_options=db.NO_SYNC)
         return result.rowcount == 1
 
     @classmethod
@@ -122,7 +123,8 @@ class BuildRequest(base.NovaLiteObject):
                 sa.update(table)
                 .where(table.instance_uuid.in_(sorted(instance_uuids)),
                        table.owner == owner)
-                .values(claimed_at=clock.utc_now()))
+                .values(claimed_at=clock.utc_now()),
+                execution_options=db.NO_SYNC)
         return result.rowcount
 
     @db.retried
@@ -136,7 +138,8 @@ class BuildRequest(base.NovaLiteObject):
         if owner is not None:
             query = query.where(table.owner == owner)
         with db.api_session() as session:
-            if session.execute(query).rowcount:
+            if session.execute(query,
+                               execution_options=db.NO_SYNC).rowcount:
                 return
             raise_not_held(session, self.instance_uuid)
 
@@ -154,7 +157,8 @@ class BuildRequest(base.NovaLiteObject):
                 .where(table.instance_uuid == instance_uuid,
                        table.owner == owner)
                 .values(flow=jsonutils.dumps(flow),
-                        claimed_at=clock.utc_now()))
+                        claimed_at=clock.utc_now()),
+                execution_options=db.NO_SYNC)
             if not result.rowcount:
                 raise_not_held(session, instance_uuid)
 

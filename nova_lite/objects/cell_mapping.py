@@ -250,7 +250,8 @@ class InstanceMapping(base.NovaLiteObject):
                 models.BuildRequest.instance_uuid == self.instance_uuid,
                 models.BuildRequest.owner == build_owner))
         with db.api_session() as session:
-            result = session.execute(query.values(**values))
+            result = session.execute(query.values(**values),
+                                     execution_options=db.NO_SYNC)
             if not result.rowcount and build_owner is not None and \
                     session.execute(sa.select(models.InstanceMapping.id).where(
                         models.InstanceMapping.instance_uuid ==

@@ -116,7 +116,8 @@ class ComputeNode(base.NovaLiteObject):
         values['updated_at'] = base.utcnow()
         with db.cell_session(self._context) as session:
             session.execute(sa.update(models.ComputeNode).where(
-                models.ComputeNode.id == self.id).values(**values))
+                models.ComputeNode.id == self.id).values(**values),
+                execution_options=db.NO_SYNC)
         self.updated_at = values['updated_at']
         self.obj_reset_changes()
 

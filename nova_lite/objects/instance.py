@@ -273,7 +273,8 @@ class Instance(base.NovaLiteObject):
             query = query.where(
                 models.Instance.updated_at < clock.utc_now(-stale_for))
         with db.cell_session(self._context) as session:
-            result = session.execute(query.values(**values))
+            result = session.execute(query.values(**values),
+                                     execution_options=db.NO_SYNC)
             if not result.rowcount:
                 row = session.execute(sa.select(models.Instance).where(
                     models.Instance.uuid == self.uuid)).scalar_one_or_none()
