@@ -54,7 +54,10 @@ class TestBenchmarksRun(testtools.TestCase):
     def test_boot_bench(self):
         output = self.bench('boot_bench.py', '--servers', '4',
                             '--computes', '1', '--pings', '5',
-                            expect='servers/s')
+                            '--by-statement', expect='servers/s')
+        self.assertIn('CPU per boot, by process', output)
+        # Every boot inserts its instance in the cell database.
+        self.assertRegex(output, r'conductor +INSERT INTO instances ')
         for line in ('cpu_ms_per_boot: ', 'boots_per_s: ',
                      'background_cpu_ms_per_s: '):
             self.assertIn(line, output)

@@ -18,7 +18,9 @@ busy background is not a clean one. So are the RPC messages and database
 statements per boot (``rpc_messages_per_boot``, ``db_statements_per_boot``,
 ``db_commits_per_boot``), counted by every daemon (``nova_lite.counters``)
 and read through SIGUSR2 before the first POST and after all are ACTIVE,
-then where they come from: periodic tasks during the boots included.
+then where they come from: periodic tasks during the boots included,
+at a deployment's default intervals unless ``--test-intervals``. The
+CPU each daemon, MariaDB and RabbitMQ used is printed per boot too.
 
     tools/bench/boot_bench.py --servers 100 --computes 4 --pings 200
 
@@ -265,10 +267,58 @@ def print_counted_work(work, servers):
         if name.startswith('rpc.'):
             received[name[len('rpc.'):], daemon.rstrip('0123456789')] += \
                 amount
+    statements = sorted(((amount, daemon, name[len('sql.'):])
+                         for (daemon, name), amount in work.items()
+                         if name.startswith('sql.')), reverse=True)
+    if statements:
+        print('  statements per boot (at least one in 20 boots), by '
+              'daemon and text:')
+        for amount, daemon, text in statements:
+            if amount / servers >= 0.05:
+                print('    %6.2f  %-12s %s' % (
+                    amount / servers, daemon, text))
     print('  RPC messages received per boot (calls count once here):')
     for (name, daemon), amount in sorted(received.items(),
                                          key=lambda item: -item[1]):
         print('    %6.2f  %-12s %s' % (amount / servers, daemon, name))
+
+
+def process_cpu_ms(pid):
+    """The CPU time (user + system) process ``pid`` has used, in ms; 0
+    for one that is gone."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf(
+        'SC_CLK_TCK')
+
+
+def processes(plane):
+    """{name: [pid]} of the plane's daemons, and of MariaDB and RabbitMQ
+    (whose work for the boots counts too; every RabbitMQ node running)."""
+    found = {d.name: [d.process.pid] for d in plane.daemons.values()
+             if d.running}
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/comm' % entry) as f:
+                command = f.read().strip()
+        except OSError:
+            continue
+        if command in ('mariadbd', 'mysqld'):
+            found.setdefault('mariadb', []).append(int(entry))
+        elif command == 'beam.smp':
+            found.setdefault('rabbitmq', []).append(int(entry))
+    return found
+
+
+def processes_cpu_ms(pids):
+    """{name: CPU ms} of processes() over all their pids."""
+    return {name: sum(map(process_cpu_ms, group))
+            for name, group in pids.items()}
 
 
 def checked(response):
@@ -297,19 +347,32 @@ def main():
     parser.add_argument('--batch', type=int, default=10,
                         help='servers per POST (max_count)')
     parser.add_argument('--pings', type=int, default=200)
+    parser.add_argument('--by-statement', action='store_true',
+                        help='count each daemon\'s statements by their '
+                             'text too, and print them per boot')
+    parser.add_argument('--test-intervals', action='store_true',
+                        help='keep the test fixture\'s 1 s heartbeats and '
+                             '2 s resource audits instead of the defaults '
+                             'a deployment runs with')
     args = parser.parse_args()
     if args.hosts:
         # The simulated hosts are the computes.
         args.computes = 0
 
-    plane = fixtures.ControlPlane(
-        computes=args.computes,
-        extra_conf='[compute]\nfake_memory_mb = 1048576\n'
-                   'fake_vcpus = 1024\nfake_local_gb = 100000\n')
-    # Computes read their own files; give them room for N servers too.
-    plane.compute_conf = {i: '[compute]\nfake_memory_mb = 1048576\n'
-                             'fake_vcpus = 1024\nfake_local_gb = 100000\n'
-                          for i in range(1, args.computes + 1)}
+    # Room for N servers; and, unless asked otherwise, the periodic tasks
+    # at their deployment defaults (heartbeats every 10 s, audits every
+    # 60 s), not at the test fixture's pace, whose audits re-read every
+    # server in flight every 2 s.
+    room = ('[compute]\nfake_memory_mb = 1048576\nfake_vcpus = 1024\n'
+            'fake_local_gb = 100000\n')
+    if not args.test_intervals:
+        room += ('update_resources_interval = 60\n[DEFAULT]\n'
+                 'report_interval = 10\nservice_down_time = 60\n')
+    plane = fixtures.ControlPlane(computes=args.computes, extra_conf=room)
+    # Computes read their own files (a later value of an option wins).
+    plane.compute_conf = {i: room for i in range(1, args.computes + 1)}
+    if args.by_statement:
+        plane.env['NOVA_LITE_COUNT_BY_STATEMENT'] = '1'
     broker = Broker() if args.hosts else None
     if broker is not None:
         print('starting a RabbitMQ node of the bench\'s own...')
@@ -371,6 +434,8 @@ def main():
         background = (machine_cpu_ms() - idle_cpu) / (
             time.perf_counter() - idle_from)
         counted_before = read_counters(plane)
+        pids = processes(plane)
+        cpu_before = processes_cpu_ms(pids)
         start, start_cpu = time.perf_counter(), machine_cpu_ms()
         remaining = args.servers
         while remaining:
@@ -385,6 +450,8 @@ def main():
                           what='all servers ACTIVE')
         elapsed = time.perf_counter() - start
         cpu_ms = machine_cpu_ms() - start_cpu
+        by_process = {name: used - cpu_before[name]
+                      for name, used in processes_cpu_ms(pids).items()}
         work = counted_work(counted_before, read_counters(plane))
 
         ping = subprocess.run(
@@ -402,6 +469,12 @@ def main():
         print('machine CPU from the first POST to all ACTIVE: %.0f ms on '
               '%d CPUs' % (cpu_ms, os.cpu_count()))
         print('background_cpu_ms_per_s: %.0f' % background)
+        print('  CPU per boot, by process (ms): %s; the rest of the '
+              'machine %.1f' % (', '.join(
+                  '%s %.1f' % (name, used / args.servers)
+                  for name, used in sorted(by_process.items(),
+                                           key=lambda item: -item[1])),
+                  (cpu_ms - sum(by_process.values())) / args.servers))
         print('cpu_ms_per_boot: %.1f' % (cpu_ms / args.servers))
         print('boots_per_s: %.1f' % (args.servers / elapsed))
         print_counted_work(work, args.servers)
