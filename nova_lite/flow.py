@@ -64,15 +64,18 @@ class Flow:
     def before_step(flow, step):
         pass
 
-    def step(self, name, arg=None):
+    def step(self, name, arg=None, record=True):
         """Say that step ``name`` (on ``arg``) is about to be taken; from
-        now on a failure undoes it."""
+        now on a failure undoes it. ``record`` False leaves the record as
+        it is: for a step whose record would tell a takeover nothing (no
+        undo) and that checks for itself that the flow is still its
+        own."""
         if name not in self.undos:
             raise KeyError('%s flow has no step %r' % (self.name, name))
         Flow.before_step(self, name)
         # Recorded before it is taken: a step whose record fails is not
         # taken, and is not undone.
-        if self.record is not None:
+        if record and self.record is not None:
             self.record(self.steps + [[name, arg]])
         self.steps.append([name, arg])
 

@@ -80,6 +80,21 @@ class TestRecord(FlowTestCase):
         self.assertEqual([[['claim', 0]], [['claim', 0], ['create', 1]]],
                          self.records)
 
+    def test_a_step_taken_without_a_record_is_undone_and_recorded_later(
+            self):
+        def body():
+            with flow.Flow('test', 'server-1', self.undos,
+                           record=self.record) as f:
+                f.step('claim', 0)
+                f.step('mark', record=False)
+                f.step('create', 2)
+                raise ValueError('boom')
+        self.assertRaises(ValueError, body)
+        self.assertEqual([[['claim', 0]],
+                          [['claim', 0], ['mark', None], ['create', 2]]],
+                         self.records)
+        self.assertEqual([('create', 2), ('claim', 0)], self.undone)
+
     def test_a_step_whose_record_fails_is_not_undone(self):
         def refuse_second(steps):
             if len(steps) == 2:

@@ -24,7 +24,9 @@ The build requests are leased (``conductor/leases.py``), and every step is
 recorded on the build request in the same UPDATE that checks the lease:
 a conductor that lost the build stops before changing anything of its new
 owner's, and the new owner reads the steps and replays their undos before
-it builds the server again (``conductor/tasks/recover.py``).
+it builds the server again (``conductor/tasks/recover.py``). The last,
+``delete_build_request``, is not recorded: it has no undo, and its DELETE
+is itself conditional on the lease.
 
 A reschedule claims the alternate host's allocation candidate in
 placement before it sends the instance there, and moves on to the next
@@ -266,7 +268,11 @@ class ScheduleAndBuildTask:
                     self.context, instance.uuid)
                 mapping.cell_mapping = cell
                 mapping.save(build_owner=self.leases.owner)
-                flow.step('delete_build_request')
+                # Not recorded: it has no undo, so a takeover undoes
+                # the same steps with or without it, and the DELETE holds
+                # only while this task owns the build (as a record
+                # would have checked).
+                flow.step('delete_build_request', record=False)
                 self.leases.destroy(build_request)
             except exception.BuildTakenOver:
                 # Lost after the lease was last checked: the record made
