@@ -80,6 +80,16 @@ class BuildLeases:
             self._registry.held.add((instance_uuid, self.owner))
         return True
 
+    def claim_new(self, context, instance_uuids):
+        """``claim`` of several builds nobody holds yet, in one UPDATE:
+        the uuids this owner now holds."""
+        claimed = objects.BuildRequest.claim_new(context, instance_uuids,
+                                                 self.owner)
+        with self._registry.lock:
+            self._registry.held.update(
+                (uuid, self.owner) for uuid in claimed)
+        return claimed
+
     def holds(self, context, instance_uuid):
         """Still ours (renewed now)? A lost build is forgotten."""
         if objects.BuildRequest.holds(context, instance_uuid, self.owner):

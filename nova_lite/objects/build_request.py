@@ -103,6 +103,35 @@ class BuildRequest(base.NovaLiteObject):
         return result.rowcount == 1
 
     @classmethod
+    @db.retried
+    def claim_new(cls, context, instance_uuids, owner):
+        """``claim`` (without a timeout) of several builds at once: the
+        uuids of those ``owner`` now holds. One UPDATE claims every one
+        nobody holds yet, as ``claim`` would each; when it did not claim
+        them all, a SELECT in the same transaction reads which are
+        ``owner``'s (an owner name is one task's only, so none was
+        before)."""
+        if not instance_uuids:
+            return set()
+        table = models.BuildRequest
+        uuids = sorted(instance_uuids)
+        with db.api_session() as session:
+            result = session.execute(
+                sa.update(table)
+                .where(table.instance_uuid.in_(uuids),
+                       table.claimed_at.is_(None))
+                .values(claimed_at=clock.utc_now(), owner=owner),
+                execution_options=db.NO_SYNC)
+            if result.rowcount == len(uuids):
+                return set(uuids)
+            if not result.rowcount:
+                return set()
+            return set(session.execute(
+                sa.select(table.instance_uuid)
+                .where(table.instance_uuid.in_(uuids),
+                       table.owner == owner)).scalars())
+
+    @classmethod
     def holds(cls, context, instance_uuid, owner):
         """Renew ``owner``'s lease on the build of ``instance_uuid``; False
         when it no longer has one (taken over, or deleted by its user).

@@ -230,9 +230,11 @@ class ScheduleAndBuildTask:
         cannot claim was deleted by its user, or taken over by another
         conductor because this cast waited too long in the queue (every
         conductor was down): either way it is not ours to build."""
+        claimed = self.leases.claim_new(
+            self.context, [br.instance_uuid for br in self.build_requests])
         kept = [(br, spec) for br, spec in zip(self.build_requests,
                                                self.request_specs)
-                if self.leases.claim(self.context, br.instance_uuid)]
+                if br.instance_uuid in claimed]
         skipped = ({br.instance_uuid for br in self.build_requests} -
                    {br.instance_uuid for br, _ in kept})
         if skipped:

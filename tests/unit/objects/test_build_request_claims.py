@@ -144,6 +144,41 @@ class TestClaim(BuildRequestClaimTestCase):
         self.assertIsNone(self.claimed_at(other))
 
 
+class TestClaimNew(BuildRequestClaimTestCase):
+    """claim_new: the builds of one cast claimed in one UPDATE."""
+
+    def claim_new(self, uuids, owner='conductor-a'):
+        return objects.BuildRequest.claim_new(self.admin, uuids, owner)
+
+    def test_every_request_nobody_owns_is_claimed(self):
+        uuids = [self.accepted() for _ in range(3)]
+        self.assertEqual(set(uuids), self.claim_new(uuids))
+        self.assertEqual(['conductor-a'] * 3, [self.owner(u) for u in uuids])
+
+    def test_only_those_nobody_else_holds_are_claimed(self):
+        held, deleted, free = (self.accepted() for _ in range(3))
+        self.claim(held, owner='conductor-b')
+        objects.BuildRequest.get_by_instance_uuid(self.admin,
+                                                  deleted).destroy()
+        unknown = uuidutils.generate_uuid()
+        self.assertEqual({free}, self.claim_new([held, deleted, free,
+                                                 unknown]))
+        self.assertEqual('conductor-b', self.owner(held))
+
+    def test_none_claimed_when_all_are_held(self):
+        uuid = self.accepted()
+        self.claim(uuid, owner='conductor-b')
+        self.assertEqual(set(), self.claim_new([uuid]))
+        self.assertEqual(set(), self.claim_new([]))
+
+    def test_a_stale_request_is_not_taken_over(self):
+        # Takeovers go through claim(timeout=...) one by one.
+        uuid = self.accepted(seconds_ago=600)
+        self.claim(uuid, owner='conductor-b')
+        self.set_columns(uuid, claimed_at=ago(400))
+        self.assertEqual(set(), self.claim_new([uuid]))
+
+
 class TestLease(BuildRequestClaimTestCase):
     """The owner's lease: renewed while the build goes on, and every
     later step conditional on it."""
