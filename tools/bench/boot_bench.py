@@ -347,6 +347,10 @@ def main():
     parser.add_argument('--batch', type=int, default=10,
                         help='servers per POST (max_count)')
     parser.add_argument('--pings', type=int, default=200)
+    parser.add_argument('--no-counters', action='store_true',
+                        help='do not read the daemons\' counters: for a '
+                             'before/after run of code older than them '
+                             '(whose daemons SIGUSR2 would stop)')
     parser.add_argument('--by-statement', action='store_true',
                         help='count each daemon\'s statements by their '
                              'text too, and print them per boot')
@@ -433,7 +437,7 @@ def main():
         time.sleep(2)
         background = (machine_cpu_ms() - idle_cpu) / (
             time.perf_counter() - idle_from)
-        counted_before = read_counters(plane)
+        counted_before = None if args.no_counters else read_counters(plane)
         pids = processes(plane)
         cpu_before = processes_cpu_ms(pids)
         start, start_cpu = time.perf_counter(), machine_cpu_ms()
@@ -452,7 +456,8 @@ def main():
         cpu_ms = machine_cpu_ms() - start_cpu
         by_process = {name: used - cpu_before[name]
                       for name, used in processes_cpu_ms(pids).items()}
-        work = counted_work(counted_before, read_counters(plane))
+        work = None if args.no_counters else counted_work(
+            counted_before, read_counters(plane))
 
         ping = subprocess.run(
             [sys.executable, '-c', PING_SCRIPT, str(args.pings),
@@ -477,7 +482,8 @@ def main():
                   (cpu_ms - sum(by_process.values())) / args.servers))
         print('cpu_ms_per_boot: %.1f' % (cpu_ms / args.servers))
         print('boots_per_s: %.1f' % (args.servers / elapsed))
-        print_counted_work(work, args.servers)
+        if work is not None:
+            print_counted_work(work, args.servers)
         print('conductor ping round trip over RabbitMQ: median %s ms, '
               'p95 %s ms (%d calls)' % (median, p95, args.pings))
     finally:
