@@ -63,6 +63,14 @@ def _usage_of(instance):
             scheduler_utils.pci_devices_requested(instance.flavor),)
 
 
+def _resources_by_provider(allocations):
+    """{provider: {class: amount}} of an allocations mapping (what
+    PUT /allocations takes, or an allocation request's), for comparing
+    two of them."""
+    return {provider: dict(allocation.get('resources') or {})
+            for provider, allocation in (allocations or {}).items()}
+
+
 def build_allocations(instance, node_uuid, disk_provider_uuid=None,
                       port_allocations=None):
     """The PUT /allocations body for ``instance`` on the compute node
@@ -306,11 +314,19 @@ class ResourceTracker:
             self._disk_providers.get(node.hypervisor_hostname),
             port_allocations)
 
-    def _write_allocations(self, instance, node, port_allocations=None):
+    def _write_allocations(self, instance, node, port_allocations=None,
+                           claimed=None):
+        """Write ``instance``'s allocation on ``node`` -- unless
+        ``claimed`` (the allocations the scheduler wrote for it: a
+        selection's allocation request) is that allocation already, which
+        placement then holds as the scheduler left it."""
+        allocations = self.allocations_for(instance, node, port_allocations)
+        if claimed is not None and _resources_by_provider(claimed) == \
+                _resources_by_provider(allocations):
+            return
         self.reportclient.put_allocations(
-            instance.uuid, self.allocations_for(instance, node,
-                                                port_allocations),
-            instance.project_id, instance.user_id)
+            instance.uuid, allocations, instance.project_id,
+            instance.user_id)
 
     # -- audit ----------------------------------------------------------------
 
@@ -513,12 +529,15 @@ class ResourceTracker:
             self._check(node, usage, limits)
 
     def claim(self, context, instance, nodename, limits=None,
-              port_allocations=None):
+              port_allocations=None, claimed=None):
         """Reserve ``instance``'s resources here, locally and in placement
         (``port_allocations`` is its ports' part: bandwidth providers);
         ComputeResourcesUnavailable if they do not fit or placement did
-        not take them. Its undo is ``drop_instance``. Call it inside
-        ``claiming``, which keeps the audit off the instance meanwhile."""
+        not take them. ``claimed``: the allocations the scheduler (or the
+        conductor, on an alternate) wrote for it; when they are what the
+        claim here would write, placement is not asked again. Its undo is
+        ``drop_instance``. Call it inside ``claiming``, which keeps the
+        audit off the instance meanwhile."""
         usage = _usage_of(instance)
         resources = self.driver.get_available_resource(nodename)
         with self._lock:
@@ -537,7 +556,8 @@ class ResourceTracker:
                     reason='the provider of %s is not reported yet' %
                     nodename)
             # Safe to write again: it writes the whole allocation.
-            self._write_allocations(instance, node, port_allocations)
+            self._write_allocations(instance, node, port_allocations,
+                                    claimed)
         try:
             outage.ride_out(write, placement_client.PlacementUnavailable,
                             'The claim of %s on %s' % (instance.uuid,

@@ -158,8 +158,11 @@ def _build(compute, context, instance, selection, request_spec, limits,
     provider_of_port = network_api.provider_by_port(
         groups, (selection.allocation or {}).get('mappings'))
     flow.step('claim_here', selection.nodename)
+    # What the scheduler claimed in placement is not read back when it
+    # is what this claim would write (as Nova's compute trusts it).
     compute.rt.claim(context, instance, selection.nodename, limits,
-                     network_api.port_allocations(groups, provider_of_port))
+                     network_api.port_allocations(groups, provider_of_port),
+                     claimed=(selection.allocation or {}).get('allocations'))
     flow.step('bind_ports')
     # Safe to bind again: a failed try has unbound what it bound.
     outage.ride_out(

@@ -413,6 +413,46 @@ class TestPlacementReports(ResourceTrackerTestCase):
                           self.client().get_allocations(instance.uuid)[
                               'allocations'].items()})
 
+    def requests_of_a_claim(self, instance, claimed):
+        """The placement requests of a claim told what the scheduler
+        claimed, as (method, path)."""
+        sent = []
+        real = self.tracker.reportclient._request
+
+        def request(method, path, *args, **kwargs):
+            sent.append((method, path))
+            return real(method, path, *args, **kwargs)
+        self.tracker.reportclient._request = request
+        self.addCleanup(setattr, self.tracker.reportclient, '_request', real)
+        with self.tracker.claiming(instance.uuid):
+            self.tracker.claim(self.context, instance, self.node,
+                               claimed=claimed)
+        return sent
+
+    def test_a_claim_the_scheduler_made_alike_is_not_read_back(self):
+        node = self.audit()
+        instance = self.make_instance(memory_mb=512, root_gb=10)
+        self.scheduler_claim(node, instance.uuid)
+        before = self.client().get_allocations(instance.uuid)
+        self.assertEqual([], self.requests_of_a_claim(
+            instance, {node.uuid: {'resources': {
+                'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 10}}}))
+        self.assertEqual(before, self.client().get_allocations(
+            instance.uuid))
+
+    def test_a_claim_unlike_the_schedulers_is_written(self):
+        node = self.audit()
+        instance = self.make_instance(memory_mb=1024, root_gb=10)
+        self.scheduler_claim(node, instance.uuid, memory_mb=512)
+        sent = self.requests_of_a_claim(instance, {node.uuid: {
+            'resources': {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 10}}})
+        self.assertIn(('PUT', '/allocations/%s' % instance.uuid), sent)
+        self.assertEqual({node.uuid: {'VCPU': 1, 'MEMORY_MB': 1024,
+                                      'DISK_GB': 10}},
+                         {rp: a['resources'] for rp, a in
+                          self.client().get_allocations(instance.uuid)[
+                              'allocations'].items()})
+
     def test_audit_writes_missing_allocations(self):
         node = self.audit()
         instance = self.make_instance(memory_mb=256)
