@@ -542,6 +542,18 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
                 # comparison it does not).
                 query = query.where(sa.or_(table.created_at < created_at,
                                            table.uuid < uuid))
+            live = not filters.get('deleted', context.read_deleted == 'yes')
+            if live and filters.get('host') is None:
+                # Far down the list MariaDB reads the index's whole
+                # (project_id,) deleted prefix back from its end (ref)
+                # rather than seek to the place (range): 68 ms instead of
+                # 7 at the middle of 100,000 servers. Named, it seeks.
+                index = ('instances_project_id_deleted_created_at_uuid_idx'
+                         if filters.get('project_id') is not None
+                         else 'instances_deleted_created_at_uuid_idx')
+                for dialect in ('mysql', 'mariadb'):
+                    query = query.with_hint(table, 'FORCE INDEX (%s)' % index,
+                                            dialect)
         query = query.order_by(table.created_at.desc(), table.uuid.desc())
         if limit is not None:
             query = query.limit(limit)
