@@ -85,6 +85,16 @@ class TestBenchmarksRun(testtools.TestCase):
         self.assertIn('fake-computes2 ', output)
         self.assertIn('fake-computes cast.build_and_run_instance', output)
 
+    def test_list_bench(self):
+        output = self.bench('list_bench.py', '--servers', '30', '--limit',
+                            '10', '--repeat', '2', expect='pages of 10')
+        for scope in ('all', 'project'):
+            for position in ('first', 'middle', 'end') if scope == 'all' \
+                    else ('first',):
+                for name in ('list_page_p95_ms', 'list_page_median_ms'):
+                    self.assertRegex(output, r'(?m)^%s %s %s: [0-9.]+$' % (
+                        name, scope, position))
+
     def test_live_migration_bench(self):
         self.bench('live_migration_bench.py', '--migrations', '2',
                    expect='API call -> migration completed')
