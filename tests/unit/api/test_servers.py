@@ -418,6 +418,26 @@ class TestReads(ServersTestCase):
                                token=base.ADMIN).json['servers']
         self.assertEqual(1, len(servers))
 
+    def test_a_page_asks_the_policy_once_per_rule(self):
+        from nova_lite.api.compute import server_views
+        from nova_lite import policy
+        for _ in range(3):
+            self.boot()
+        asked = []
+        real = policy.authorize
+
+        def authorize(context, action, *args, **kwargs):
+            asked.append(action)
+            return real(context, action, *args, **kwargs)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.policy.authorize', authorize))
+        servers = self.request('GET', '/v2.1/servers/detail?all_tenants=1',
+                               token=base.ADMIN).json['servers']
+        self.assertEqual(3, len(servers))
+        # An administrator sees the extended attributes of every one.
+        self.assertIn('OS-EXT-SRV-ATTR:host', servers[0])
+        self.assertEqual(1, asked.count(server_views.EXTENDED_ATTRS_POLICY))
+
     def test_status_and_name_filters(self):
         self.instance_in_cell(self.cell1, host='host1')
         self.boot(name='db')
