@@ -14,6 +14,7 @@ always on.
 """
 
 import collections
+import itertools
 import json
 import os
 import threading
@@ -59,6 +60,28 @@ def parse(line):
     except ValueError:
         return None
     return counts if isinstance(counts, dict) else None
+
+
+# Where a daemon that traces its memory allocations (started with
+# PYTHONTRACEMALLOC=<frames>, as tools/bench/soak.py does) writes a
+# tracemalloc snapshot on each SIGUSR2: <dir>/<binary>-<pid>-<n>.snapshot.
+SNAPSHOT_DIR_ENV = 'NOVA_LITE_MEMORY_SNAPSHOTS'
+_snapshots = itertools.count(1)
+
+
+def dump_memory_snapshot(binary):
+    """Write a tracemalloc snapshot, if this process traces its memory
+    and was told where; the path written, or None."""
+    import tracemalloc
+    directory = os.environ.get(SNAPSHOT_DIR_ENV)
+    if not directory or not tracemalloc.is_tracing():
+        return None
+    path = os.path.join(directory, '%s-%d-%d.snapshot' % (
+        binary, os.getpid(), next(_snapshots)))
+    tracemalloc.take_snapshot().dump(path + '.part')
+    # Whole or not at all, for a reader polling the directory.
+    os.rename(path + '.part', path)
+    return path
 
 
 def count_statements(engine):

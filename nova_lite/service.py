@@ -12,7 +12,8 @@ ones finish (bounded by ``graceful_shutdown_timeout``). SIGHUP (systemd's
 marked mutable -- ``[DEFAULT] debug``, the weigher multipliers, ``[api]
 max_limit`` -- and the daemon goes on; the policy file is read again
 whenever it changes. SIGUSR2 logs the daemon's counters (RPC messages
-received, database statements sent: ``nova_lite.counters``).
+received, database statements sent: ``nova_lite.counters``), and writes a
+tracemalloc snapshot when the daemon traces its memory (a soak).
 """
 
 import gc
@@ -325,6 +326,8 @@ def serve(*services):
             if report_requested.is_set():
                 report_requested.clear()
                 LOG.info('%s', counters.render())
+                counters.dump_memory_snapshot(services[0].binary
+                                              if services else 'daemon')
     finally:
         systemd.notify_stopping()
         for svc in started:

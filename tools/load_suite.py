@@ -9,7 +9,9 @@ The burst: concurrent boots onto fake hosts (4 m1.small each, every fifth
 host 5) with two schedulers and two conductors; it reports over-commit,
 ERRORs beyond what capacity forces, placement conflicts and reschedules.
 The soak: mixed operations with bounded loops and the audit every minute;
-it reports the audits and each daemon's memory before and after. Every
+it reports the audits and each daemon's memory before and after, and, for
+the daemons it traces with tracemalloc (``--trace``), the source lines
+whose allocations grew most after the first minute. Every
 daemon is a separate process; RabbitMQ and MariaDB are a node and a server
 started for the run (``--shared-services``: the machine's own, whose
 max_connections must then cover every daemon's pools).
@@ -69,8 +71,13 @@ def run_soak(args):
     with services(args) as running:
         plane = load.plane_for_burst(args.soak_hosts, services=running)
         try:
+            trace = None
+            if args.trace:
+                trace = load.MemoryTrace(plane, args.trace.split(','))
+                trace.start()
             figures = load.soak(plane, seconds=int(args.minutes * 60),
-                                audit_every=60, seed=args.seed)
+                                audit_every=60, seed=args.seed,
+                                trace=trace)
         finally:
             plane.stop()
     print(json.dumps(figures, indent=2))
@@ -88,6 +95,11 @@ def main():
     parser.add_argument('--minutes', type=float, default=10)
     parser.add_argument('--soak-hosts', type=int, default=3)
     parser.add_argument('--seed', type=int, default=None)
+    parser.add_argument('--trace', default='conductor,compute1',
+                        help='daemons of the soak that trace their memory '
+                             'with tracemalloc (comma-separated; empty for '
+                             'none): the soak prints where what they kept '
+                             'after the first minute was allocated')
     parser.add_argument('--shared-services', action='store_true',
                         help="run on the machine's RabbitMQ (5672) and "
                              "MariaDB (3306) instead of a node and a server "

@@ -10,9 +10,13 @@ small versions in the normal test run.
 
 import collections
 import concurrent.futures
+import os
 import random
 import re
+import signal
+import socket
 import time
+import tracemalloc
 
 import requests
 
@@ -159,6 +163,78 @@ def burst(plane, hosts, boots, threads=25, settle_timeout=600):
     }
 
 
+class MemoryTrace:
+    """Some daemons of a plane tracing their memory with tracemalloc:
+    restarted with PYTHONTRACEMALLOC (``frames`` deep) and told where to
+    write a snapshot on each SIGUSR2 (``nova_lite.counters``). ``growth``
+    compares two snapshots: where the memory that stayed was allocated."""
+
+    def __init__(self, plane, names, frames=8):
+        self.plane = plane
+        self.names = list(names)
+        self.frames = frames
+        self.directory = os.path.join(plane.workdir, 'memory-snapshots')
+
+    def start(self):
+        os.makedirs(self.directory, exist_ok=True)
+        for name in self.names:
+            daemon = self.plane.daemons[name]
+            daemon.stop()
+            daemon.env = dict(daemon.env,
+                              PYTHONTRACEMALLOC=str(self.frames),
+                              NOVA_LITE_MEMORY_SNAPSHOTS=self.directory)
+            daemon.start()
+        for name in self.names:
+            # A compute's host is its name, and so is that of a second
+            # daemon of a kind (conductor2); the first runs on the
+            # plane's default host, the machine's name.
+            host = name if name[-1].isdigit() else socket.gethostname()
+            self.plane.wait_for_service_up(
+                host, 'nova-lite-' + self.plane.daemons[name].module,
+                timeout=120)
+
+    def snapshot(self, timeout=120):
+        """{daemon: the path of a snapshot it wrote now}."""
+        taken = {}
+        for name in self.names:
+            daemon = self.plane.daemons[name]
+            pattern = '-%d-' % daemon.process.pid
+            before = {f for f in os.listdir(self.directory)
+                      if pattern in f}
+            daemon.process.send_signal(signal.SIGUSR2)
+
+            def written():
+                new = {f for f in os.listdir(self.directory)
+                       if pattern in f and f.endswith('.snapshot')} - before
+                return sorted(new)[-1] if new else None
+            fixtures.wait_for(written, timeout=timeout, interval=0.2,
+                              what='a memory snapshot of %s' % name)
+            taken[name] = os.path.join(self.directory, written())
+        return taken
+
+    @staticmethod
+    def growth(first, last, top=10):
+        """The ``top`` source lines whose allocations grew most from
+        snapshot ``first`` to ``last``: [(file:line, kB, blocks)]."""
+        old = tracemalloc.Snapshot.load(first)
+        new = tracemalloc.Snapshot.load(last)
+        found = []
+        for stat in new.compare_to(old, 'lineno')[:top]:
+            frame = stat.traceback[0]
+            found.append(('%s:%d' % (_short_path(frame.filename),
+                                     frame.lineno),
+                          round(stat.size_diff / 1024.0, 1),
+                          stat.count_diff))
+        return found
+
+
+def _short_path(filename):
+    for marker in ('site-packages/', '/nova_lite/', '/lib/python'):
+        if marker in filename:
+            return filename[filename.index(marker):].lstrip('/')
+    return filename
+
+
 def daemon_rss_kb(plane):
     """{daemon: resident memory in kB}, read from /proc."""
     found = {}
@@ -175,14 +251,17 @@ def daemon_rss_kb(plane):
     return found
 
 
-def soak(plane, seconds, audit_every=60, concurrency=4, seed=None):
+def soak(plane, seconds, audit_every=60, concurrency=4, seed=None,
+         trace=None):
     """Mixed operations for ``seconds``: boots (some with a bandwidth
     port), stops, starts, rebuilds, live migrations and deletes, at most
     ``concurrency`` in flight, the number of servers kept between 2 and
     12; every ``audit_every`` seconds all operations are let finish and
     the audit runs. Figures: operations by kind and answer, audits and
     their violations, memory of each daemon before, after the first audit
-    and at the end."""
+    and at the end; with ``trace`` (a started MemoryTrace), for each of
+    its daemons the source lines whose allocations grew most from the
+    first audit to the end."""
     rng = random.Random(seed)
     admin = plane.client('admin')
     network = faults.bandwidth_network(plane)
@@ -251,6 +330,8 @@ def soak(plane, seconds, audit_every=60, concurrency=4, seed=None):
                     # Past the start-up (pools, caches, threads): what
                     # grows after this is what the operations leave.
                     memory_warm = daemon_rss_kb(plane)
+                    if trace is not None:
+                        warm_snapshots = trace.snapshot()
                 next_audit = time.monotonic() + audit_every
             server_list = servers()
             futures = [pool.submit(act, server_list)
@@ -263,7 +344,14 @@ def soak(plane, seconds, audit_every=60, concurrency=4, seed=None):
             time.sleep(0.5)
     audits.append(_audit_now(plane, stuck))
     memory_after = daemon_rss_kb(plane)
+    growth = {}
+    if trace is not None and len(audits) > 1:
+        last = trace.snapshot()
+        growth = {name: MemoryTrace.growth(warm_snapshots[name], path)
+                  for name, path in last.items()}
     return {
+        'traced memory growth after the first audit (file:line, kB, '
+        'blocks)': growth,
         'seconds': seconds,
         'operations': dict(sorted(operations.items())),
         'operations total': sum(operations.values()),

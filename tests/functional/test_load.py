@@ -39,7 +39,10 @@ class TestSoak(testtools.TestCase):
         self.addCleanup(plane.stop)
         self.addOnException(lambda exc_info: self.addDetail(
             'daemon-logs', testtools.content.text_content(plane.logs())))
-        figures = load.soak(plane, seconds=60, audit_every=20, seed=8)
+        trace = load.MemoryTrace(plane, ['conductor', 'compute1'])
+        trace.start()
+        figures = load.soak(plane, seconds=60, audit_every=20, seed=8,
+                            trace=trace)
         self.addDetail('figures', testtools.content.text_content(
             json.dumps(figures, indent=2)))
         self.assertEqual([], figures['violations'])
@@ -47,3 +50,8 @@ class TestSoak(testtools.TestCase):
         self.assertGreater(figures['operations total'], 10)
         self.assertFalse([k for k in figures['operations']
                           if k.split()[-1].startswith('5')], figures)
+        # Both traced daemons said where their memory went.
+        growth = figures['traced memory growth after the first audit '
+                         '(file:line, kB, blocks)']
+        self.assertEqual(['compute1', 'conductor'], sorted(growth))
+        self.assertTrue(all(growth.values()), growth)
