@@ -77,3 +77,25 @@ class TestCounters(testtools.TestCase):
             self.assertEqual('rpc.call.object_action', rpc._counter_name(
                 _Incoming({'method': 'object_action', 'args': args},
                           reply_q='reply_1')))
+
+
+class TestMemorySnapshot(testtools.TestCase):
+
+    def test_written_only_when_tracing_and_told_where(self):
+        import os
+        import tracemalloc
+
+        import fixtures
+        directory = self.useFixture(fixtures.TempDir()).path
+        self.assertIsNone(counters.dump_memory_snapshot('nova-lite-test'))
+        self.useFixture(fixtures.EnvironmentVariable(
+            counters.SNAPSHOT_DIR_ENV, directory))
+        if not tracemalloc.is_tracing():
+            self.assertIsNone(counters.dump_memory_snapshot('x'))
+            tracemalloc.start(2)
+            self.addCleanup(tracemalloc.stop)
+        path = counters.dump_memory_snapshot('nova-lite-test')
+        self.assertEqual(directory, os.path.dirname(path))
+        self.assertIn('nova-lite-test-%d-' % os.getpid(), path)
+        self.assertIsInstance(tracemalloc.Snapshot.load(path),
+                              tracemalloc.Snapshot)
