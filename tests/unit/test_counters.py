@@ -1,6 +1,10 @@
 """The counters every daemon keeps: what they count, and the line a
 benchmark reads them from."""
 
+import os
+import tracemalloc
+
+import fixtures
 import sqlalchemy as sa
 import testtools
 
@@ -82,10 +86,6 @@ class TestCounters(testtools.TestCase):
 class TestMemorySnapshot(testtools.TestCase):
 
     def test_written_only_when_tracing_and_told_where(self):
-        import os
-        import tracemalloc
-
-        import fixtures
         directory = self.useFixture(fixtures.TempDir()).path
         self.assertIsNone(counters.dump_memory_snapshot('nova-lite-test'))
         self.useFixture(fixtures.EnvironmentVariable(
