@@ -196,6 +196,9 @@ class SimulatedHosts:
     """The hosts of this process, started, stopped and waited for as one
     service by ``service.serve``."""
 
+    # What serve() names the process by (its memory snapshots).
+    binary = 'nova-lite-fake-computes'
+
     def __init__(self, hosts):
         from nova_lite.compute import manager
         from nova_lite.compute import rpcapi as compute_rpcapi

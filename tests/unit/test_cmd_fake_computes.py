@@ -145,6 +145,11 @@ class TestStart(_CommandTestCase):
         self.assertEqual(['compute.sim7', 'compute.sim8', 'compute.sim9'],
                          [svc.topic for svc in hosts.services])
 
+    def test_serve_can_name_the_process(self):
+        # serve() names a daemon's memory snapshots by its first service.
+        hosts = self._start(FAKE_COMPUTES_CONF)
+        self.assertEqual('nova-lite-fake-computes', hosts.binary)
+
     def test_each_host_has_its_own_node_and_tracker(self):
         hosts = self._start(FAKE_COMPUTES_CONF)
         managers = [svc.manager for svc in hosts.services]
