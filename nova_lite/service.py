@@ -326,8 +326,13 @@ def serve(*services):
             if report_requested.is_set():
                 report_requested.clear()
                 LOG.info('%s', counters.render())
-                counters.dump_memory_snapshot(services[0].binary
-                                              if services else 'daemon')
+                try:
+                    counters.dump_memory_snapshot(
+                        getattr(services[0], 'binary', 'daemon')
+                        if services else 'daemon')
+                except Exception:
+                    # A report must never stop the daemon.
+                    LOG.exception('The memory snapshot was not written')
     finally:
         systemd.notify_stopping()
         for svc in started:
