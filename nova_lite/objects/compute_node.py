@@ -157,6 +157,18 @@ class ComputeNodeList(base.ObjectListBase, base.NovaLiteObject):
     def get_by_uuids(cls, context, uuids):
         return cls._get(context, models.ComputeNode.uuid.in_(sorted(uuids)))
 
+    @staticmethod
+    def updated_at_by_uuid(context, uuids):
+        """{uuid: updated_at} of the live compute nodes among ``uuids``:
+        enough to tell which a reader has already read as they are (every
+        write of a node sets its updated_at, to the microsecond)."""
+        table = models.ComputeNode.__table__
+        with db.cell_session(context) as session:
+            return dict(session.execute(
+                sa.select(table.c.uuid, table.c.updated_at).where(
+                    table.c.deleted == 0,
+                    table.c.uuid.in_(sorted(uuids)))).all())
+
     @classmethod
     @base.remotable
     def get_by_host(cls, context, host):

@@ -27,6 +27,7 @@ from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.objects import service as service_obj
 from nova_lite import servicegroup
 
 CONF = nova_conf.CONF
@@ -186,6 +187,8 @@ class HostManager:
         self.instances_by_host = {}  # host -> instance uuids (last read)
         self.unread = []  # what the last get_host_states could not read
         self._lock = threading.Lock()
+        # uuid -> ComputeNode as last read (_nodes_read).
+        self._nodes = {}
 
     def _cells(self, context):
         return [cell for cell in objects.CellMappingList.get_all(context)
@@ -228,10 +231,9 @@ class HostManager:
         """
         def read_cell(cctxt, cell):
             nodes = (objects.ComputeNodeList.get_all(cctxt)
-                     if uuids is None else
-                     objects.ComputeNodeList.get_by_uuids(cctxt, uuids))
-            services = {s.host: s for s in objects.ServiceList.get_all(
-                cctxt, binary=servicegroup.COMPUTE_BINARY)}
+                     if uuids is None else self._nodes_read(cctxt, uuids))
+            services = service_obj.service_states(
+                cctxt, servicegroup.COMPUTE_BINARY)
             instances = (objects.InstanceList.uuids_by_host(cctxt)
                          if with_instances else None)
             return nodes, services, instances
@@ -273,6 +275,11 @@ class HostManager:
                 if instances is not None:
                     state.set_instances(instances.get(node.host, ()))
         if uuids is not None:
+            # The nodes kept as read are those of the cached states (a
+            # node that is gone is read no more).
+            kept = {state.uuid for state in self.host_states.values()}
+            for uuid in set(self._nodes) - kept:
+                del self._nodes[uuid]
             return [self.host_states[key] for key in sorted(seen)]
         for key in set(self.host_states) - seen:
             if self.host_states[key].cell_uuid in read.down:
@@ -283,6 +290,28 @@ class HostManager:
                          'scheduler cache', *key)
             del self.host_states[key]
         return list(self.host_states.values())
+
+    def _nodes_read(self, cctxt, uuids):
+        """The live compute nodes among ``uuids``: those written since
+        this scheduler last read them read again, the others as it read
+        them (their updated_at, read first, says which)."""
+        written = objects.ComputeNodeList.updated_at_by_uuid(cctxt, uuids)
+
+        def as_read(uuid):
+            # The object's time is UTC-aware, the column's naive UTC.
+            node = self._nodes.get(uuid)
+            if node is None or node.updated_at is None:
+                return None
+            return node.updated_at.replace(tzinfo=None)
+        again = [uuid for uuid, updated_at in written.items()
+                 if updated_at is None or
+                 as_read(uuid) != updated_at.replace(tzinfo=None)]
+        if again:
+            for node in objects.ComputeNodeList.get_by_uuids(cctxt, again):
+                self._nodes[node.uuid] = node
+        # (A node deleted between the two reads is left out.)
+        return [self._nodes[uuid] for uuid in sorted(written)
+                if uuid in self._nodes]
 
     def node_uuids(self, context, host, nodename=None):
         """The uuids of ``host``'s compute nodes (only ``nodename``'s, if

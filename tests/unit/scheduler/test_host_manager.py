@@ -166,6 +166,65 @@ class TestReadingOnlyTheOfferedNodes(HostManagerTestCase):
                          self.manager.hosts_of(['not-in-the-db-yet']))
 
 
+class TestNodesReadAgainOnlyWhenWritten(HostManagerTestCase):
+    """A node read once is read again (whole) only when it was written
+    since; the others come from what the scheduler read."""
+
+    node_uuid = TestReadingOnlyTheOfferedNodes.node_uuid
+
+    def setUp(self):
+        super().setUp()
+        self.read_whole = []
+        real = objects.ComputeNodeList.get_by_uuids
+
+        # (fixtures makes it a classmethod again.)
+        def get_by_uuids(cls, context, uuids):
+            self.read_whole.append(sorted(uuids))
+            return real(context, uuids)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.ComputeNodeList.get_by_uuids',
+            get_by_uuids))
+        self.uuids = {self.node_uuid(h) for h in ('compute1', 'compute2')}
+
+    def offered(self):
+        return {s.host: s for s in self.manager.get_host_states(
+            self.context, uuids=self.uuids)}
+
+    def test_nodes_not_written_since_are_not_read_whole_again(self):
+        self.offered()
+        self.assertEqual([sorted(self.uuids)], self.read_whole)
+        self.assertEqual({'compute1', 'compute2'}, set(self.offered()))
+        self.assertEqual([sorted(self.uuids)], self.read_whole)
+
+    def test_a_node_written_since_is_read_again(self):
+        self.assertEqual(4096, self.offered()['compute1'].free_ram_mb)
+        with nova_context.target_cell(self.context,
+                                      self.databases.cell1) as cctxt:
+            [node] = objects.ComputeNodeList.get_by_host(cctxt, 'compute1')
+            node.free_ram_mb = 1024
+            node.save()
+        self.assertEqual(1024, self.offered()['compute1'].free_ram_mb)
+        self.assertEqual([node.uuid], self.read_whole[-1])
+
+    def test_a_deleted_node_is_no_longer_offered(self):
+        self.offered()
+        with nova_context.target_cell(self.context,
+                                      self.databases.cell1) as cctxt:
+            [node] = objects.ComputeNodeList.get_by_host(cctxt, 'compute1')
+            node.destroy()
+        self.assertEqual({'compute2'}, set(self.offered()))
+
+    def test_a_disabled_service_is_seen_at_once(self):
+        self.assertFalse(self.offered()['compute1'].service['disabled'])
+        with nova_context.target_cell(self.context,
+                                      self.databases.cell1) as cctxt:
+            service = objects.Service.get_by_host_and_binary(
+                cctxt, 'compute1', 'nova-lite-compute')
+            service.disabled = True
+            service.save()
+        self.assertTrue(self.offered()['compute1'].service['disabled'])
+
+
 class TestTheNodesOfAHost(HostManagerTestCase):
     """node_uuids: a move's named host as placement's tree to ask about."""
 
