@@ -53,12 +53,18 @@ def _remotable(target, objmethod, args, kwargs):
     return method
 
 
+# Writes as good run twice: a heartbeat counts one more report. A
+# thousand computes send a hundred a second, which would push every other
+# answer out of the conductor's memory (answers.MOST) in seconds.
+_RUN_AGAIN = frozenset(('refresh', 'heartbeat', 'heartbeat_many'))
+
+
 def _remembered(call_id, objmethod):
     """The id under which to keep the answer of a compute's call: none
     for a read (``get_*``, ``refresh``), which is as good run again and
-    whose answer (a list of servers) may be large."""
+    whose answer (a list of servers) may be large, nor for a heartbeat."""
     if isinstance(objmethod, str) and (objmethod.startswith('get_') or
-                                       objmethod == 'refresh'):
+                                       objmethod in _RUN_AGAIN):
         return None
     return call_id
 

@@ -149,6 +149,19 @@ class TestTheConductorRunsASaveOnce(test_objects.DatabaseTestCase):
         self.save_as_the_compute('call-1')
         self.assertEqual(1, len(self.manager.answers))
 
+    def test_a_heartbeat_is_run_again_and_its_answer_not_kept(self):
+        service = objects.Service(self.context, host='compute2',
+                                  binary='nova-lite-compute',
+                                  topic='compute')
+        service.create()
+        for _ in range(2):
+            self.manager.object_action(self.context, service, 'heartbeat',
+                                       [], {}, call_id='beat-1')
+        self.assertEqual(0, len(self.manager.answers))
+        stored = objects.Service.get_by_host_and_binary(
+            self.context, 'compute2', 'nova-lite-compute')
+        self.assertEqual(2, stored.report_count)
+
     def test_the_same_save_under_another_id_is_refused_as_late(self):
         self.save_as_the_compute('call-1')
         wrapped = self.assertRaises(messaging.ExpectedException,
