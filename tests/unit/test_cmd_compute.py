@@ -47,7 +47,9 @@ connection = mysql+pymysql://nova:SECRET@db.example/nova_api
 """
 
 
-class TestComputeHoldsNoDatabaseCredentials(testtools.TestCase):
+class CommandTestCase(testtools.TestCase):
+    """A daemon's ``main()`` run up to ``service.serve``, which records
+    what it would have served (``self.served``) and returns."""
 
     def setUp(self):
         super().setUp()
@@ -70,14 +72,23 @@ class TestComputeHoldsNoDatabaseCredentials(testtools.TestCase):
                         'indirection_api', None)
         self.addCleanup(db_api.block_access, None)
 
-    def _start(self, text):
-        path = os.path.join(self.directory, 'compute.conf')
+    def run_main(self, main, command, text):
+        """``main()`` of ``command`` with the config ``text``; what it
+        served."""
+        path = os.path.join(self.directory, command + '.conf')
         with open(path, 'w') as f:
             f.write(text)
         self.useFixture(fixtures.MonkeyPatch(
-            'sys.argv', ['nova-lite-compute', '--config-file', path]))
-        compute_cmd.main()
-        [compute] = self.served
+            'sys.argv', [command, '--config-file', path]))
+        main()
+        return self.served
+
+
+class TestComputeHoldsNoDatabaseCredentials(CommandTestCase):
+
+    def _start(self, text):
+        [compute] = self.run_main(compute_cmd.main, 'nova-lite-compute',
+                                  text)
         return compute
 
     def test_no_database_option_is_required(self):

@@ -3,9 +3,6 @@ compute of its own to the rest of the control plane, sharing what can be
 shared, with one timetable for all their periodic tasks and one heartbeat
 call for all of them."""
 
-import functools
-import logging
-import os
 import threading
 import time
 
@@ -14,12 +11,10 @@ import testtools
 
 from nova_lite.cmd import fake_computes
 from nova_lite import conf as nova_conf
-from nova_lite import config
-from nova_lite.db import api as db_api
 from nova_lite import objects
 from nova_lite.objects import base as objects_base
-from nova_lite import rpc
 from tests.unit import fixtures as nova_fixtures
+from tests.unit import test_cmd_compute
 
 CONF = nova_conf.CONF
 
@@ -104,34 +99,11 @@ class TestTimetable(testtools.TestCase):
         self.assertEqual(self.clock.now + 10, self.timetable.next_run())
 
 
-class _CommandTestCase(testtools.TestCase):
-
-    def setUp(self):
-        super().setUp()
-        CONF.reset()
-        config._set_log_defaults()
-        self.useFixture(nova_fixtures.Config())
-        self.log = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
-        self.directory = self.useFixture(fixtures.TempDir()).path
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova_lite.cmd.common.config.parse_args',
-            functools.partial(config.parse_args, configure_logging=False)))
-        self.served = []
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova_lite.service.serve', lambda *s: self.served.extend(s)))
-        self.addCleanup(rpc.cleanup)
-        self.addCleanup(setattr, objects_base.NovaLiteObject,
-                        'indirection_api', None)
-        self.addCleanup(db_api.block_access, None)
+class _CommandTestCase(test_cmd_compute.CommandTestCase):
 
     def _start(self, text):
-        path = os.path.join(self.directory, 'fake-computes.conf')
-        with open(path, 'w') as f:
-            f.write(text)
-        self.useFixture(fixtures.MonkeyPatch(
-            'sys.argv', ['nova-lite-fake-computes', '--config-file', path]))
-        fake_computes.main()
-        [hosts] = self.served
+        [hosts] = self.run_main(fake_computes.main,
+                                'nova-lite-fake-computes', text)
         self.addCleanup(hosts.builds.shutdown)
         return hosts
 
