@@ -184,6 +184,14 @@ class Service(base.NovaLiteObject):
         (nova-lite-fake-computes), instead of one call each. Running it
         twice only counts a report twice. Returns how many live records
         it found; a deleted service is not brought back."""
+        # It comes from a compute over RPC: a list of record ids, or a
+        # refusal the caller can read.
+        if not isinstance(ids, (list, tuple)) or not all(
+                isinstance(i, int) and not isinstance(i, bool)
+                for i in ids):
+            raise exception.InvalidRPCMessage(
+                reason='heartbeat_many: ids must be a list of service '
+                       'record ids (integers)')
         if not ids:
             return 0
         now = base.utcnow()
@@ -192,7 +200,8 @@ class Service(base.NovaLiteObject):
                 models.Service.id.in_(ids),
                 models.Service.deleted == 0).values(
                     report_count=models.Service.report_count + 1,
-                    last_seen_up=now, updated_at=now))
+                    last_seen_up=now, updated_at=now),
+                execution_options=db.NO_SYNC)
         return result.rowcount
 
     @base.remotable

@@ -4,6 +4,7 @@ statement, as a process hosting many simulated computes sends it."""
 import datetime
 
 from nova_lite import context as nova_context
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import base
 from tests.unit import fixtures as nova_fixtures
@@ -60,6 +61,14 @@ class TestHeartbeatMany(test_objects.DatabaseTestCase):
 
     def test_no_ids_is_no_statement(self):
         self.assertEqual(0, objects.Service.heartbeat_many(self.context, []))
+
+    def test_ids_that_are_not_a_list_of_integers_are_refused(self):
+        [service] = self.make_services(1)
+        for ids in (service.id, 'all', [str(service.id)], [True], None):
+            self.assertRaises(exception.InvalidRPCMessage,
+                              objects.Service.heartbeat_many, self.context,
+                              ids)
+        self.assertEqual(0, self.stored(service).report_count)
 
 
 class TestHeartbeatManyThroughTheConductor(test_objects.DatabaseTestCase):
