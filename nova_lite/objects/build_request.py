@@ -109,8 +109,9 @@ class BuildRequest(base.NovaLiteObject):
         uuids of those ``owner`` now holds. One UPDATE claims every one
         nobody holds yet, as ``claim`` would each; when it did not claim
         them all, a SELECT in the same transaction reads which are
-        ``owner``'s (an owner name is one task's only, so none was
-        before)."""
+        ``owner``'s (an owner name is one task's only). So a run again
+        after a lost connection (``db.retried``) whose first run did
+        commit answers what that run claimed."""
         if not instance_uuids:
             return set()
         table = models.BuildRequest
@@ -124,8 +125,6 @@ class BuildRequest(base.NovaLiteObject):
                 execution_options=db.NO_SYNC)
             if result.rowcount == len(uuids):
                 return set(uuids)
-            if not result.rowcount:
-                return set()
             return set(session.execute(
                 sa.select(table.instance_uuid)
                 .where(table.instance_uuid.in_(uuids),

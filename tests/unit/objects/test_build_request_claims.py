@@ -165,6 +165,13 @@ class TestClaimNew(BuildRequestClaimTestCase):
                                                  unknown]))
         self.assertEqual('conductor-b', self.owner(held))
 
+    def test_a_run_again_answers_what_the_first_claimed(self):
+        # db.retried runs it again when the connection was lost after
+        # the first run's commit.
+        uuids = [self.accepted() for _ in range(2)]
+        self.assertEqual(set(uuids), self.claim_new(uuids))
+        self.assertEqual(set(uuids), self.claim_new(uuids))
+
     def test_none_claimed_when_all_are_held(self):
         uuid = self.accepted()
         self.claim(uuid, owner='conductor-b')
