@@ -18,7 +18,6 @@ import functools
 from oslo_log import log as logging
 import sqlalchemy as sa
 from sqlalchemy.ext import compiler as sa_compiler
-from sqlalchemy import pool as sa_pool
 from sqlalchemy.sql import functions as sa_functions
 
 from nova_lite import conf as nova_conf
@@ -52,11 +51,10 @@ def _tune(engine):
 
     Connections are READ COMMITTED from the start (set once per
     connection, not per checkout) and may return whole result sets as
-    one GROUP_CONCAT value (``packed_rows``). No ping on checkout and no
-    rollback on checkin: each costs a round trip per request, a fifth of
-    an allocation write. Every use is a whole transaction that commits
-    or rolls back, and one that finds its connection dead is run again
-    (``retrying``).
+    one GROUP_CONCAT value (``packed_rows``). Like every engine here
+    (``db.api``), its pool pings only a connection idle for a second and
+    rolls back only an open transaction; a use that finds its connection
+    dead is run again (``retrying``).
     """
     if engine.dialect.name != 'mysql':
         return
@@ -69,11 +67,6 @@ def _tune(engine):
         cursor.execute('SET SESSION group_concat_max_len = %d'
                        % PACKED_MAX_LEN)
         cursor.close()
-
-    # SQLAlchemy has no public way to change these on a made engine;
-    # tests.unit.placement.test_db checks that they still exist.
-    engine.pool._pre_ping = False
-    engine.pool._reset_on_return = sa_pool.base.reset_none
 
 
 def reset():

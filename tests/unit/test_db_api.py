@@ -132,19 +132,21 @@ class RetriedTestCase(testtools.TestCase):
 
 
 class PlacementEngineTestCase(testtools.TestCase):
-    """placement/db.py turns off the ping and the rollback of its pool
-    through attributes SQLAlchemy does not promise to keep."""
+    """placement's tuned engine gets the pool of every engine here: no
+    ping of a busy connection, no rollback of a committed one."""
 
-    def test_the_pool_attributes_it_changes_exist(self):
+    def test_its_pool_neither_pings_nor_rolls_back_by_itself(self):
         from nova_lite.placement import db as placement_db
-        engine = sa.create_engine('mysql+pymysql://u:p@127.0.0.1:1/x')
-        self.addCleanup(engine.dispose)
-        self.assertTrue(hasattr(engine.pool, '_pre_ping'))
-        self.assertTrue(hasattr(engine.pool, '_reset_on_return'))
-        placement_db._tune(engine)
+        url = 'mysql+pymysql://u:p@127.0.0.1:1/placement_engine_test'
+        self.addCleanup(db.forget, url)
+        engine = db.facade(url, tuning='placement',
+                           on_engine_create=[placement_db._tune]
+                           ).writer.get_engine()
         self.assertFalse(engine.pool._pre_ping)
         self.assertEqual(sa_pool.base.reset_none,
                          engine.pool._reset_on_return)
+        # The ping of an idle connection (_fewer_round_trips).
+        self.assertTrue(engine.pool.dispatch.checkout)
 
 
 class _Record:
