@@ -27,9 +27,10 @@ from tests.unit import fixtures as nova_fixtures
 
 CONF = nova_conf.CONF
 
-COMPUTE_CONF = """
+# What a compute needs besides its host: a broker, placement and the
+# port service (none of them answers).
+PEERS_CONF = """
 [DEFAULT]
-host = compute9
 transport_url = fake:/
 [placement]
 auth_type = noauth2
@@ -37,6 +38,11 @@ endpoint_override = http://127.0.0.1:9
 [network]
 auth_type = noauth2
 endpoint_override = http://127.0.0.1:9
+"""
+
+COMPUTE_CONF = PEERS_CONF + """
+[DEFAULT]
+host = compute9
 """
 
 WITH_DATABASE = COMPUTE_CONF + """

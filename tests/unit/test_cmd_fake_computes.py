@@ -18,15 +18,7 @@ from tests.unit import test_cmd_compute
 
 CONF = nova_conf.CONF
 
-FAKE_COMPUTES_CONF = """
-[DEFAULT]
-transport_url = fake:/
-[placement]
-auth_type = noauth2
-endpoint_override = http://127.0.0.1:9
-[network]
-auth_type = noauth2
-endpoint_override = http://127.0.0.1:9
+FAKE_COMPUTES_CONF = test_cmd_compute.PEERS_CONF + """
 [fake_computes]
 hosts = 3
 host_prefix = sim

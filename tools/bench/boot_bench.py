@@ -297,15 +297,12 @@ def print_counted_work(work, servers):
 
 
 def process_cpu_ms(pid):
-    """The CPU time (user + system) process ``pid`` has used, in ms; 0
-    for one that is gone."""
+    """The CPU time process ``pid`` has used, in ms; 0 for one that is
+    gone."""
     try:
-        with open('/proc/%d/stat' % pid) as f:
-            fields = f.read().rsplit(')', 1)[1].split()
+        return process_usage(pid)[0]
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf(
-        'SC_CLK_TCK')
 
 
 def processes(plane):
