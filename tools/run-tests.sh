@@ -31,6 +31,8 @@ esac
 . tools/common.sh
 
 passed=0 failed=0 skipped=0
+failures=$(mktemp)
+trap 'rm -f "$failures"' EXIT
 
 # run_suite NAME TEST_PATH CONCURRENCY [stestr filter...]
 run_suite() {
@@ -52,6 +54,7 @@ run_suite() {
   local p=0 f=0 s=0
   if [ -s "$counts" ]; then
     read -r p f s <"$counts"
+    tail -n +2 "$counts" >>"$failures"
   fi
   rm -f "$counts"
   if [ "$rc" != 0 ] || { [ "$list_rc" != 0 ] && [ "$f" = 0 ]; }; then
@@ -96,5 +99,8 @@ if [ $# -gt 0 ] && ((passed + failed + skipped == 0)); then
   echo "run-tests: no test matched: $*"
   status=1
 fi
+# The failed tests again, just above the summary, where a log cut to its
+# tail still shows them.
+[ -s "$failures" ] && cat "$failures"
 printf '%d passed, %d failed, %d skipped\n' "$passed" "$failed" "$skipped"
 exit "$status"

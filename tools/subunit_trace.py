@@ -3,8 +3,10 @@
 tools/run-tests.sh pipes ``stestr run --subunit`` through this: one line per
 finished test, the details of each failure at the end, and the three counts
 "PASSED FAILED SKIPPED" written to the file named by the only argument, for
-the script to add up over the unit and functional runs. A test whose worker
-died before it finished counts as failed.
+the script to add up over the unit and functional runs, followed by each
+failed test's id and the last lines of its failure, which the script prints
+again after everything else: a CI log cut to its head and tail still names
+what failed. A test whose worker died before it finished counts as failed.
 """
 
 import sys
@@ -15,6 +17,8 @@ import testtools
 PASSED = {'success', 'xfail'}
 SKIPPED = {'skip'}
 FAILED = {'fail', 'uxsuccess', 'inprogress', 'unknown'}
+# How much of each failure the summary repeats at the very end.
+TAIL_LINES = 6
 
 
 def _duration(test):
@@ -73,6 +77,10 @@ def main():
             print('\n==== FAIL: %s\n%s' % (test['id'], _details_text(test)))
         with open(counts_file, 'w') as f:
             f.write('%(passed)d %(failed)d %(skipped)d\n' % counts)
+            for test in failures:
+                f.write('FAIL %s\n' % test['id'])
+                for line in _details_text(test).splitlines()[-TAIL_LINES:]:
+                    f.write('    %s\n' % line)
 
 
 class _PassThroughStdout(testtools.StreamResult):
