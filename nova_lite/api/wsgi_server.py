@@ -411,7 +411,8 @@ class _RequestHandler(simple_server.WSGIRequestHandler):
             self.server.waiting.remove(self.connection)
 
     def _serve_request(self):
-        self.close_connection = False
+        # parse_request has decided from the version and the Connection
+        # header: a client that asked to close is not kept waiting.
         if self.request_version != 'HTTP/1.1' or \
                 not self.server.keep_alive_timeout or \
                 'Transfer-Encoding' in self.headers:

@@ -375,9 +375,59 @@ class TestRequestHeads(testtools.TestCase):
         self.addCleanup(sock.close)
         sock.sendall(b'POST / HTTP/1.1\r\nContent-Length: 2\r\n'
                      b'Expect: 100-continue\r\nConnection: close\r\n\r\n')
-        self.assertTrue(sock.recv(100).startswith(b'HTTP/1.1 100'))
+        # The interim answer comes before the body is sent. The final one
+        # may follow it in the same read: this application answers without
+        # reading the body.
+        received = b''
+        while b'\r\n\r\n' not in received:
+            chunk = sock.recv(4096)
+            self.assertTrue(chunk, received)
+            received += chunk
+        interim, rest = received.split(b'\r\n\r\n', 1)
+        self.assertTrue(interim.startswith(b'HTTP/1.1 100'), interim)
         sock.sendall(b'{}')
-        self.assertEqual(200, self.status(reply(sock)))
+        self.assertEqual(200, self.status(rest + reply(sock)))
+
+
+class TestConnectionClose(testtools.TestCase):
+    """A client that sends ``Connection: close`` has its connection closed
+    after the answer, not kept for the next request."""
+
+    def test_the_server_closes_at_once(self):
+        self.useFixture(fixtures.FakeLogger())
+        # Far longer than the client waits: a server that kept the
+        # connection would time the client out.
+        server = wsgi_server.Server('test', _hello, '127.0.0.1', 0, 2,
+                                    backend='threading',
+                                    keep_alive_timeout=600)
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        sock = socket.create_connection(('127.0.0.1', server.port),
+                                        timeout=20)
+        self.addCleanup(sock.close)
+        sock.sendall(b'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n'
+                     b'\r\n')
+        answer = reply(sock)
+        self.assertTrue(answer.startswith(b'HTTP/1.1 200'), answer)
+
+    def test_without_it_the_connection_stays_for_the_next_request(self):
+        self.useFixture(fixtures.FakeLogger())
+        server = wsgi_server.Server('test', _hello, '127.0.0.1', 0, 2,
+                                    backend='threading',
+                                    keep_alive_timeout=600)
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        sock = socket.create_connection(('127.0.0.1', server.port),
+                                        timeout=20)
+        self.addCleanup(sock.close)
+        request = b'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n'
+        sock.sendall(request)
+        first = sock.recv(4096)
+        self.assertTrue(first.startswith(b'HTTP/1.1 200'), first)
+        sock.sendall(request[:-2] + b'Connection: close\r\n\r\n')
+        self.assertTrue(reply(sock).startswith(b'HTTP/1.1 200'))
 
 
 class TestHostileClientsThreading(_HostileClients, testtools.TestCase):
