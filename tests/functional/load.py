@@ -268,6 +268,8 @@ def soak(plane, seconds, audit_every=60, concurrency=4, seed=None,
     memory_before = memory_warm = daemon_rss_kb(plane)
     operations = collections.Counter()
     audits = []
+    # Each daemon's RSS at each audit: whether what grows levels off.
+    rss_at_audits = collections.defaultdict(list)
     stuck = []
     deadline = time.monotonic() + seconds
     next_audit = time.monotonic() + audit_every
@@ -326,6 +328,8 @@ def soak(plane, seconds, audit_every=60, concurrency=4, seed=None,
         while time.monotonic() < deadline:
             if time.monotonic() >= next_audit:
                 audits.append(_audit_now(plane, stuck))
+                for name, kb in daemon_rss_kb(plane).items():
+                    rss_at_audits[name].append(kb)
                 if len(audits) == 1:
                     # Past the start-up (pools, caches, threads): what
                     # grows after this is what the operations leave.
@@ -362,6 +366,7 @@ def soak(plane, seconds, audit_every=60, concurrency=4, seed=None,
         'rss kB before': memory_before,
         'rss kB after the first audit': memory_warm,
         'rss kB after': memory_after,
+        'rss kB at each audit': dict(rss_at_audits),
     }
 
 
