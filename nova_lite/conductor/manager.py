@@ -73,18 +73,22 @@ def _object_action(objinst, objmethod, args, kwargs):
     """Run ``objinst``'s remotable ``objmethod``: (the fields it changed,
     as primitives, and which ones are unsaved; what it returned)."""
     method = _remotable(objinst, objmethod, args, kwargs)
-    before = objinst.obj_clone()
+    # The fields as primitives before and after, rather than a deep copy
+    # of the object to compare with: cheaper, and a nested object (the
+    # flavor) the method left alone is not sent back.
+    before = _field_primitives(objinst)
     result = method(*args, **kwargs)
-    updates = {}
-    for name, field in objinst.fields.items():
-        if not objinst.obj_attr_is_set(name):
-            continue
-        if (not before.obj_attr_is_set(name) or
-                getattr(before, name) != getattr(objinst, name)):
-            updates[name] = field.to_primitive(objinst, name,
-                                               getattr(objinst, name))
+    updates = {name: value
+               for name, value in _field_primitives(objinst).items()
+               if name not in before or before[name] != value}
     updates['obj_what_changed'] = list(objinst.obj_what_changed())
     return updates, result
+
+
+def _field_primitives(obj):
+    return {name: field.to_primitive(obj, name, getattr(obj, name))
+            for name, field in obj.fields.items()
+            if obj.obj_attr_is_set(name)}
 
 
 def _lease_renewal_spacing():

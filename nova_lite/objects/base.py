@@ -64,6 +64,17 @@ class NovaLiteObject(ovo_base.VersionedObject):
     def obj_reset_changes(self, fields=None, recursive=False):
         super().obj_reset_changes(fields, recursive=recursive)
 
+    def obj_attr_is_set(self, attrname):
+        # As oslo's, without building the list of every field name on each
+        # call: it is asked of every field whenever an object is
+        # serialised, cloned, compared or saved (a third of a conductor's
+        # object call went into those lists).
+        if attrname not in self.fields and \
+                attrname not in self.obj_extra_fields:
+            raise AttributeError("%s object has no attribute '%s'" % (
+                self.obj_name(), attrname))
+        return hasattr(self, '_obj_' + attrname)
+
 
 class NovaLiteTimestampObject:
     fields = {

@@ -586,6 +586,24 @@ class TestObjectIndirection(DatabaseTestCase):
                          (stored.vm_state, stored.task_state))
         self.assertEqual(set(), instance.obj_what_changed())
 
+    def test_the_answer_to_a_save_carries_what_the_save_changed(self):
+        instance = objects.Instance.get_by_uuid(self.compute_context,
+                                                self.instance.uuid)
+        instance.task_state = None
+        with conductor_side():
+            updates, _result = conductor_manager._object_action(
+                instance, 'save', [], {})
+        # Nothing but that every change is saved: not the flavor, which
+        # the save left as it was.
+        self.assertEqual({'obj_what_changed': []}, updates)
+        # A nested object the method changes is sent back.
+        instance.flavor.name = 'renamed'
+        with conductor_side():
+            updates, _result = conductor_manager._object_action(
+                instance, 'refresh', [], {})
+        self.assertEqual('m1.tiny', updates['flavor'][
+            'nova_lite_object.data']['name'])
+
     def test_instance_save_refusal_reaches_the_compute(self):
         with conductor_side():
             self.set_task_state_behind_its_back(self.instance,
