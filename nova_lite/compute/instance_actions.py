@@ -89,13 +89,19 @@ class event:
     """
 
     def __init__(self, context, instance_uuid, name, host=None,
-                 action=None):
+                 action=None, start_with_save=False):
         self.context = context
         self.instance_uuid = instance_uuid
         self.name = name
         self.host = host
         self.action = action
         self._failure = None
+        # With start_with_save the start waits for the block's first
+        # ``save``, which carries it: on a compute, one conductor call for
+        # both.
+        self._start_waits = start_with_save
+        # Whether a ``save`` carried the finish already.
+        self._finished = False
 
     def fail(self, details, error=None):
         """End the event as an Error without raising: ``details`` say why,
@@ -106,12 +112,49 @@ class event:
                 type(error), error, error.__traceback__))
         self._failure = (details, trace)
 
+    def save(self, instance, finishing=False, **kwargs):
+        """``instance.save(**kwargs)``, carrying the event's start if it
+        waits for one; else, ``finishing``, its finish as a Success (the
+        block then ends well unless it says otherwise). A refused save
+        raises, as it would, once the start it was to carry is recorded
+        on its own."""
+        record = None
+        if self._start_waits:
+            record = instance_action_obj.event_start_record(
+                self.name, host=self.host, action=self.action)
+        elif finishing and self._failure is None:
+            record = instance_action_obj.event_finish_record(
+                self.name, instance_action_obj.RESULT_SUCCESS,
+                host=self.host)
+        if record is not None:
+            kwargs['action_event'] = record
+        saved = False
+        try:
+            instance.save(**kwargs)
+            saved = True
+        finally:
+            if self._start_waits:
+                self._start_waits = False
+                if not saved:
+                    self._start()
+        self._finished = record is not None and 'finish' in record
+
     def __enter__(self):
-        self._record(objects.InstanceActionEvent.event_start, 'start',
-                     host=self.host, action=self.action)
+        if not self._start_waits:
+            self._start()
         return self
 
+    def _start(self):
+        self._record(objects.InstanceActionEvent.event_start, 'start',
+                     host=self.host, action=self.action)
+
     def __exit__(self, exc_type, exc, tb):
+        if self._start_waits:
+            # The block never saved: the start goes on its own.
+            self._start_waits = False
+            self._start()
+        if self._finished and exc is None and self._failure is None:
+            return False
         if exc is not None:
             self._finish(instance_action_obj.RESULT_ERROR,
                          ''.join(traceback.format_exception(exc_type, exc,

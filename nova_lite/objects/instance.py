@@ -14,6 +14,7 @@ take it over need not agree on the time.
 import collections
 import copy
 
+from oslo_log import log as logging
 from oslo_serialization import jsonutils
 from oslo_utils import versionutils
 from oslo_versionedobjects import fields
@@ -26,6 +27,9 @@ from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import boot_details
 from nova_lite.objects import flavor as flavor_obj
+from nova_lite.objects import instance_action
+
+LOG = logging.getLogger(__name__)
 
 _PLAIN_COLUMNS = (
     'id', 'uuid', 'user_id', 'project_id', 'display_name',
@@ -54,7 +58,8 @@ class Instance(base.NovaLiteObject):
     # Version 1.1: Added key_data, trusted_certs, block_device_mapping
     # Version 1.2: Added end_task_if_stale()
     # Version 1.3: Added old_flavor and new_flavor (resize)
-    VERSION = '1.3'
+    # Version 1.4: save() records an action event with the write
+    VERSION = '1.4'
 
     fields = dict(base.NovaLitePersistentObject.fields, **{
         'id': fields.IntegerField(),
@@ -229,14 +234,31 @@ class Instance(base.NovaLiteObject):
                 reason='instance %s already exists in this cell' % self.uuid)
 
     @base.remotable
-    def save(self, expected_vm_state=None, expected_task_state=None):
+    def save(self, expected_vm_state=None, expected_task_state=None,
+             action_event=None):
         """Write the changed fields; optionally compare-and-swap states.
 
         ``expected_task_state`` (a value or a list) makes the update apply
         only while the row still has that task state, so a delete that
         started in the meantime is not overwritten.
+
+        ``action_event`` (``instance_action.event_start_record`` or
+        ``event_finish_record``) is recorded once the write is done: a
+        compute's step starts or ends with a save, and one conductor call
+        does both. Not when the write is refused. Recording is
+        bookkeeping: a failure to record is logged, not raised.
         """
+        if action_event is not None:
+            instance_action.check_event_record(action_event)
         self._write(expected_vm_state, expected_task_state)
+        if action_event is not None:
+            try:
+                instance_action.record_event(self._context, self.uuid,
+                                             action_event)
+            except Exception as error:
+                LOG.warning('Could not record %r of instance %s with its '
+                            'save (request %s): %s', action_event, self.uuid,
+                            self._context.request_id, error)
 
     def save_if_stale(self, stale_for, expected_vm_state=None,
                       expected_task_state=None):

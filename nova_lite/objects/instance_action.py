@@ -282,6 +282,49 @@ class InstanceActionEvent(base.NovaLiteObject):
         return cls._from_db(context, row)
 
 
+def event_start_record(event, host=None, action=None):
+    """What ``record_event`` makes the start of ``event`` from: a record a
+    remotable call can carry (an instance's save carries a compute's)."""
+    return {'event': event, 'host': host, 'start': {'action': action}}
+
+
+def event_finish_record(event, result, traceback=None, details=None,
+                        host=None):
+    """What ``record_event`` makes the finish of ``event`` from."""
+    return {'event': event, 'host': host, 'finish': {
+        'result': result, 'traceback': traceback, 'details': details}}
+
+
+def check_event_record(record):
+    """InvalidRPCMessage unless ``record`` is an ``event_start_record`` or
+    an ``event_finish_record`` (it comes from a compute)."""
+    if not isinstance(record, dict) or \
+            not isinstance(record.get('event'), str) or \
+            not isinstance(record.get('host'), (str, type(None))) or \
+            len([k for k in ('start', 'finish')
+                 if isinstance(record.get(k), dict)]) != 1:
+        raise exception.InvalidRPCMessage(
+            reason='an action event to record is {"event": name, "host": '
+                   'host, "start" or "finish": {...}}, not %r' % (record,))
+
+
+def record_event(context, instance_uuid, record):
+    """Record the start or the finish an ``event_start_record`` or an
+    ``event_finish_record`` describes, as event_start and event_finish
+    do."""
+    check_event_record(record)
+    if 'start' in record:
+        start = record['start']
+        return InstanceActionEvent.event_start(
+            context, instance_uuid, record['event'], host=record['host'],
+            action=start.get('action'))
+    finish = record['finish']
+    return InstanceActionEvent.event_finish(
+        context, instance_uuid, record['event'], finish.get('result'),
+        traceback=finish.get('traceback'), details=finish.get('details'),
+        host=record['host'])
+
+
 @base.NovaLiteObjectRegistry.register
 class InstanceActionEventList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version

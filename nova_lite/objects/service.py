@@ -19,7 +19,7 @@ from nova_lite.objects import base
 # Version 1: conductor 1.0, scheduler 1.0, compute 1.0
 # Version 2: scheduler 1.1 (select_destinations returns alternates)
 # Version 3: scheduler 1.2 (RequestSpec 1.1 with the server group)
-SERVICE_VERSION = 15
+SERVICE_VERSION = 16
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: no version recorded
@@ -67,6 +67,9 @@ SERVICE_VERSION_HISTORY = (
     {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.7'},
     # Version 15: Service 1.1 (heartbeat_many: nova-lite-fake-computes
     # heartbeats for all its hosts in one conductor call)
+    {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.7'},
+    # Version 16: Instance 1.4 (save records a compute's action event in
+    # the same conductor call; conductors first, as always)
     {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.7'},
 )
 

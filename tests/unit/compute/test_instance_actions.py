@@ -5,9 +5,12 @@ import fixtures
 from oslo_utils import uuidutils
 
 from nova_lite.compute import instance_actions
+from nova_lite.compute import states
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.objects import base
+from tests.unit import fixtures as nova_fixtures
 from tests.unit.objects import test_objects
 
 
@@ -105,6 +108,92 @@ class TestEvent(InstanceActionsTestCase):
                       self.logs.output)
         self.assertIn('Could not record the finish of event e',
                       self.logs.output)
+
+
+class TestEventCarriedBySaves(InstanceActionsTestCase):
+    """start_with_save: the event's start and finish ride on the block's
+    instance saves, one conductor call each instead of two."""
+
+    def setUp(self):
+        super().setUp()
+        with test_objects.conductor_side():
+            self.instance = self.make_instance(
+                context=self.request, uuid=self.uuid,
+                task_state=states.SCHEDULING)
+        self.useFixture(nova_fixtures.FakeRPC())
+        self.conductor = test_objects.InProcessConductor()
+        base.NovaLiteObject.indirection_api = self.conductor
+        self.addCleanup(setattr, base.NovaLiteObject, 'indirection_api',
+                        None)
+
+    def test_the_start_and_the_finish_go_with_the_saves(self):
+        with instance_actions.event(self.request, self.uuid, 'build',
+                                    host='c1', action='create',
+                                    start_with_save=True) as event:
+            self.assertEqual([], self.conductor.calls)
+            self.instance.task_state = states.SPAWNING
+            event.save(self.instance,
+                       expected_task_state=[states.SCHEDULING])
+            self.instance.task_state = None
+            event.save(self.instance, finishing=True,
+                       expected_task_state=[states.SPAWNING])
+        self.assertEqual([('Instance', 'save'), ('Instance', 'save')],
+                         self.conductor.calls)
+        with test_objects.conductor_side():
+            [recorded] = self.events()
+            self.assertEqual(('build', 'c1', 'Success', 'create'),
+                             (recorded.event, recorded.host,
+                              recorded.result, self.action().action))
+            self.assertIsNotNone(recorded.finish_time)
+
+    def test_a_refused_save_records_the_start_on_its_own(self):
+        with test_objects.conductor_side():
+            self.set_task_state_behind_its_back(self.instance,
+                                                states.DELETING)
+        with instance_actions.event(self.request, self.uuid, 'build',
+                                    host='c1',
+                                    start_with_save=True) as event:
+            self.instance.task_state = states.SPAWNING
+            self.assertRaises(exception.UnexpectedTaskStateError,
+                              event.save, self.instance,
+                              expected_task_state=[states.SCHEDULING])
+            event.fail('not waiting for a host')
+        with test_objects.conductor_side():
+            [recorded] = self.events()
+        self.assertEqual(('Error', 'not waiting for a host'),
+                         (recorded.result, recorded.details))
+
+    def test_a_block_that_never_saves_records_its_start_on_leaving(self):
+        with instance_actions.event(self.request, self.uuid, 'build',
+                                    start_with_save=True):
+            pass
+        with test_objects.conductor_side():
+            [recorded] = self.events()
+        self.assertEqual('Success', recorded.result)
+
+    def test_a_failure_after_the_finishing_save_ends_it_in_error(self):
+        def build():
+            with instance_actions.event(self.request, self.uuid, 'build',
+                                        start_with_save=True) as event:
+                self.instance.task_state = states.SPAWNING
+                event.save(self.instance)
+                event.save(self.instance, finishing=True)
+                raise Boom('after the save')
+        self.assertRaises(Boom, build)
+        with test_objects.conductor_side():
+            [recorded] = self.events()
+        self.assertEqual(('Error', 'Boom: after the save'),
+                         (recorded.result, recorded.details))
+
+    def test_a_record_that_is_not_one_is_refused_before_the_write(self):
+        self.instance.task_state = states.SPAWNING
+        for record in ({'event': 'e'}, 'start', {'event': 'e', 'start': {},
+                                                 'finish': {}}):
+            self.assertRaises(exception.InvalidRPCMessage,
+                              self.instance.save, action_event=record)
+        with test_objects.conductor_side():
+            stored = objects.Instance.get_by_uuid(self.context, self.uuid)
+        self.assertEqual(states.SCHEDULING, stored.task_state)
 
 
 class TestRecordAction(InstanceActionsTestCase):
