@@ -110,6 +110,13 @@ class BuildLeases:
             self.release(instance_uuid)
             raise
 
+    def record_first_step(self, context, instance_uuids, flow):
+        """``record`` of the same ``flow`` for several builds at once: the
+        uuids of those we own, whose record it wrote. One we no longer
+        own is left to ``record``, which says why."""
+        return objects.BuildRequest.record_flows(context, instance_uuids,
+                                                 self.owner, flow)
+
     def release(self, instance_uuid):
         with self._registry.lock:
             self._registry.held.discard((instance_uuid, self.owner))

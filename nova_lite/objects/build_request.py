@@ -192,6 +192,32 @@ class BuildRequest(base.NovaLiteObject):
 
     @classmethod
     @db.retried
+    def record_flows(cls, context, instance_uuids, owner, flow):
+        """``record_flow`` of the same ``flow`` for several builds, in one
+        UPDATE: the uuids of those ``owner`` holds, whose flow it
+        recorded (as ``claim_new``, a SELECT reads which when it did not
+        record them all)."""
+        if not instance_uuids:
+            return set()
+        table = models.BuildRequest
+        uuids = sorted(instance_uuids)
+        with db.api_session() as session:
+            result = session.execute(
+                sa.update(table)
+                .where(table.instance_uuid.in_(uuids),
+                       table.owner == owner)
+                .values(flow=jsonutils.dumps(flow),
+                        claimed_at=clock.utc_now()),
+                execution_options=db.NO_SYNC)
+            if result.rowcount == len(uuids):
+                return set(uuids)
+            return set(session.execute(
+                sa.select(table.instance_uuid)
+                .where(table.instance_uuid.in_(uuids),
+                       table.owner == owner)).scalars())
+
+    @classmethod
+    @db.retried
     def get_flow(cls, context, instance_uuid):
         """The flow its owner recorded (None: nothing recorded)."""
         table = models.BuildRequest

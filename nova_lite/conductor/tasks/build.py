@@ -140,9 +140,14 @@ class ScheduleAndBuildTask:
                 self._fail(*build, error=error)
             return again
         scheduled = []
+        recorded = self._record_schedule_steps(builds)
         for build_request, spec, flow in builds:
             try:
-                flow.step('schedule')
+                # One not recorded with the others (no longer ours, or
+                # the database blinked) is recorded on its own, which
+                # says why it fails.
+                flow.step('schedule',
+                          record=build_request.instance_uuid not in recorded)
             except Exception as error:
                 if self._fail(build_request, spec, flow, error=error):
                     again.append((build_request, spec))
@@ -176,6 +181,22 @@ class ScheduleAndBuildTask:
                 if self._fail(build_request, spec, flow, error=error):
                     again.append((build_request, spec))
         return again
+
+    def _record_schedule_steps(self, builds):
+        """The first step of every build of the cast, recorded in one
+        UPDATE (the flows are all at their start): the uuids whose record
+        it wrote."""
+        if any(flow.steps for _br, _spec, flow in builds):
+            return set()
+        try:
+            return self.leases.record_first_step(
+                self.context, [br.instance_uuid for br, _, _ in builds],
+                {'action': self.action, 'steps': [['schedule', None]]})
+        except Exception as error:
+            LOG.warning('Could not record the start of the builds of %s '
+                        'together: %s', [br.instance_uuid
+                                         for br, _, _ in builds], error)
+            return set()
 
     def _fail(self, build_request, spec, flow, error):
         """Undo what the build of one server did and bury it in cell0 --

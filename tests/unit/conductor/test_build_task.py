@@ -309,6 +309,71 @@ class TestScheduleAndBuild(BuildTaskTestCase):
         self.assertEqual({}, self._allocations(request.instance_uuid))
 
 
+class TestOneCastManyServers(BuildTaskTestCase):
+    """The builds of one cast start with one UPDATE recording their first
+    step; one that is no longer the task's fails alone."""
+
+    def _run_cast(self, pairs, compute):
+        scheduler = FakeScheduler([[self._selection(host)]
+                                   for host in ('h1', 'h2', 'h3')],
+                                  self.reportclient)
+        build.ScheduleAndBuildTask(
+            self.context, scheduler, compute, [br for br, _ in pairs],
+            [spec for _, spec in pairs], None, self.reportclient).execute()
+
+    def _count(self, name):
+        calls = []
+        real = getattr(objects.BuildRequest, name)
+
+        # MonkeyPatch keeps a classmethod one: the class comes first.
+        def counted(cls, *args, **kwargs):
+            calls.append(args[-1])
+            return real(*args, **kwargs)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.BuildRequest.%s' % name, counted))
+        return calls
+
+    def test_the_first_steps_are_recorded_together(self):
+        pairs = [self._accepted() for _ in range(3)]
+        together, alone = self._count('record_flows'), \
+            self._count('record_flow')
+        compute = RecordingCompute()
+        self._run_cast(pairs, compute)
+        self.assertEqual([{'action': 'create',
+                           'steps': [['schedule', None]]}], together)
+        # Then create_in_cell and map_to_cell, each server on its own.
+        self.assertEqual(6, len(alone))
+        self.assertEqual(3, len(compute.builds))
+
+    def test_one_taken_over_meanwhile_fails_alone(self):
+        pairs = [self._accepted() for _ in range(3)]
+        lost = pairs[1][0].instance_uuid
+        claim_new = objects.BuildRequest.claim_new
+
+        def claimed_then_lost(cls, context, uuids, owner):
+            claimed = claim_new(context, uuids, owner)
+            with db.api_session() as session:
+                session.execute(sa.update(api_models.BuildRequest).where(
+                    api_models.BuildRequest.instance_uuid == lost).values(
+                        owner='another-conductor'))
+            return claimed
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.BuildRequest.claim_new', claimed_then_lost))
+        compute = RecordingCompute()
+        self._run_cast(pairs, compute)
+        built = {uuid for uuid, _host in compute.builds}
+        self.assertEqual({pairs[0][0].instance_uuid,
+                          pairs[2][0].instance_uuid}, built)
+        # Left to its new owner: not scheduled, placed or buried here.
+        self.assertEqual({}, self._allocations(lost))
+        self.assertIsNone(self._mapped_cell(lost))
+        with db.api_session() as session:
+            owner = session.execute(
+                sa.select(api_models.BuildRequest.owner).where(
+                    api_models.BuildRequest.instance_uuid == lost)).scalar()
+        self.assertEqual('another-conductor', owner)
+
+
 class TestLeaseLostMidWay(BuildTaskTestCase):
     """Another conductor takes the build over after this task last
     checked its lease (it stalled past it) and before its next step: what

@@ -186,6 +186,33 @@ class TestClaimNew(BuildRequestClaimTestCase):
         self.assertEqual(set(), self.claim_new([uuid]))
 
 
+class TestRecordFlows(BuildRequestClaimTestCase):
+    """record_flows: the first step of a cast's builds in one UPDATE."""
+
+    def test_it_records_the_flow_of_the_builds_the_owner_holds(self):
+        mine, theirs, deleted = (self.accepted() for _ in range(3))
+        objects.BuildRequest.claim_new(self.admin, [mine, deleted],
+                                       'conductor-a')
+        self.claim(theirs, owner='conductor-b')
+        objects.BuildRequest.get_by_instance_uuid(self.admin,
+                                                  deleted).destroy()
+        flow = {'action': 'create', 'steps': [['schedule', None]]}
+        self.assertEqual({mine}, objects.BuildRequest.record_flows(
+            self.admin, [mine, theirs, deleted], 'conductor-a', flow))
+        self.assertEqual(flow, objects.BuildRequest.get_flow(self.admin,
+                                                             mine))
+        self.assertIsNone(objects.BuildRequest.get_flow(self.admin, theirs))
+
+    def test_a_run_again_answers_the_same(self):
+        uuids = [self.accepted() for _ in range(2)]
+        objects.BuildRequest.claim_new(self.admin, uuids, 'conductor-a')
+        for _ in range(2):
+            self.assertEqual(set(uuids), objects.BuildRequest.record_flows(
+                self.admin, uuids, 'conductor-a', {'steps': []}))
+        self.assertEqual(set(), objects.BuildRequest.record_flows(
+            self.admin, [], 'conductor-a', {'steps': []}))
+
+
 class TestLease(BuildRequestClaimTestCase):
     """The owner's lease: renewed while the build goes on, and every
     later step conditional on it."""
