@@ -19,6 +19,7 @@ from oslo_serialization import jsonutils
 from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
+from sqlalchemy.orm import attributes as orm_attributes
 
 from nova_lite.db import api as db
 from nova_lite.db import clock
@@ -227,7 +228,10 @@ class Instance(base.NovaLiteObject):
                 row = models.Instance(**values)
                 session.add(row)
                 session.flush()
-                # Read in the session: updated_at is the database's.
+                # The row has the database's updated_at; near enough for
+                # a reader here, without reading it back.
+                orm_attributes.set_committed_value(row, 'updated_at',
+                                                   base.utcnow())
                 self._from_db(self._context, self, row)
         except db.DBDuplicateEntry:
             raise exception.Conflict(

@@ -8,6 +8,7 @@ from oslo_serialization import jsonutils
 import oslo_messaging as messaging
 from oslo_utils import uuidutils
 from oslo_versionedobjects import fixture as ovo_fixture
+import sqlalchemy as sa
 import testtools
 
 from nova_lite.compute import states
@@ -258,6 +259,21 @@ class TestInstance(DatabaseTestCase):
                          (found.display_name, found.task_state,
                           found.metadata))
         self.assertEqual('m1.tiny', found.flavor.name)
+
+    def test_create_is_one_insert_and_reads_nothing_back(self):
+        statements = []
+
+        def executed(conn, cursor, statement, *args):
+            statements.append(statement.split()[0])
+        sa.event.listen(sa.engine.Engine, 'before_cursor_execute', executed)
+        self.addCleanup(sa.event.remove, sa.engine.Engine,
+                        'before_cursor_execute', executed)
+        instance = self.make_instance()
+        self.assertEqual(['INSERT'], [s for s in statements if s != 'BEGIN'])
+        # Every field is set, as a compute will need them.
+        self.assertIsNotNone(instance.updated_at)
+        self.assertIsNone(instance.launched_at)
+        self.assertEqual(set(), instance.obj_what_changed())
 
     def test_create_copies_the_flavor_sizes_onto_the_instance(self):
         instance = self.make_instance(flavor=make_flavor(memory_mb=2048,
