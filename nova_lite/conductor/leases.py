@@ -117,6 +117,16 @@ class BuildLeases:
         return objects.BuildRequest.record_flows(context, instance_uuids,
                                                  self.owner, flow)
 
+    def map_to_cell(self, context, instance_uuid, cell_mapping, flow):
+        """Point the server's mapping at ``cell_mapping`` and ``record``
+        ``flow``, in one transaction, while we own the build."""
+        try:
+            objects.InstanceMapping.map_to_cell(
+                context, instance_uuid, cell_mapping, self.owner, flow)
+        except (exception.BuildTakenOver, exception.BuildRequestNotFound):
+            self.release(instance_uuid)
+            raise
+
     def release(self, instance_uuid):
         with self._registry.lock:
             self._registry.held.discard((instance_uuid, self.owner))

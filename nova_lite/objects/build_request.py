@@ -178,17 +178,8 @@ class BuildRequest(base.NovaLiteObject):
         its owner has started) and renew the owner's lease, in one
         UPDATE that holds only while ``owner`` owns the build:
         BuildTakenOver or BuildRequestNotFound otherwise."""
-        table = models.BuildRequest
         with db.api_session() as session:
-            result = session.execute(
-                sa.update(table)
-                .where(table.instance_uuid == instance_uuid,
-                       table.owner == owner)
-                .values(flow=jsonutils.dumps(flow),
-                        claimed_at=clock.utc_now()),
-                execution_options=db.NO_SYNC)
-            if not result.rowcount:
-                raise_not_held(session, instance_uuid)
+            record_flow_in(session, instance_uuid, owner, flow)
 
     @classmethod
     @db.retried
@@ -225,6 +216,20 @@ class BuildRequest(base.NovaLiteObject):
             value = session.execute(sa.select(table.flow).where(
                 table.instance_uuid == instance_uuid)).scalar_one_or_none()
         return jsonutils.loads(value) if value else None
+
+
+def record_flow_in(session, instance_uuid, owner, flow):
+    """``BuildRequest.record_flow`` in the caller's transaction on the API
+    database: until it ends, the build request's row is locked, so the
+    build stays ``owner``'s for the rest of the transaction."""
+    table = models.BuildRequest
+    result = session.execute(
+        sa.update(table)
+        .where(table.instance_uuid == instance_uuid, table.owner == owner)
+        .values(flow=jsonutils.dumps(flow), claimed_at=clock.utc_now()),
+        execution_options=db.NO_SYNC)
+    if not result.rowcount:
+        raise_not_held(session, instance_uuid)
 
 
 def raise_not_held(session, instance_uuid):

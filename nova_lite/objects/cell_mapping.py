@@ -261,6 +261,28 @@ class InstanceMapping(base.NovaLiteObject):
             raise exception.InstanceMappingNotFound(uuid=self.instance_uuid)
         self.obj_reset_changes()
 
+    @classmethod
+    @db.retried
+    def map_to_cell(cls, context, instance_uuid, cell_mapping, build_owner,
+                    flow):
+        """Point the mapping of ``instance_uuid`` at ``cell_mapping``, in
+        the transaction that records the build's ``flow`` (its step
+        map_to_cell) while ``build_owner`` holds its build request:
+        BuildTakenOver or BuildRequestNotFound when it no longer does,
+        InstanceMappingNotFound when its user deleted the server (and
+        then nothing is written). A build's ``save(build_owner=...)``
+        without reading the mapping first."""
+        with db.api_session() as session:
+            build_request_obj.record_flow_in(session, instance_uuid,
+                                             build_owner, flow)
+            result = session.execute(
+                sa.update(models.InstanceMapping)
+                .where(models.InstanceMapping.instance_uuid == instance_uuid)
+                .values(cell_id=cell_mapping.id, updated_at=base.utcnow()),
+                execution_options=db.NO_SYNC)
+            if not result.rowcount:
+                raise exception.InstanceMappingNotFound(uuid=instance_uuid)
+
     @db.retried
     def destroy(self):
         with db.api_session() as session:

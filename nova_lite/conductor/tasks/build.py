@@ -286,11 +286,12 @@ class ScheduleAndBuildTask:
                     self._bring_history_from_cell0(cctxt, instance.uuid)
                 instance_actions.record_action(cctxt, instance.uuid,
                                                self.action)
-                flow.step('map_to_cell', cell.uuid)
-                mapping = objects.InstanceMapping.get_by_instance_uuid(
-                    self.context, instance.uuid)
-                mapping.cell_mapping = cell
-                mapping.save(build_owner=self.leases.owner)
+                # Recorded with the mapping's change, in its
+                # transaction.
+                flow.step('map_to_cell', cell.uuid, record=False)
+                self.leases.map_to_cell(self.context, instance.uuid, cell,
+                                        {'action': self.action,
+                                         'steps': flow.steps})
                 # Not recorded: it has no undo, so a takeover undoes
                 # the same steps with or without it, and the DELETE holds
                 # only while this task owns the build (as a record

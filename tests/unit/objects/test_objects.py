@@ -445,6 +445,52 @@ class TestInstanceMapping(DatabaseTestCase):
         self.assertIsNone(self.stored_cell(mapping))
 
 
+class TestMapToCell(TestInstanceMapping):
+    """A build's mapping change, in the transaction of its flow's record,
+    while its owner holds the build request."""
+
+    FLOW = {'action': 'create', 'steps': [['map_to_cell', 'c']]}
+
+    def building(self, owner='conductor-a'):
+        mapping = self.make_mapping()
+        uuid = mapping.instance_uuid
+        objects.BuildRequest(
+            self.admin_context, instance_uuid=uuid, project_id='demo',
+            instance=objects.Instance(uuid=uuid, project_id='demo',
+                                      flavor=make_flavor())).create()
+        objects.BuildRequest.claim_new(self.admin_context, [uuid], owner)
+        return mapping
+
+    def map_to_cell(self, mapping, owner='conductor-a'):
+        objects.InstanceMapping.map_to_cell(
+            self.admin_context, mapping.instance_uuid, self.databases.cell1,
+            owner, self.FLOW)
+
+    def test_it_maps_and_records_while_the_owner_holds_the_build(self):
+        mapping = self.building()
+        self.map_to_cell(mapping)
+        self.assertEqual(self.databases.cell1.uuid,
+                         self.stored_cell(mapping).uuid)
+        self.assertEqual(self.FLOW, objects.BuildRequest.get_flow(
+            self.admin_context, mapping.instance_uuid))
+
+    def test_another_owner_changes_neither(self):
+        mapping = self.building(owner='conductor-b')
+        self.assertRaises(exception.BuildTakenOver, self.map_to_cell,
+                          mapping)
+        self.assertIsNone(self.stored_cell(mapping))
+        self.assertIsNone(objects.BuildRequest.get_flow(
+            self.admin_context, mapping.instance_uuid))
+
+    def test_a_server_deleted_meanwhile_records_nothing(self):
+        mapping = self.building()
+        mapping.destroy()
+        self.assertRaises(exception.InstanceMappingNotFound,
+                          self.map_to_cell, mapping)
+        self.assertIsNone(objects.BuildRequest.get_flow(
+            self.admin_context, mapping.instance_uuid))
+
+
 class TestFlavor(DatabaseTestCase):
 
     def create_flavor(self, flavorid, name):
