@@ -123,12 +123,7 @@ class BuildRequest(base.NovaLiteObject):
                        table.claimed_at.is_(None))
                 .values(claimed_at=clock.utc_now(), owner=owner),
                 execution_options=db.NO_SYNC)
-            if result.rowcount == len(uuids):
-                return set(uuids)
-            return set(session.execute(
-                sa.select(table.instance_uuid)
-                .where(table.instance_uuid.in_(uuids),
-                       table.owner == owner)).scalars())
+            return _held(session, result, uuids, owner)
 
     @classmethod
     def holds(cls, context, instance_uuid, owner):
@@ -200,12 +195,7 @@ class BuildRequest(base.NovaLiteObject):
                 .values(flow=jsonutils.dumps(flow),
                         claimed_at=clock.utc_now()),
                 execution_options=db.NO_SYNC)
-            if result.rowcount == len(uuids):
-                return set(uuids)
-            return set(session.execute(
-                sa.select(table.instance_uuid)
-                .where(table.instance_uuid.in_(uuids),
-                       table.owner == owner)).scalars())
+            return _held(session, result, uuids, owner)
 
     @classmethod
     @db.retried
@@ -216,6 +206,19 @@ class BuildRequest(base.NovaLiteObject):
             value = session.execute(sa.select(table.flow).where(
                 table.instance_uuid == instance_uuid)).scalar_one_or_none()
         return jsonutils.loads(value) if value else None
+
+
+def _held(session, result, uuids, owner):
+    """Which of ``uuids`` ``owner`` holds, after ``result``, an UPDATE of
+    theirs conditional on it: all when it changed every one, else read in
+    its transaction."""
+    if result.rowcount == len(uuids):
+        return set(uuids)
+    table = models.BuildRequest
+    return set(session.execute(
+        sa.select(table.instance_uuid)
+        .where(table.instance_uuid.in_(uuids),
+               table.owner == owner)).scalars())
 
 
 def record_flow_in(session, instance_uuid, owner, flow):

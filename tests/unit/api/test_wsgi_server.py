@@ -393,7 +393,7 @@ class TestConnectionClose(testtools.TestCase):
     """A client that sends ``Connection: close`` has its connection closed
     after the answer, not kept for the next request."""
 
-    def test_the_server_closes_at_once(self):
+    def connect(self):
         self.useFixture(fixtures.FakeLogger())
         # Far longer than the client waits: a server that kept the
         # connection would time the client out.
@@ -406,22 +406,17 @@ class TestConnectionClose(testtools.TestCase):
         sock = socket.create_connection(('127.0.0.1', server.port),
                                         timeout=20)
         self.addCleanup(sock.close)
+        return sock
+
+    def test_the_server_closes_at_once(self):
+        sock = self.connect()
         sock.sendall(b'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n'
                      b'\r\n')
         answer = reply(sock)
         self.assertTrue(answer.startswith(b'HTTP/1.1 200'), answer)
 
     def test_without_it_the_connection_stays_for_the_next_request(self):
-        self.useFixture(fixtures.FakeLogger())
-        server = wsgi_server.Server('test', _hello, '127.0.0.1', 0, 2,
-                                    backend='threading',
-                                    keep_alive_timeout=600)
-        server.start()
-        self.addCleanup(server.wait)
-        self.addCleanup(server.stop)
-        sock = socket.create_connection(('127.0.0.1', server.port),
-                                        timeout=20)
-        self.addCleanup(sock.close)
+        sock = self.connect()
         request = b'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n'
         sock.sendall(request)
         first = sock.recv(4096)
