@@ -247,22 +247,26 @@ class Instance(base.NovaLiteObject):
         started in the meantime is not overwritten.
 
         ``action_event`` (``instance_action.event_start_record`` or
-        ``event_finish_record``) is recorded once the write is done: a
-        compute's step starts or ends with a save, and one conductor call
-        does both. Not when the write is refused. Recording is
-        bookkeeping: a failure to record is logged, not raised.
+        ``event_finish_record``) is recorded in the write's transaction:
+        a compute's step starts or ends with a save, and one conductor
+        call does both. Not when the write is refused. Recording is
+        bookkeeping: an event that cannot be recorded (its action or its
+        start is not there) is logged, and the write stays.
         """
-        if action_event is not None:
-            instance_action.check_event_record(action_event)
-        self._write(expected_vm_state, expected_task_state)
-        if action_event is not None:
+        if action_event is None:
+            self._write(expected_vm_state, expected_task_state)
+            return
+        instance_action.check_event_record(action_event)
+
+        def record(session):
             try:
-                instance_action.record_event(self._context, self.uuid,
-                                             action_event)
-            except Exception as error:
+                instance_action.record_event_in(
+                    session, self._context, self.uuid, action_event)
+            except exception.NovaLiteException as error:
                 LOG.warning('Could not record %r of instance %s with its '
                             'save (request %s): %s', action_event, self.uuid,
-                            self._context.request_id, error)
+                            self._context.request_id, error.format_message())
+        self._write(expected_vm_state, expected_task_state, also=record)
 
     def save_if_stale(self, stale_for, expected_vm_state=None,
                       expected_task_state=None):
@@ -274,9 +278,14 @@ class Instance(base.NovaLiteObject):
         self._write(expected_vm_state, expected_task_state, stale_for)
 
     def _write(self, expected_vm_state, expected_task_state,
-               stale_for=None):
+               stale_for=None, also=None):
+        """The UPDATE of ``save``; ``also(session)`` then runs in its
+        transaction (or alone, when there is nothing to write)."""
         changed = [n for n in self.obj_what_changed() if n != 'fault']
         if not changed:
+            if also is not None:
+                with db.cell_session(self._context) as session:
+                    also(session)
             return
         values = self._db_values(changed)
         values['updated_at'] = clock.utc_now()
@@ -313,6 +322,8 @@ class Instance(base.NovaLiteObject):
                             expected=expected_task_state or
                             expected_vm_state,
                             actual=row.task_state)
+            if also is not None:
+                also(session)
         # Near enough for a reader here; the row has the database's.
         self.updated_at = base.utcnow()
         self.obj_reset_changes(recursive=True)

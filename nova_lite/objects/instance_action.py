@@ -218,21 +218,9 @@ class InstanceActionEvent(base.NovaLiteObject):
         named ``action`` (default: the event's name), so that no event is
         ever lost for want of its action.
         """
-        now = base.utcnow()
         with db.cell_session(context) as session:
-            action_row = _action_row(session, instance_uuid,
-                                     context.request_id)
-            if action_row is None:
-                action_row = _new_action_row(session, context,
-                                             instance_uuid,
-                                             action or event, now)
-            else:
-                action_row.updated_at = now
-            row = models.InstanceActionEvent(
-                action_id=action_row.id, event=event, start_time=now,
-                host=host, created_at=now, updated_at=now)
-            session.add(row)
-            session.flush()
+            row = _start_in(session, context, instance_uuid, event, host,
+                            action)
         return cls._from_db(context, row)
 
     @classmethod
@@ -248,38 +236,62 @@ class InstanceActionEvent(base.NovaLiteObject):
         action's message "Error". InstanceActionNotFound or
         InstanceActionEventNotFound if the event was never started.
         """
-        now = base.utcnow()
         with db.cell_session(context) as session:
-            action_row = _action_row(session, instance_uuid,
-                                     context.request_id)
-            if action_row is None:
-                raise exception.InstanceActionNotFound(
-                    request_id=context.request_id,
-                    instance_uuid=instance_uuid)
-            table = models.InstanceActionEvent
-            query = sa.select(table).where(table.action_id == action_row.id,
-                                           table.event == event)
-            if host is not None:
-                query = query.where(table.host == host)
-            row = session.execute(
-                query
-                # Unfinished first (false sorts before true), then the
-                # newest.
-                .order_by(table.finish_time.is_not(None), table.id.desc())
-                .limit(1)).scalar_one_or_none()
-            if row is None:
-                raise exception.InstanceActionEventNotFound(
-                    event=event, request_id=context.request_id,
-                    instance_uuid=instance_uuid)
-            row.finish_time = now
-            row.updated_at = now
-            row.result = result
-            row.traceback = traceback
-            row.details = details
-            action_row.updated_at = now
-            if result == RESULT_ERROR:
-                action_row.message = MESSAGE_ERROR
+            row = _finish_in(session, context, instance_uuid, event, result,
+                             traceback, details, host)
         return cls._from_db(context, row)
+
+
+def _start_in(session, context, instance_uuid, event, host, action):
+    """``InstanceActionEvent.event_start`` in the caller's transaction;
+    the event's row."""
+    now = base.utcnow()
+    action_row = _action_row(session, instance_uuid, context.request_id)
+    if action_row is None:
+        action_row = _new_action_row(session, context, instance_uuid,
+                                     action or event, now)
+    else:
+        action_row.updated_at = now
+    row = models.InstanceActionEvent(
+        action_id=action_row.id, event=event, start_time=now, host=host,
+        created_at=now, updated_at=now)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def _finish_in(session, context, instance_uuid, event, result, traceback,
+               details, host):
+    """``InstanceActionEvent.event_finish`` in the caller's transaction;
+    the event's row. It raises before it writes anything."""
+    now = base.utcnow()
+    action_row = _action_row(session, instance_uuid, context.request_id)
+    if action_row is None:
+        raise exception.InstanceActionNotFound(
+            request_id=context.request_id, instance_uuid=instance_uuid)
+    table = models.InstanceActionEvent
+    query = sa.select(table).where(table.action_id == action_row.id,
+                                   table.event == event)
+    if host is not None:
+        query = query.where(table.host == host)
+    row = session.execute(
+        query
+        # Unfinished first (false sorts before true), then the newest.
+        .order_by(table.finish_time.is_not(None), table.id.desc())
+        .limit(1)).scalar_one_or_none()
+    if row is None:
+        raise exception.InstanceActionEventNotFound(
+            event=event, request_id=context.request_id,
+            instance_uuid=instance_uuid)
+    row.finish_time = now
+    row.updated_at = now
+    row.result = result
+    row.traceback = traceback
+    row.details = details
+    action_row.updated_at = now
+    if result == RESULT_ERROR:
+        action_row.message = MESSAGE_ERROR
+    return row
 
 
 def event_start_record(event, host=None, action=None):
@@ -308,21 +320,20 @@ def check_event_record(record):
                    'host, "start" or "finish": {...}}, not %r' % (record,))
 
 
-def record_event(context, instance_uuid, record):
-    """Record the start or the finish an ``event_start_record`` or an
-    ``event_finish_record`` describes, as event_start and event_finish
-    do."""
+def record_event_in(session, context, instance_uuid, record):
+    """Record, in the caller's transaction, the start or the finish an
+    ``event_start_record`` or an ``event_finish_record`` describes, as
+    event_start and event_finish do (a finish never started raises before
+    it writes anything)."""
     check_event_record(record)
     if 'start' in record:
-        start = record['start']
-        return InstanceActionEvent.event_start(
-            context, instance_uuid, record['event'], host=record['host'],
-            action=start.get('action'))
+        _start_in(session, context, instance_uuid, record['event'],
+                  record['host'], record['start'].get('action'))
+        return
     finish = record['finish']
-    return InstanceActionEvent.event_finish(
-        context, instance_uuid, record['event'], finish.get('result'),
-        traceback=finish.get('traceback'), details=finish.get('details'),
-        host=record['host'])
+    _finish_in(session, context, instance_uuid, record['event'],
+               finish.get('result'), finish.get('traceback'),
+               finish.get('details'), record['host'])
 
 
 @base.NovaLiteObjectRegistry.register

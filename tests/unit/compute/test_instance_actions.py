@@ -10,6 +10,7 @@ from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import base
+from nova_lite.objects import instance_action as instance_action_obj
 from tests.unit import fixtures as nova_fixtures
 from tests.unit.objects import test_objects
 
@@ -184,6 +185,15 @@ class TestEventCarriedBySaves(InstanceActionsTestCase):
             [recorded] = self.events()
         self.assertEqual(('Error', 'Boom: after the save'),
                          (recorded.result, recorded.details))
+
+    def test_a_finish_never_started_is_logged_and_the_save_lands(self):
+        self.instance.task_state = states.SPAWNING
+        self.instance.save(action_event=instance_action_obj
+                           .event_finish_record('build', 'Success'))
+        with test_objects.conductor_side():
+            stored = objects.Instance.get_by_uuid(self.context, self.uuid)
+        self.assertEqual(states.SPAWNING, stored.task_state)
+        self.assertIn('Could not record', self.logs.output)
 
     def test_a_record_that_is_not_one_is_refused_before_the_write(self):
         self.instance.task_state = states.SPAWNING
