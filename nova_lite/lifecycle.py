@@ -111,18 +111,44 @@ def claim_alternate(reportclient, instance, selection):
         return False
 
 
-def return_source_side(reportclient, migration_uuid, instance_uuid):
+def return_source_side(reportclient, migration_uuid, instance_uuid,
+                       context=None):
     """Give the server back what its migration's consumer holds (the
     source side of a move that is undone), in place of what the server
     holds (the destination's claim); if the migration holds nothing any
     more the server keeps what it has. An error is logged: the source
-    compute's audit settles it later."""
+    compute's audit settles it later.
+
+    A flow that runs beside the server's delete rather than under its
+    compute's lock (a conductor's) passes the server's cell ``context``:
+    a server deleted meanwhile keeps nothing. Its compute gave back what
+    the server held when it deleted it -- nothing, the migration holding
+    the source -- so what came back would be nobody's. The delete is
+    looked for once the allocation is back: one not seen then had not
+    been asked of the compute yet (the API marks the server DELETING
+    first), and gives back what came back itself."""
     try:
         reportclient.move_allocations(migration_uuid, instance_uuid)
     except (placement_client.PlacementUnavailable,
             placement_client.PlacementConflict) as e:
         LOG.error('Could not give %s its source allocation back from '
                   'migration %s: %s', instance_uuid, migration_uuid, e)
+    if context is not None and deleted_meanwhile(context, instance_uuid):
+        LOG.info('%s was deleted during its move; giving back its source '
+                 'allocation (migration %s)', instance_uuid, migration_uuid)
+        give_back(reportclient, migration_uuid)
+        give_back(reportclient, instance_uuid)
+
+
+def deleted_meanwhile(context, instance_uuid):
+    """Whether the server is deleted, or its delete has begun (DELETING:
+    its compute is asked next)."""
+    try:
+        current = objects.Instance.get_by_uuid(context, instance_uuid)
+    except exception.InstanceNotFound:
+        return True
+    return (current.vm_state == states.DELETED or
+            current.task_state == states.DELETING)
 
 
 def bury_in_cell0(context, build_request, spec, error,

@@ -10,8 +10,10 @@ task_state to ``migrating``. Here, in order, each step with its undo (a
    needs the port service's multiple-bindings extension -- refused up
    front otherwise;
 3. ``move_source_to_migration``: what the server holds on the source
-   moves to the migration's consumer (undo: it moves back), so the
-   server's own consumer can hold the destination's resources;
+   moves to the migration's consumer (undo: it moves back -- to nobody
+   when the server was deleted meanwhile: its compute's delete found
+   the migration holding it), so the server's own consumer can hold the
+   destination's resources;
 4. the loop: ``claim_destination`` -- the scheduler picks a destination
    (the source and the hosts tried already excluded, group policies
    honoured; a host the caller named is the only candidate and must pass
@@ -117,8 +119,8 @@ class LiveMigrationTask:
         self.migration.create()
         self.flow = flows.Flow(
             FLOW, self.instance.uuid, live_migration_undos(
-                self.reportclient, self.port_client, self.instance.uuid,
-                self.migration),
+                self.cctxt, self.reportclient, self.port_client,
+                self.instance.uuid, self.migration),
             record=self._record, not_ours=(exception.MigrationStatusChanged,))
         with self.moves.live_migration(self.cctxt, self.migration), \
                 self.flow:
@@ -289,7 +291,7 @@ class LiveMigrationTask:
                      self.instance.uuid, e)
 
 
-def live_migration_undos(reportclient, port_client, instance_uuid,
+def live_migration_undos(cctxt, reportclient, port_client, instance_uuid,
                          migration):
     """What undoes each step of a live migration (the module's
     docstring); each is idempotent."""
@@ -301,7 +303,7 @@ def live_migration_undos(reportclient, port_client, instance_uuid,
                       bound['port'], bound['host'], e)
     return flows.undo_table(
         move_source_to_migration=lambda _: lifecycle.return_source_side(
-            reportclient, migration.uuid, instance_uuid),
+            reportclient, migration.uuid, instance_uuid, context=cctxt),
         claim_destination=lambda node: lifecycle.give_back(
             reportclient, instance_uuid, if_on=node),
         bind_destination=unbind,

@@ -10,8 +10,10 @@ table is ``migration_undos``):
    and the new flavor (undo: it ends ``error``);
 2. the source compute must be up and speak the RPC version of resize;
 3. ``move_source_to_migration`` -- what the server holds on the source
-   moves to the migration's consumer (undo: it moves back), so the
-   server's own consumer can hold the destination at the new flavor;
+   moves to the migration's consumer (undo: it moves back -- to nobody
+   when the server was deleted meanwhile: its compute's delete found
+   the migration holding it), so the server's own consumer can hold the
+   destination at the new flavor;
 4. ``claim_destination`` -- the scheduler picks a destination (the new
    flavor; the source excluded unless a resize may stay on its host,
    ``[DEFAULT] allow_resize_to_same_host``; group policies honoured) with
@@ -103,8 +105,8 @@ class MigrationTask:
             old_instance_type_id=self.instance.flavor.id,
             new_instance_type_id=self.flavor.id)
         self.migration.create()
-        self.undos = migration_undos(self.reportclient, self.instance.uuid,
-                                     self.migration)
+        self.undos = migration_undos(self.cctxt, self.reportclient,
+                                     self.instance.uuid, self.migration)
         flow = flows.Flow(
             FLOW, self.instance.uuid, self.undos,
             record=lambda steps: self.migration.record_flow_while(
@@ -226,7 +228,7 @@ class MigrationTask:
                      self.what.lower(), e)
 
 
-def migration_undos(reportclient, instance_uuid, migration):
+def migration_undos(cctxt, reportclient, instance_uuid, migration):
     """What undoes each step of a resize or cold migration (the module's
     docstring); each is idempotent."""
     def end_migration(_):
@@ -240,7 +242,7 @@ def migration_undos(reportclient, instance_uuid, migration):
     return flows.undo_table(
         migration=end_migration,
         move_source_to_migration=lambda _: lifecycle.return_source_side(
-            reportclient, migration.uuid, instance_uuid),
+            reportclient, migration.uuid, instance_uuid, context=cctxt),
         claim_destination=lambda node: lifecycle.give_back(
             reportclient, instance_uuid, if_on=node),
         cast_resize=None)

@@ -524,7 +524,7 @@ class InterruptedMoves:
                                                           migration.uuid)
                 flows.undo_recorded(
                     migrate.FLOW, instance.uuid, migrate.migration_undos(
-                        self.reportclient, instance.uuid, migration),
+                        cctxt, self.reportclient, instance.uuid, migration),
                     migration.recorded_steps(migrate.FLOW) or [])
                 lifecycle.record_fault(
                     cctxt, instance, exception.InstanceTaskInterrupted(

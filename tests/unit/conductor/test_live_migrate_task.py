@@ -611,6 +611,49 @@ class TestCancelledWhileAccepted(LiveMigrateTestCase):
         self.assertStillOnItsSource()
 
 
+# -- the server is deleted while the scheduler is asked -----------------------
+
+class DeletingScheduler:
+    """The server's user deletes it while the scheduler is asked (the
+    soak's delete racing a live migration): the API marks it DELETING;
+    then, unless ``compute_waits``, its compute gives back everything the
+    server holds -- nothing, its source being the migration's now -- and
+    deletes its record. No host is found."""
+
+    def __init__(self, stored, reportclient, compute_waits=False):
+        self.stored = stored
+        self.reportclient = reportclient
+        self.compute_waits = compute_waits
+
+    def select_destinations(self, context, spec, uuids,
+                            return_alternates=True):
+        self.stored.task_state = states.DELETING
+        self.stored.save()
+        if not self.compute_waits:
+            self.reportclient.delete_allocations(self.stored.uuid)
+            self.stored.destroy()
+        raise exception.NoValidHost(reason='0/2 hosts are left')
+
+
+class TestDeletedWhileScheduling(LiveMigrateTestCase):
+
+    def test_the_source_allocation_goes_back_to_nobody(self):
+        self.migrate(scheduler=DeletingScheduler(
+            self.stored(self.instance), self.reportclient))
+        self.assertEqual(({}, {}), (self.held(self.instance.uuid),
+                                    self.held(self.migration.uuid)))
+        self.assertEqual('error', self.stored_migration().status)
+
+    def test_a_delete_its_compute_has_not_run_yet_finds_nothing_held(self):
+        self.migrate(scheduler=DeletingScheduler(
+            self.stored(self.instance), self.reportclient,
+            compute_waits=True))
+        self.assertEqual(({}, {}), (self.held(self.instance.uuid),
+                                    self.held(self.migration.uuid)))
+        self.assertEqual(states.DELETING,
+                         self.stored(self.instance).task_state)
+
+
 class TestUnsentCast(LiveMigrateTestCase):
 
     def test_the_claim_and_the_source_allocation_are_given_back(self):

@@ -16,7 +16,8 @@ from nova_lite import flow as flows
 from tests.unit.conductor import test_live_migrate_task
 from tests.unit import flow_steps
 
-STEPS = sorted(live_migrate.live_migration_undos(None, None, None, None))
+STEPS = sorted(live_migrate.live_migration_undos(
+    None, None, None, None, None))
 
 
 class TestEachLiveMigrationStepFails(
@@ -86,8 +87,8 @@ class TestUndoneTwice(test_live_migrate_task.LiveMigrateTestCase):
         self.assertIn(['claim_destination', self.nodes['dst']],
                       recorded)
         undos = live_migrate.live_migration_undos(
-            self.reportclient, self.ports, self.instance.uuid,
-            self.migration)
+            self.task.cctxt, self.reportclient, self.ports,
+            self.instance.uuid, self.migration)
         for _ in range(2):
             self.assertTrue(flows.run_undos(live_migrate.FLOW,
                                             self.instance.uuid, undos,

@@ -21,6 +21,7 @@ from nova_lite import exception
 from nova_lite import flow as flows
 from nova_lite import objects
 from tests.unit.conductor import test_evacuate_unshelve_tasks as move_fakes
+from tests.unit.conductor import test_live_migrate_task
 
 DESTINATIONS = ('dst', 'dst2')
 
@@ -234,3 +235,20 @@ class TestEachStepFailing(MigrateTaskTestCase):
 
     def test_cast_resize(self):
         self.fail_at('cast_resize')
+
+
+class TestDeletedWhileScheduling(MigrateTaskTestCase):
+
+    def test_the_source_allocation_goes_back_to_nobody(self):
+        migrate.MigrationTask(
+            self.context, self.instance, self.flavor, None,
+            test_live_migrate_task.DeletingScheduler(
+                self.stored(self.instance), self.reportclient),
+            ResizeComputeRPC(), self.reportclient, self.ports).execute()
+        with nova_context.target_cell(self.admin,
+                                      self.plane.databases.cell1) as cctxt:
+            [migration] = objects.MigrationList.get_by_instance(
+                cctxt, self.instance.uuid)
+        self.assertEqual(({}, {}), (self.held(self.instance.uuid),
+                                    self.held(migration.uuid)))
+        self.assertEqual('error', migration.status)
