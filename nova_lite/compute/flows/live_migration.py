@@ -121,7 +121,7 @@ def live_migrate(compute, context, instance, migration, migrate_data):
             host=compute.host,
             action=instance_actions.LIVE_MIGRATION) as step:
         dest = migrate_data.dest_host
-        if _deleted_meanwhile(context, instance):
+        if lifecycle.deleted_meanwhile(context, instance.uuid):
             # The delete ran first (it holds the same lock) and gave
             # back what the server held then; what the conductor claimed
             # for the move, written after it, is given back here.
@@ -343,12 +343,3 @@ def post_at_destination(compute, context, instance, migrate_data):
 def rollback_at_destination(compute, context, instance, migrate_data):
     if instance.host != compute.host:
         compute.driver.destroy(context, instance)
-
-
-def _deleted_meanwhile(context, instance):
-    try:
-        current = objects.Instance.get_by_uuid(context, instance.uuid)
-    except exception.InstanceNotFound:
-        return True
-    return (current.vm_state == states.DELETED or
-            current.task_state == states.DELETING)

@@ -184,10 +184,8 @@ class ScheduleAndBuildTask:
 
     def _record_schedule_steps(self, builds):
         """The first step of every build of the cast, recorded in one
-        UPDATE (the flows are all at their start): the uuids whose record
-        it wrote."""
-        if any(flow.steps for _br, _spec, flow in builds):
-            return set()
+        UPDATE (``_attempt`` makes each flow afresh: all are at their
+        start): the uuids whose record it wrote."""
         try:
             return self.leases.record_first_step(
                 self.context, [br.instance_uuid for br, _, _ in builds],
