@@ -22,6 +22,9 @@ CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
 
 MICROVERSION = '1.28'  # consumer generations
+# The highest microversion any request here sends (root_required on
+# allocation candidates): a Placement older than this cannot serve us.
+REQUIRED_VERSION = '1.35'
 # A consumer's generation after its first allocations are written.
 NEW_CONSUMER_GENERATION = 1
 CONFLICT_RETRIES = 4
@@ -57,6 +60,17 @@ class ConsumerExists(PlacementConflict):
     def __init__(self, held=None, **kwargs):
         super().__init__(**kwargs)
         self.held = held or {}
+
+
+class PlacementTooOld(exception.ConfigurationError):
+    msg_fmt = ('The Placement service at %(url)s offers microversions up '
+               'to %(found)s; nova_lite needs %(needed)s or later '
+               '(Placement 3.0.0, Ussuri, or any release since)')
+
+
+def _version_tuple(text):
+    major, minor = text.split('.')
+    return int(major), int(minor)
 
 
 def _error_code(response):
@@ -106,6 +120,38 @@ class PlacementClient:
                 method, path, response.status_code,
                 _error_detail(response)))
         return response
+
+    # -- the service itself ---------------------------------------------------
+
+    def check_version(self):
+        """Raise PlacementTooOld when placement answers its version
+        document with a maximum below REQUIRED_VERSION, so that a daemon
+        pointed at an old Placement stops at once with one clear line
+        instead of failing every scheduling with a 406. Placement not
+        answering yet (it may be starting beside us) is not an error:
+        its requests will say so when they are made."""
+        try:
+            response = self.adapter.request(
+                '/', 'GET', raise_exc=False, connect_retries=0,
+                headers={'Accept': 'application/json'})
+        except service_auth.ClientException as e:
+            LOG.warning('Placement did not answer its version document '
+                        '(%s); its version is not checked', e)
+            return None
+        try:
+            versions = response.json()['versions']
+            found_tuple, found = max(
+                (_version_tuple(v['max_version']), v['max_version'])
+                for v in versions)
+        except (ValueError, KeyError, TypeError):
+            LOG.warning('Placement answered its version document with %s '
+                        'and no versions; its version is not checked',
+                        response.status_code)
+            return None
+        if found_tuple < _version_tuple(REQUIRED_VERSION):
+            raise PlacementTooOld(url=self.adapter.get_endpoint(),
+                                  found=found, needed=REQUIRED_VERSION)
+        return found
 
     # -- providers -----------------------------------------------------------
 

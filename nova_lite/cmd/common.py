@@ -47,7 +47,15 @@ def wait_for_databases(api=True, cell=True):
         db_api.wait_for_database(CONF.database.connection, CONF.database)
 
 
-def wsgi_main(binary, app_module, group):
+def check_placement():
+    """Stop a daemon that calls placement when the Placement service it is
+    configured for is too old for it (PlacementTooOld, a configuration
+    error: one line and exit status 2)."""
+    from nova_lite import placement_client
+    placement_client.PlacementClient().check_version()
+
+
+def wsgi_main(binary, app_module, group, uses_placement=False):
     """Run a REST daemon: ``app_module.make_app()`` served on the bind
     address of the config group ``group`` ('api', 'placement', 'network')."""
     def body():
@@ -57,6 +65,8 @@ def wsgi_main(binary, app_module, group):
         # Before anything waits for a database: a refusal is immediate.
         auth.check_bind_address(binary, options.bind_host)
         wait_for_databases()
+        if uses_placement:
+            check_placement()
         import importlib
         from nova_lite import service
         app = importlib.import_module(app_module).make_app()

@@ -33,6 +33,7 @@ def main():
         # A malformed [network] bandwidths or bridge_mappings stops the
         # compute here, with one clear line, not at its first report.
         agent.validate_config()
+        common.check_placement()
         from nova_lite.compute import manager
         from nova_lite.compute import rpcapi as compute_rpcapi
         from nova_lite.conductor import rpcapi as conductor_rpcapi

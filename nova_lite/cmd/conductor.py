@@ -19,6 +19,7 @@ def main():
         common.setup()
         has_api_database = bool(common.CONF.api_database.connection)
         common.wait_for_databases(api=has_api_database)
+        common.check_placement()
         if not has_api_database:
             LOG.info('No [api_database] connection: running as a cell '
                      'conductor (object calls and reschedules of this '

@@ -368,6 +368,7 @@ def main():
         db_api.block_access(servicegroup.COMPUTE_BINARY)
         from nova_lite.network import agent
         agent.validate_config()
+        common.check_placement()
         from nova_lite import service
         service.serve(SimulatedHosts(host_names()))
     common.run(body)

@@ -5,7 +5,7 @@ from nova_lite.cmd import common
 
 def main():
     common.wsgi_main('nova-lite-network', 'nova_lite.api.network',
-                     'network')
+                     'network', uses_placement=True)
 
 
 if __name__ == '__main__':

@@ -7,6 +7,7 @@ def main():
     def body():
         common.setup()
         common.wait_for_databases()
+        common.check_placement()
         from nova_lite.scheduler import manager
         from nova_lite import service
         service.serve(service.Service('nova-lite-scheduler', 'scheduler',

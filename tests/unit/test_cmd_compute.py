@@ -8,8 +8,11 @@ raises DBNotAllowed.
 """
 
 import functools
+import http.server
+import json
 import logging
 import os
+import threading
 
 import fixtures
 import testtools
@@ -145,3 +148,52 @@ class TestComputeHoldsNoDatabaseCredentials(CommandTestCase):
         output = stderr.read()
         self.assertTrue(output.startswith('ERROR: '), output)
         self.assertNotIn('Traceback', output)
+
+
+class _OldPlacement(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with the version document of a Placement that
+    offers microversions up to 1.30 (older than root_required)."""
+
+    def do_GET(self):
+        body = json.dumps({'versions': [{
+            'id': 'v1.0', 'min_version': '1.0', 'max_version': '1.30',
+            'status': 'CURRENT', 'links': []}]}).encode()
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class TestPlacementTooOld(CommandTestCase):
+
+    def test_the_compute_stops_with_one_line_and_serves_nothing(self):
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                                 _OldPlacement)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        stderr = self.useFixture(fixtures.StringStream('stderr')).stream
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', stderr))
+        conf = COMPUTE_CONF.replace(
+            '[placement]\nauth_type = noauth2\n'
+            'endpoint_override = http://127.0.0.1:9',
+            '[placement]\nauth_type = noauth2\n'
+            'endpoint_override = http://127.0.0.1:%d' % server.server_port)
+        error = self.assertRaises(SystemExit, self.run_main,
+                                  compute_cmd.main, 'nova-lite-compute', conf)
+        self.assertEqual(2, error.code)
+        self.assertEqual([], self.served)
+        stderr.seek(0)
+        [line] = stderr.read().splitlines()
+        # The file that names that Placement is named too.
+        self.assertEqual(
+            'ERROR: The Placement service at http://127.0.0.1:%d offers '
+            'microversions up to 1.30; nova_lite needs 1.35 or later '
+            '(Placement 3.0.0, Ussuri, or any release since). Config files '
+            'read: %s/nova-lite-compute.conf. Name another with '
+            '--config-file PATH.' % (server.server_port, self.directory),
+            line)
