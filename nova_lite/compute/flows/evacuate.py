@@ -163,13 +163,10 @@ def evacuation_undos(context, instance, migration, reportclient,
             pass  # ended already (a conductor's takeover says error)
 
     def return_source_side(_):
-        if exists():
-            lifecycle.return_source_side(reportclient, migration.uuid,
-                                         instance.uuid)
-        else:
-            # Deleted meanwhile (locally, its source being down): what
-            # the migration holds is nobody's now.
-            lifecycle.give_back(reportclient, migration.uuid)
+        # A server deleted meanwhile (locally, its source being down),
+        # even while its source side comes back, keeps nothing.
+        lifecycle.return_source_side(reportclient, migration.uuid,
+                                     instance.uuid, context=context)
 
     def drop_claim(node):
         if here is not None:

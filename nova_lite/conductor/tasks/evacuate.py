@@ -158,15 +158,10 @@ def evacuation_undos(cctxt, reportclient, instance_uuid, migration):
     """What undoes each step of an evacuation (the module's docstring);
     each is idempotent."""
     def return_source_side(_):
-        try:
-            objects.Instance.get_by_uuid(cctxt, instance_uuid)
-        except exception.InstanceNotFound:
-            # Deleted meanwhile (locally, its host being down): what the
-            # migration holds is nobody's now.
-            lifecycle.give_back(reportclient, migration.uuid)
-            return
+        # A server deleted meanwhile (locally, its host being down), even
+        # while its source side comes back, keeps nothing.
         lifecycle.return_source_side(reportclient, migration.uuid,
-                                     instance_uuid)
+                                     instance_uuid, context=cctxt)
     return flows.undo_table(
         move_source_to_migration=return_source_side,
         claim_destination=lambda node: lifecycle.give_back(

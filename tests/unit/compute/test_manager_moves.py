@@ -395,6 +395,26 @@ class TestEvacuationOfADeletedServer(EvacuateTestCase):
                          (self.resources(self.instance.uuid),
                           self.resources(self.migration.uuid)))
 
+    def test_a_delete_as_the_source_side_comes_back_leaves_nothing(self):
+        # The delete lands after the undo looked for the server and
+        # before it moved the migration's allocation back.
+        deleted = self.stored(self.instance)
+        reportclient = self.manager.rt.reportclient
+        move = reportclient.move_allocations
+
+        def deleted_first(source, target):
+            if target == deleted.uuid:
+                reportclient.delete_allocations(deleted.uuid)
+                deleted.destroy()
+            return move(source, target)
+        reportclient.move_allocations = deleted_first
+        self.config.config(fake_fail_spawn_for=['evacuee'], group='compute')
+        self.evacuate()
+        self.assertEqual(({}, {}),
+                         (self.resources(self.instance.uuid),
+                          self.resources(self.migration.uuid)))
+        self.assertEqual('failed', self.stored_migration().status)
+
 
 class TestDestroyEvacuatedInstances(ManagerTestCase):
     """The source compute comes back after its servers were evacuated."""

@@ -388,6 +388,28 @@ class TestEvacuationOfAServerDeletedMeanwhile(EvacuateTestCase):
         self.assertEqual('error', migration.status)
 
 
+class TestDeletedAsTheSourceSideComesBack(EvacuateTestCase):
+    """The local delete lands just as the undo moves the migration's
+    allocation back: after the undo looked for the server, before the
+    move (the soak's race, in its narrowest window)."""
+
+    def test_what_came_back_is_given_back(self):
+        stored = self.stored(self.instance)
+        move = self.reportclient.move_allocations
+
+        def deleted_first(source, target):
+            if target == stored.uuid:
+                # The API's local delete: what the server holds goes.
+                self.reportclient.delete_allocations(stored.uuid)
+                stored.destroy()
+            return move(source, target)
+        self.reportclient.move_allocations = deleted_first
+        self.evacuate(exception.NoValidHost(reason='0/1 hosts'))
+        self.assertEqual(({}, {}), (self.held(self.instance.uuid),
+                                    self.held(self.migration.uuid)))
+        self.assertEqual('error', self.stored_migration().status)
+
+
 class TestEvacuateFailuresAfterTheClaim(EvacuateTestCase):
 
     def test_an_unsent_cast_gives_back_the_claim_and_the_source(self):
