@@ -382,15 +382,23 @@ class PlacementClient:
                                  held=self.get_allocations(consumer_uuid))
         self._check(response, 'adopt allocations of %s' % consumer_uuid)
 
+    def _post_consumer(self, consumer_uuid, allocations, generation,
+                       project_id, user_id):
+        """POST /allocations of one consumer: ``allocations`` ({}: none)
+        in place of what it holds, if its generation is still
+        ``generation``; placement's answer."""
+        return self._request('POST', '/allocations', {consumer_uuid: {
+            'allocations': allocations, 'consumer_generation': generation,
+            'project_id': project_id, 'user_id': user_id}},
+            version='1.28')
+
     def give_back_claim(self, consumer_uuid, generation, project_id,
                         user_id):
         """Remove the consumer's allocations if its generation is still
         ``generation`` (nobody wrote them since): True when removed,
         False when they are someone else's now (or gone)."""
-        response = self._request('POST', '/allocations', {consumer_uuid: {
-            'allocations': {}, 'consumer_generation': generation,
-            'project_id': project_id, 'user_id': user_id}},
-            version='1.28')
+        response = self._post_consumer(consumer_uuid, {}, generation,
+                                       project_id, user_id)
         if response.status_code == 204:
             return True
         if response.status_code == 409:
@@ -399,6 +407,26 @@ class PlacementClient:
                      _error_detail(response))
             return False
         self._check(response, 'give back the claim of %s' % consumer_uuid)
+
+    def replace_allocations(self, consumer_uuid, allocations, generation,
+                            project_id, user_id):
+        """Write ``allocations`` ({}: remove them) as the consumer's
+        whole allocation if its generation is still ``generation`` (None:
+        it holds nothing), without reading it again: the caller decided
+        from what it read. The consumer's new generation (None once it
+        holds nothing); PlacementConflict with placement's reason when
+        refused (written by someone else since, or no room)."""
+        response = self._post_consumer(consumer_uuid, allocations,
+                                       generation, project_id, user_id)
+        if response.status_code == 204:
+            if not allocations:
+                return None
+            return (NEW_CONSUMER_GENERATION if generation is None
+                    else generation + 1)
+        if response.status_code == 409:
+            raise PlacementConflict(reason='allocations of %s: %s' % (
+                consumer_uuid, _error_detail(response)))
+        self._check(response, 'write the allocations of %s' % consumer_uuid)
 
     def get_allocation_candidates(self, resources, limit=None, groups=(),
                                   in_tree=None, member_of=(),

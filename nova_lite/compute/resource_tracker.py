@@ -86,13 +86,22 @@ def build_allocations(instance, node_uuid, disk_provider_uuid=None,
         disk_provider = disk_provider_uuid or node_uuid
         allocations.setdefault(disk_provider, {'resources': {}})
         allocations[disk_provider]['resources']['DISK_GB'] = disk_gb
-    for provider, allocation in (port_allocations or {}).items():
-        resources = allocations.setdefault(provider, {'resources': {}})[
+    return with_added(allocations, port_allocations)
+
+
+def with_added(allocations, more):
+    """``allocations`` ({provider: {'resources': {class: amount}}}, as
+    PUT /allocations takes) with ``more`` added provider by provider;
+    neither is changed."""
+    total = {provider: {'resources': dict(allocation['resources'])}
+             for provider, allocation in allocations.items()}
+    for provider, allocation in (more or {}).items():
+        resources = total.setdefault(provider, {'resources': {}})[
             'resources']
         for resource_class, amount in allocation['resources'].items():
             resources[resource_class] = resources.get(resource_class,
                                                       0) + amount
-    return allocations
+    return total
 
 
 class ResourceTracker:

@@ -64,7 +64,9 @@ def mappings_from_allocations(request_groups, allocations,
     ``mappings`` (written by hand, or healed): each group goes to a
     provider of ``allocations`` that has its resource classes and its
     required traits (``provider_traits``: {provider uuid: set of
-    traits})."""
+    traits}). ``nova-lite-manage placement heal_allocations`` asks the
+    same of what each provider of a tree has free ({provider: {class:
+    amount}}), to find where a port's missing request fits."""
     found = {}
     # What each provider has left for the groups not matched yet.
     left = {provider: dict(allocation.get('resources', allocation))
