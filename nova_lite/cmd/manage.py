@@ -9,7 +9,8 @@
     nova-lite-manage cell_v2 discover_hosts | list_hosts
     nova-lite-manage image create | list | delete  the minimal image catalog
     nova-lite-manage flavor create | list
-    nova-lite-manage placement heal_allocations | audit [--delete]
+    nova-lite-manage placement heal_allocations   missing allocations, ports
+    nova-lite-manage placement audit [--delete]   orphaned allocations
     nova-lite-manage placement sync_aggregates    host aggregates -> placement
     nova-lite-manage audit                        servers vs placement, ports
     nova-lite-manage scheduler simulate CASE.json the scheduler, offline
@@ -481,60 +482,51 @@ def flavor_list():
 
 # -- placement ----------------------------------------------------------------
 
-def _cell_instances(context, placed=True):
-    """([(cell context, instance)] for every live instance with a host
-    (or, with ``placed=False``, every live instance) in the cells that
-    answered, {cell name: why} of those that did not)."""
-    from nova_lite import cells
-    from nova_lite import objects
-
-    def read(cctxt, cell):
-        return [(cctxt, instance)
-                for instance in objects.InstanceList.get_by_filters(cctxt, {})
-                if not placed or (instance.host and instance.node)]
-
-    found = cells.scatter(context, read, 'a list of servers',
-                          with_cell0=False)
-    return ([pair for pairs in found.answers.values() for pair in pairs],
-            found.down_by_name())
-
-
 def placement_heal_allocations():
-    """Write the allocations of instances that have none in placement;
-    exit status 1 if a cell did not answer (its instances are not
-    healed)."""
-    from nova_lite.compute import resource_tracker
-    from nova_lite import exception
-    from nova_lite import objects
+    """Write what servers on a host are missing in placement: a whole
+    allocation, or a port's resource request with the binding profile
+    naming its provider (``allocation_heal``). Exit status: 0 done (or
+    nothing missing); 1 a cell did not answer (its servers were not
+    checked); 2 a bad --instance; 3 a server could not be healed (each
+    is named on standard error, and nothing of it was written)."""
+    from oslo_utils import uuidutils
+    from nova_lite import allocation_heal
+    from nova_lite.network import api as network_api
     from nova_lite import placement_client
-    client = placement_client.PlacementClient()
-    healed = checked = 0
-    instances, down = _cell_instances(_admin())
-    for cctxt, instance in instances:
-        checked += 1
-        if client.get_allocations(instance.uuid).get('allocations'):
-            continue
-        try:
-            node = objects.ComputeNode.get_by_host_and_nodename(
-                cctxt, instance.host, instance.node)
-        except exception.ComputeHostNotFound:
-            print('Instance %s: compute node %s/%s not found; skipped' % (
-                instance.uuid, instance.host, instance.node))
-            continue
-        sharing = client.sharing_providers(
-            client.get_aggregates(node.uuid), {'DISK_GB': 1})
-        client.put_allocations(
-            instance.uuid, resource_tracker.build_allocations(
-                instance, node.uuid, sharing[0] if sharing else None),
-            instance.project_id, instance.user_id)
-        healed += 1
-        if CONF.command.verbose:
-            print('Wrote allocations of %s on %s' % (instance.uuid,
-                                                     instance.node))
-    print('%d instance(s) checked, %d allocation(s) written.' % (checked,
-                                                                 healed))
-    _report_down(down, 'its instances were not checked')
-    return 1 if down else 0
+    command = CONF.command
+    if command.instance and not uuidutils.is_uuid_like(command.instance):
+        print('ERROR: --instance takes a server\'s UUID, got %r' %
+              command.instance, file=sys.stderr)
+        return 2
+    report = allocation_heal.heal_all(
+        _admin(), placement_client.PlacementClient(),
+        network_api.PortClient(),
+        with_ports=not command.skip_port_allocations,
+        dry_run=command.dry_run, instance_uuid=command.instance)
+    if command.instance and not report.checked and not report.cells_down:
+        print('ERROR: no server %s on a host' % command.instance,
+              file=sys.stderr)
+        return 2
+    if command.verbose or command.dry_run:
+        for heal in report.healed:
+            for line in heal.describe():
+                print('%s %s' % ('Would write' if command.dry_run
+                                 else 'Wrote', line))
+    for _uuid, why in report.failed:
+        print('ERROR: %s' % why, file=sys.stderr)
+    written = len(report.healed)
+    print('%d instance(s) checked: %d allocation(s) %s (%d written whole, '
+          '%d port resource request(s) added), %d skipped (in a task), %d '
+          'not healed.%s' % (
+              report.checked, written,
+              'to write' if command.dry_run else 'written',
+              len([h for h in report.healed if h.whole]),
+              report.ports_healed, report.in_task, len(report.failed),
+              ' Dry run: nothing was written.' if command.dry_run else ''))
+    _report_down(report.cells_down, 'its instances were not checked')
+    if report.failed:
+        return 3
+    return 1 if report.cells_down else 0
 
 
 def placement_audit():
@@ -779,10 +771,25 @@ def _add_commands(subparsers):
     p.set_defaults(func=image_delete)
 
     placement = group('placement', 'allocations in placement')
-    p = placement.add_parser('heal_allocations',
-                             help='write the allocations of instances that '
-                                  'have none')
-    p.add_argument('--verbose', action='store_true')
+    p = placement.add_parser(
+        'heal_allocations',
+        help='write what servers on a host are missing in placement: an '
+             'allocation they do not have at all, and the resource '
+             'requests (minimum bandwidth) of their ports, each port '
+             'bound with the provider as its binding:profile allocation '
+             '(exit status 1 a cell did not answer, 2 a bad --instance, '
+             '3 a server could not be healed)')
+    p.add_argument('--verbose', action='store_true',
+                   help='print each allocation and port written')
+    p.add_argument('--dry-run', dest='dry_run', action='store_true',
+                   help='print what would be written, write nothing')
+    p.add_argument('--skip-port-allocations',
+                   dest='skip_port_allocations', action='store_true',
+                   help='do not look at ports: write only the allocations '
+                        'servers do not have at all, with their flavor\'s '
+                        'resources')
+    p.add_argument('--instance', metavar='UUID',
+                   help='heal this server only')
     p.set_defaults(func=placement_heal_allocations)
     p = placement.add_parser('audit',
                              help='list allocations whose consumer is not a '
