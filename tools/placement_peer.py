@@ -86,12 +86,17 @@ threading.Event().wait()
 class Server:
     """OpenStack Placement 16 on its own MariaDB database and port.
 
-    ``extra_conf`` is appended to its placement.conf (which already says
-    ``[api] auth_strategy = noauth2`` and the database), e.g.
+    ``auth_strategy`` is its ``[api] auth_strategy``: ``noauth2`` (a token
+    is the user it names), or ``keystone`` (keystonemiddleware, installed
+    with it, checks every token but the version document's with the
+    Keystone its ``[keystone_authtoken]`` names, which ``extra_conf`` then
+    gives). ``extra_conf`` is appended to its placement.conf (which
+    already says the auth strategy and the database), e.g.
     ``[oslo_policy]\\nenforce_new_defaults = false\\n``.
     """
 
-    def __init__(self, extra_conf='', port=None):
+    def __init__(self, extra_conf='', port=None, auth_strategy='noauth2'):
+        self.auth_strategy = auth_strategy
         self.database = 'nl_osp_%s' % uuid.uuid4().hex[:10]
         self.workdir = tempfile.mkdtemp(prefix='openstack-placement-')
         self.port = port or _free_port()
@@ -108,9 +113,10 @@ class Server:
         venv_python = ensure_installed()
         _mysql('CREATE DATABASE `%s` CHARACTER SET utf8mb4' % self.database)
         with open(self.conf, 'w') as f:
-            f.write('[api]\nauth_strategy = noauth2\n'
+            f.write('[api]\nauth_strategy = %s\n'
                     '[placement_database]\nconnection = %s\n%s' % (
-                        MYSQL % self.database, self.extra_conf))
+                        self.auth_strategy, MYSQL % self.database,
+                        self.extra_conf))
         subprocess.run([os.path.join(VENV, 'bin', 'placement-manage'),
                         '--config-file', self.conf, 'db', 'sync'],
                        check=True, env=self.env, capture_output=True)

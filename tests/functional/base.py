@@ -31,12 +31,18 @@ class ControlPlaneTestCase(testtools.TestCase):
     def setUpClass(cls):
         super().setUpClass()
         if cls.placement_service == 'openstack':
-            cls.openstack_placement = placement_peer.Server().start()
+            cls.openstack_placement = cls.new_openstack_placement().start()
         try:
             cls.plane = cls.start_plane()
         except Exception:
             cls._stop_openstack_placement()
             raise
+
+    @classmethod
+    def new_openstack_placement(cls):
+        """The class's OpenStack Placement, not started: noauth2, like
+        the plane, unless the class runs another auth mode."""
+        return placement_peer.Server()
 
     @classmethod
     def new_plane(cls):
