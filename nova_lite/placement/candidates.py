@@ -146,6 +146,26 @@ def _providers_with_capacity(connection, group, class_id, amount):
     return _id_pairs(connection, query)
 
 
+def _providers_by_class(connection, group):
+    """{class id: {provider id: root id}} of the providers able to take
+    the (unsuffixed) group's amount of each of its classes: one query for
+    all of them, a row per class a provider has room for."""
+    fits = sa.or_(*(sa.and_(INV.c.resource_class_id == class_id,
+                            *capacity.fits_sql(amount))
+                    for class_id, amount in sorted(group.resources.items())))
+    query = (sa.select(INV.c.resource_class_id, INV.c.resource_provider_id,
+                       P.c.root_provider_id)
+             .select_from(INV.join(P, P.c.id == INV.c.resource_provider_id))
+             .where(fits))
+    for clause in _group_filters(connection, group, INV.c.resource_provider_id,
+                                 False):
+        query = query.where(clause)
+    found = {class_id: {} for class_id in group.resources}
+    for class_id, provider_id, root_id in db.packed_rows(connection, query):
+        found[int(class_id)][int(provider_id)] = int(root_id)
+    return found
+
+
 def _providers_matching(connection, group):
     """{provider id: root id} for a resourceless group (traits etc.)."""
     query = sa.select(P.c.id, P.c.root_provider_id)
@@ -207,31 +227,34 @@ def _tree_rows(connection, root_ids):
 
 
 def _capacities(connection, provider_ids):
-    """{provider id: {class id: (capacity, used, max_unit)}}."""
+    """{provider id: {class id: (capacity, used, max_unit)}}, the capacity
+    worked out by the database (``capacity.capacity_sql``): five integers
+    a row to read instead of seven numbers and a sum."""
     result = collections.defaultdict(dict)
+    room = sa.cast(capacity.capacity_sql(INV), sa.Integer)
     for chunk in db.chunks(sorted(provider_ids), 5000):
         query = (sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
-                           INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
-                           INV.c.max_unit, INV.c.used)
+                           room, INV.c.used, INV.c.max_unit)
                  .where(db.in_ids(INV.c.resource_provider_id, chunk)))
-        for pid, cid, total, reserved, ratio, max_unit, used in \
-                db.packed_rows(connection, query, cache=False):
-            result[int(pid)][int(cid)] = (
-                capacity.capacity(int(total), int(reserved), float(ratio)),
-                int(used), int(max_unit))
+        for pid, cid, capacity_, used, max_unit in db.packed_rows(
+                connection, query, cache=False):
+            result[int(pid)][int(cid)] = (int(capacity_), int(used),
+                                          int(max_unit))
     return result
 
 
 # -- search ------------------------------------------------------------------
 
-def _flat_world(connection):
-    """True when no provider has a parent and none shares its resources:
-    then every candidate is a single provider."""
+def _world(connection):
+    """(whether some provider has a parent, whether some provider shares
+    its resources): with neither every candidate is a single provider,
+    and without sharing providers no tree is served from outside it."""
     shares = traits_db.ids_of(connection, [traits_db.SHARES_VIA_AGGREGATE])[
         traits_db.SHARES_VIA_AGGREGATE]
     nested = sa.exists().where(P.c.parent_provider_id.is_not(None))
     sharing = sa.exists().where(PT.c.trait_id == shares)
-    return not connection.execute(sa.select(sa.or_(nested, sharing))).scalar()
+    return tuple(bool(v) for v in
+                 connection.execute(sa.select(nested, sharing)).one())
 
 
 def _find_single_providers(connection, request, group):
@@ -314,8 +337,9 @@ def _random_order(connection):
 
 def find(connection, request):
     """The Result for ``request`` (limited to ``request.limit``)."""
+    nested, sharing = _world(connection)
     if len(request.groups) == 1 and not request.groups[0].suffix and \
-            request.groups[0].resources and _flat_world(connection):
+            request.groups[0].resources and not (nested or sharing):
         return _find_single_providers(connection, request, request.groups[0])
     result = Result()
     # Per group: for granular ones {provider: root} satisfying the whole
@@ -339,17 +363,15 @@ def find(connection, request):
                 return result
             granular[group.suffix] = found
             candidates.update(found)
-        else:
-            for class_id, amount in sorted(group.resources.items()):
-                found = _providers_with_capacity(connection, group, class_id,
-                                                 amount)
-                if not found:
-                    return result
-                spread[class_id] = found
+        elif group.resources:
+            spread = _providers_by_class(connection, group)
+            if not all(spread.values()):
+                return result
+            for found in spread.values():
                 candidates.update(found)
     unsuffixed = next((g for g in request.groups if not g.suffix), None)
 
-    anchors = _sharing_anchors(connection, candidates)
+    anchors = _sharing_anchors(connection, candidates) if sharing else {}
     # Which trees a provider can serve: its own, and for a sharing
     # provider every tree anchored to it.
     serves = {}
@@ -383,6 +405,15 @@ def find(connection, request):
     if request.limit and request.randomize:
         random.shuffle(roots)
 
+    # What each choice of a candidate is: a granular group (its suffix and
+    # all its resources) or one class of the unsuffixed group (suffix '');
+    # with the providers able to take it.
+    groups = {g.suffix: g for g in request.groups}
+    option_sets = [((suffix, groups[suffix].resources), found)
+                   for suffix, found in sorted(granular.items())]
+    option_sets += [(('', {class_id: unsuffixed.resources[class_id]}), found)
+                    for class_id, found in sorted(spread.items())]
+
     def tree_candidates(root_id):
         members = by_root[root_id]
         if root_id not in tree_rows or (only_tree is not None and
@@ -394,16 +425,11 @@ def find(connection, request):
                     request.root_forbidden & root_traits:
                 return
         options = []
-        for suffix, found in sorted(granular.items()):
+        for (suffix, resources), found in option_sets:
             choices = sorted(p for p in members if p in found)
             if not choices:
                 return
-            options.append(('group', suffix, choices))
-        for class_id, found in sorted(spread.items()):
-            choices = sorted(p for p in members if p in found)
-            if not choices:
-                return
-            options.append(('class', class_id, choices))
+            options.append((suffix, resources, choices))
         yield from _combinations(request, options, tree_rows, limits,
                                  shared_classes, unsuffixed, provider_traits)
 
@@ -482,34 +508,37 @@ def _is_ancestor_or_self(tree_rows, ancestor, provider):
 
 def _combinations(request, options, tree_rows, limits, shared_classes,
                   unsuffixed, provider_traits):
-    """Every acceptable (allocations, mappings) from one tree's options."""
-    groups = {g.suffix: g for g in request.groups}
+    """Every acceptable (allocations, mappings) from one tree's options:
+    [(suffix, resources, providers able to take them)]."""
     isolate = request.group_policy == 'isolate'
-    for choice in itertools.product(*(c for _k, _n, c in options)):
-        allocations = collections.defaultdict(dict)
-        mappings = collections.defaultdict(list)
-        granular_providers = []
-        for (kind, name, _c), provider_id in zip(options, choice):
-            if kind == 'group':
-                granular_providers.append(provider_id)
-                resources = groups[name].resources
-                mappings[name].append(provider_id)
+    trait_bound = unsuffixed is not None and bool(
+        unsuffixed.required or unsuffixed.any_of or unsuffixed.forbidden)
+    for choice in itertools.product(*(c for _s, _r, c in options)):
+        allocations = {}
+        mappings = {}
+        for (suffix, resources, _c), provider_id in zip(options, choice):
+            chosen = mappings.get(suffix)
+            if chosen is None:
+                mappings[suffix] = [provider_id]
+            elif suffix or provider_id not in chosen:
+                chosen.append(provider_id)
+            if not resources:
+                continue   # a resourceless group names a provider only
+            held = allocations.get(provider_id)
+            if held is None:
+                allocations[provider_id] = dict(resources)
             else:
-                resources = {name: unsuffixed.resources[name]}
-                if provider_id not in mappings['']:
-                    mappings[''].append(provider_id)
-            for class_id, amount in resources.items():
-                held = allocations[provider_id]
-                held[class_id] = held.get(class_id, 0) + amount
-        if isolate and len(set(granular_providers)) != len(
-                granular_providers):
-            continue
+                for class_id, amount in resources.items():
+                    held[class_id] = held.get(class_id, 0) + amount
+        if isolate:
+            granular_providers = [p for suffix, ps in mappings.items()
+                                  if suffix for p in ps]
+            if len(set(granular_providers)) != len(granular_providers):
+                continue
         if shared_classes and not _fits_merged(allocations, limits,
                                                shared_classes):
             continue
-        if unsuffixed is not None and (unsuffixed.required or
-                                       unsuffixed.any_of or
-                                       unsuffixed.forbidden):
+        if trait_bound:
             used = mappings.get('') or list(allocations)
             present = set().union(*(provider_traits.get(p, set())
                                     for p in used))
@@ -517,9 +546,10 @@ def _combinations(request, options, tree_rows, limits, shared_classes,
                     unsuffixed.forbidden & present or \
                     not all(ids & present for ids in unsuffixed.any_of):
                 continue
-        if not _same_subtree_holds(request, mappings, tree_rows):
+        if request.same_subtree and not _same_subtree_holds(
+                request, mappings, tree_rows):
             continue
-        yield dict(allocations), dict(mappings)
+        yield allocations, mappings
 
 
 def _fits_merged(allocations, limits, shared_classes):
