@@ -30,9 +30,13 @@ import requests
 from tests.functional import base
 from tests.functional import keystone
 from tests.functional import test_policy_matrix as matrix
+from tools import placement_peer
 
 
 SERVICE_USER, SERVICE_PASSWORD = 'nova-lite', 'service-secret'
+# OpenStack Placement's own service user (placement_service =
+# 'openstack'): it checks tokens with Keystone as that user.
+PLACEMENT_USER, PLACEMENT_PASSWORD = 'placement', 'placement-secret'
 PASSWORDS = {matrix.ADMIN: 'admin-secret', matrix.OWNER: 'alice-secret',
              matrix.OTHER: 'bob-secret'}
 NAMES = {matrix.ADMIN: ('admin', 'admin'),
@@ -40,11 +44,15 @@ NAMES = {matrix.ADMIN: ('admin', 'admin'),
          matrix.OTHER: (matrix.OTHER_USER_NAME, matrix.OTHER_PROJECT_NAME)}
 
 
-class _UnderKeystone:
+class UnderKeystone:
     """Mixed into a ControlPlaneTestCase: the class's plane authenticates
     with a real Keystone, where the owner (alice, proj-a), the other
     project (bob, proj-b), the administrator (admin, admin) and the
-    services' user (nova-lite, service) log in with passwords."""
+    services' user (nova-lite, service) log in with passwords. On
+    OpenStack Placement (``placement_service = 'openstack'``) that
+    Placement runs ``auth_strategy = keystone`` too, checking tokens as
+    its own user (placement, with the service role only), and is found
+    in the catalog like the plane's own."""
 
     @classmethod
     def setUpClass(cls):
@@ -78,9 +86,8 @@ class _UnderKeystone:
                                        NAMES[caller][1])
                       for caller in NAMES}
         services = ''.join(
-            ks.service_conf(group, SERVICE_USER, SERVICE_PASSWORD) +
-            # No override: the endpoint comes from the catalog.
-            'endpoint_override =\n' for group in ('placement', 'network'))
+            cls.client_conf(group, SERVICE_USER, SERVICE_PASSWORD)
+            for group in ('placement', 'network'))
         cls.extra_conf = textwrap.dedent("""
             [api]
             auth_strategy = keystone
@@ -89,6 +96,24 @@ class _UnderKeystone:
             'www_authenticate_uri = %s\n' % ks.auth_url + services
         cls.compute_conf = {index: services
                             for index in range(1, cls.computes + 1)}
+
+    @classmethod
+    def client_conf(cls, group, user, password):
+        """``[group]`` of a daemon calling that API as ``user``: a
+        password login, and no override: the endpoint comes from the
+        catalog, its internal interface as the README's example says."""
+        return cls.keystone.service_conf(group, user, password) + \
+            'endpoint_override =\nvalid_interfaces = internal\n'
+
+    @classmethod
+    def new_openstack_placement(cls):
+        cls.keystone.user(PLACEMENT_USER, PLACEMENT_PASSWORD, 'service',
+                          ['service'])
+        return placement_peer.Server(
+            auth_strategy='keystone',
+            extra_conf=cls.keystone.service_conf(
+                'keystone_authtoken', PLACEMENT_USER, PLACEMENT_PASSWORD) +
+            'www_authenticate_uri = %s\n' % cls.keystone.auth_url)
 
     @classmethod
     def new_plane(cls):
@@ -147,12 +172,12 @@ class _UnderKeystone:
         return json.loads(self.openstack(caller, *args, '-f', 'json'))
 
 
-class TestPolicyMatrixUnderKeystone(_UnderKeystone,
+class TestPolicyMatrixUnderKeystone(UnderKeystone,
                                     matrix.TestPolicyMatrix):
     """The matrix with Keystone's tokens and ids."""
 
 
-class TestClientsUnderKeystone(_UnderKeystone, base.ControlPlaneTestCase):
+class TestClientsUnderKeystone(UnderKeystone, base.ControlPlaneTestCase):
     """openstacksdk and the openstack CLI against a Keystone deployment:
     password logins, every service found in the catalog."""
 

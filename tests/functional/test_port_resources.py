@@ -20,11 +20,15 @@ MIN_KBPS = 1000
 
 class PortServiceMixin:
 
+    # 'admin' is the plane's administrator in any auth mode
+    # (plane.admin_headers); another token is sent as it is.
     @classmethod
     def net(cls, method, path, body=None, token='admin'):
+        headers = (cls.plane.admin_headers if token == 'admin'
+                   else {'X-Auth-Token': token})
         response = requests.request(
             method, cls.plane.network_url + '/v2.0' + path, json=body,
-            headers={'X-Auth-Token': token}, timeout=30)
+            headers=headers, timeout=30)
         return response
 
     @classmethod
@@ -60,7 +64,7 @@ class PortServiceMixin:
     def placement(self, path):
         response = requests.get(
             self.plane.placement_url + path,
-            headers={'X-Auth-Token': 'admin',
+            headers={**self.plane.admin_headers,
                      'OpenStack-API-Version': 'placement 1.28'}, timeout=10)
         response.raise_for_status()
         return response.json()
