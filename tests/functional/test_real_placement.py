@@ -11,6 +11,14 @@ bandwidth providers and traits, the scheduler claims, the conductor moves
 and gives back allocations, the audit reads providers and allocations,
 all through the Placement API.
 
+``RealPlacementUnderKeystoneTest`` runs both sides as operators do: a
+real Keystone (``test_auth_modes.UnderKeystone``), OpenStack Placement
+with ``[api] auth_strategy = keystone`` checking tokens as its own
+service user, and every daemon's and nova-lite-manage's ``[placement]``
+as the README's "Running with an existing Placement" says: a password
+login as a service user (with the service role only) and the endpoint
+from the catalog, no override.
+
 Each behaviour is checked twice: by the audit (after each step and after
 each test) and by reading the allocations and usages in real placement
 and comparing them with what the servers should hold: a flavor's
@@ -25,15 +33,18 @@ import requests
 
 from tests.functional import base
 from tests.functional import fixtures
+from tests.functional import test_auth_modes
 from tests.functional import test_port_resources
 
 LIVE = '2.30'
 EVACUATE = '2.29'
 
 
-class RealPlacementTest(test_port_resources.PortServiceMixin,
-                        base.ControlPlaneTestCase):
-    computes = 2
+class RealPlacementMixin(test_port_resources.PortServiceMixin):
+    """Mixed into a ControlPlaneTestCase: the plane on OpenStack
+    Placement, a network with a minimum-bandwidth policy, and what a
+    server should hold there."""
+
     placement_service = 'openstack'
 
     @classmethod
@@ -84,6 +95,14 @@ class RealPlacementTest(test_port_resources.PortServiceMixin,
              (p['uuid'] for p in providers)},
             {p['uuid']: self.usages(p['uuid']) for p in providers})
 
+    def real(self, method, path, body=None, version='1.28'):
+        """``method path`` on real placement as its administrator."""
+        return requests.request(
+            method, self.plane.placement_url + path, json=body,
+            headers={**self.plane.admin_headers,
+                     'OpenStack-API-Version': 'placement ' + version},
+            timeout=10)
+
     def assert_audit_clean(self):
         result = self.plane.audit()
         self.assertEqual(0, result.returncode, result.stdout + result.stderr)
@@ -101,6 +120,10 @@ class RealPlacementTest(test_port_resources.PortServiceMixin,
         self.assertEqual(204, self.admin.delete(
             '/servers/%s' % server_id).status_code)
         self.admin.wait_for_gone(server_id)
+
+
+class RealPlacementTest(RealPlacementMixin, base.ControlPlaneTestCase):
+    computes = 2
 
     def migration_records(self, server_id):
         return fixtures.query(
@@ -220,14 +243,6 @@ class RealPlacementTest(test_port_resources.PortServiceMixin,
         self.delete(server['id'])
         self.assert_placement_holds({})
 
-    def real(self, method, path, body=None, version='1.28'):
-        """``method path`` on real placement as its administrator."""
-        return requests.request(
-            method, self.plane.placement_url + path, json=body,
-            headers={'X-Auth-Token': 'admin',
-                     'OpenStack-API-Version': 'placement ' + version},
-            timeout=10)
-
     def test_another_services_provider_and_consumer_are_left_alone(self):
         # Placement shared with another service: a provider of its own
         # with a consumer of its own are neither audited nor removed.
@@ -273,3 +288,49 @@ class RealPlacementTest(test_port_resources.PortServiceMixin,
         result = self.plane.manage('placement', 'audit', '--delete')
         self.assertIn('Deleted allocations of %s' % stray, result.stdout)
         self.assertEqual({}, self.allocations(stray))
+
+
+class RealPlacementUnderKeystoneTest(test_auth_modes.UnderKeystone,
+                                     RealPlacementMixin,
+                                     base.ControlPlaneTestCase):
+    """OpenStack Placement behind Keystone; one compute keeps it short."""
+
+    computes = 1
+
+    @classmethod
+    def _make_identities(cls):
+        super()._make_identities()
+        # [placement] as a user with the service role only (the README's
+        # "admin or service": the service role is enough for Placement;
+        # the nova-lite user also calls the port service, which wants
+        # admin).
+        cls.keystone.user('nova-lite-placement', 'placement-client-secret',
+                          'service', ['service'])
+        placement = cls.client_conf('placement', 'nova-lite-placement',
+                                    'placement-client-secret')
+        cls.extra_conf += placement
+        cls.compute_conf = {index: conf + placement
+                            for index, conf in cls.compute_conf.items()}
+
+    def test_placement_refuses_a_request_without_a_keystone_token(self):
+        url = self.plane.placement_url + '/resource_providers'
+        self.assertEqual(401, requests.get(url, timeout=10).status_code)
+        # noauth2's token is no token here.
+        self.assertEqual(401, requests.get(
+            url, headers={'X-Auth-Token': 'admin'}, timeout=10).status_code)
+        self.assertEqual(200, requests.get(
+            url, headers=self.plane.admin_headers, timeout=10).status_code)
+        # The version document, which the daemons read when they start,
+        # needs none.
+        self.assertEqual(200, requests.get(self.plane.placement_url + '/',
+                                           timeout=10).status_code)
+
+    def test_a_server_with_a_bandwidth_port_boots_and_is_deleted(self):
+        server, port = self.boot('under-keystone', 'compute1')
+        self.assert_bound_here(server, port['id'])
+        self.assert_placement_holds({server['id']: 'compute1'})
+        self.assert_audit_clean()
+
+        self.delete(server['id'])
+        self.assert_placement_holds({})
+        self.assert_audit_clean()
