@@ -26,7 +26,10 @@ One server is healed in two steps, each with its undo:
 
 A failure at step 2 undoes the ports written so far, then step 1: a
 server is healed whole or not at all, never an allocation without the
-binding profile naming it or the other way round.
+binding profile naming it or the other way round. When step 1 finds the
+allocation written since it was read (the compute's own audit writes
+allocations its servers miss), the heal is planned again from what it
+holds now.
 
 Servers in a task (a build, a move, a delete) are left alone: their
 operation claims or gives back what they hold.
@@ -37,7 +40,12 @@ from nova_lite.compute import resource_tracker
 from nova_lite import exception
 from nova_lite.network import api as network_api
 from nova_lite import objects
+from nova_lite import placement_client
 from nova_lite.scheduler import utils as scheduler_utils
+
+# How many times a server is planned again when its allocation keeps
+# changing under the heal.
+REPLANS = 3
 
 
 class CannotHeal(exception.NovaLiteException):
@@ -275,10 +283,13 @@ def unbind_ports(ports_client, written):
 
 def apply(placement, ports_client, heal):
     """Write ``heal`` (the module's steps); CannotHeal, after undoing
-    what was written, when a step fails."""
+    what was written, when a step fails. ConsumerChanged, nothing
+    written, when the allocation was written since the heal read it."""
     instance = heal.instance.uuid
     try:
         generation = write_allocation(placement, heal)
+    except placement_client.ConsumerChanged:
+        raise
     except exception.NovaLiteException as e:
         raise CannotHeal(instance=instance, reason=(
             'placement did not take its allocation (%s): %s' % (
@@ -335,6 +346,36 @@ def _placed_instances(context, instance_uuid=None):
             found.down_by_name())
 
 
+def heal(context, placement, ports_client, instance, with_ports=True,
+         dry_run=False):
+    """Plan and (unless ``dry_run``) write the heal of one server; the
+    ``Heal``, None when it is missing nothing. Planned again when its
+    allocation changed meanwhile -- from the server read again, which
+    may have started a task (a move gives its allocation to the
+    migration) or gone since."""
+    for attempt in range(REPLANS):
+        if attempt:
+            try:
+                instance = objects.Instance.get_by_uuid(context,
+                                                        instance.uuid)
+            except exception.InstanceNotFound:
+                return None
+            if instance.task_state is not None or not instance.host:
+                return None
+        planned = plan(context, placement, ports_client, instance,
+                       with_ports)
+        if planned is None or dry_run:
+            return planned
+        try:
+            apply(placement, ports_client, planned)
+        except placement_client.ConsumerChanged:
+            continue
+        return planned
+    raise CannotHeal(instance=instance.uuid, reason=(
+        'its allocation changed each of the %d times it was about to be '
+        'written; run the command again' % REPLANS))
+
+
 def heal_all(context, placement, ports_client, with_ports=True,
              dry_run=False, instance_uuid=None):
     """Heal every server on a host (or the one ``instance_uuid``) of the
@@ -348,12 +389,8 @@ def heal_all(context, placement, ports_client, with_ports=True,
             report.in_task += 1
             continue
         try:
-            heal = plan(cctxt, placement, ports_client, instance,
-                        with_ports)
-            if heal is None:
-                continue
-            if not dry_run:
-                apply(placement, ports_client, heal)
+            healed = heal(cctxt, placement, ports_client, instance,
+                          with_ports, dry_run)
         except CannotHeal as e:
             report.failed.append((instance.uuid, e.format_message()))
             continue
@@ -364,5 +401,6 @@ def heal_all(context, placement, ports_client, with_ports=True,
                 instance=instance.uuid, reason=e.format_message()
             ).format_message()))
             continue
-        report.healed.append(heal)
+        if healed is not None:
+            report.healed.append(healed)
     return report

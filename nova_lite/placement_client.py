@@ -73,6 +73,12 @@ def _version_tuple(text):
     return int(major), int(minor)
 
 
+class ConsumerChanged(PlacementConflict):
+    """A write checked against a consumer generation that is no longer
+    the consumer's: its allocations were written since they were read."""
+    msg_fmt = 'The allocations of %(consumer)s changed since they were read'
+
+
 def _error_code(response):
     try:
         return response.json()['errors'][0].get('code')
@@ -414,8 +420,9 @@ class PlacementClient:
         whole allocation if its generation is still ``generation`` (None:
         it holds nothing), without reading it again: the caller decided
         from what it read. The consumer's new generation (None once it
-        holds nothing); PlacementConflict with placement's reason when
-        refused (written by someone else since, or no room)."""
+        holds nothing); ConsumerChanged when they were written since
+        ``generation``, PlacementConflict with placement's reason when
+        refused otherwise (no room, say)."""
         response = self._post_consumer(consumer_uuid, allocations,
                                        generation, project_id, user_id)
         if response.status_code == 204:
@@ -423,6 +430,9 @@ class PlacementClient:
                 return None
             return (NEW_CONSUMER_GENERATION if generation is None
                     else generation + 1)
+        if response.status_code == 409 and \
+                _error_code(response) == 'placement.concurrent_update':
+            raise ConsumerChanged(consumer=consumer_uuid)
         if response.status_code == 409:
             raise PlacementConflict(reason='allocations of %s: %s' % (
                 consumer_uuid, _error_detail(response)))

@@ -218,6 +218,30 @@ class HealAllocationsTestCase(ManageTestCase):
     def assertSummary(self, text):
         self.assertIn(text, self.stdout.getvalue())
 
+    def written_meanwhile(self, *holdings, task_state=None):
+        """The n-th write of a heal finds the allocation written after
+        the heal read it (``holdings[n]`` on h1's node), as the compute's
+        audit may write it; with ``task_state``, the server starts that
+        task meanwhile."""
+        write = allocation_heal.write_allocation
+        left = list(holdings)
+
+        def written_first(placement, heal):
+            if left:
+                self.placement.put_allocations(
+                    heal.instance.uuid,
+                    {self.node: {'resources': left.pop(0)}}, 'p', 'u')
+                if task_state is not None:
+                    with nova_context.target_cell(
+                            self.context, self.databases.cell1) as cctxt:
+                        instance = objects.Instance.get_by_uuid(
+                            cctxt, heal.instance.uuid)
+                        instance.task_state = task_state
+                        instance.save()
+            return write(placement, heal)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.allocation_heal.write_allocation', written_first))
+
 
 class TestHealPortRequests(HealAllocationsTestCase):
 
@@ -474,19 +498,43 @@ class TestServersThatCannotBeHealed(HealAllocationsTestCase):
         self.assertNotHealed(instance, 'its compute node ghost/ghost has '
                              'no record')
 
-    def test_an_allocation_changed_since_the_plan_is_not_overwritten(self):
+    def test_an_allocation_that_keeps_changing(self):
         instance = self.server()
         self.port_of(instance)
-        with nova_context.target_cell(self.context,
-                                      self.databases.cell1) as cctxt:
-            heal = allocation_heal.plan(cctxt, self.placement, self.ports,
-                                        instance)
-        self.placement.put_allocations(
-            instance.uuid, {self.node: {'resources': {'VCPU': 2}}}, 'p', 'u')
-        error = self.assertRaises(allocation_heal.CannotHeal,
-                                  allocation_heal.apply, self.placement,
-                                  self.ports, heal)
-        self.assertIn('placement did not take its allocation',
-                      error.format_message())
-        self.assertEqual({self.node: {'VCPU': 2}},
+        self.written_meanwhile(*({'VCPU': vcpus} for vcpus in
+                                 range(2, 2 + allocation_heal.REPLANS)))
+        self.assertEqual(3, self.heal())
+        self.assertNotHealed(instance, 'its allocation changed each of the '
+                             '3 times it was about to be written')
+        self.assertEqual({self.node: {'VCPU': 4}},
+                         self.allocations(instance))
+
+
+class TestAllocationsWrittenMeanwhile(HealAllocationsTestCase):
+    """The heal reads a server's allocation, then writes against that
+    reading: one written in between is read again, never overwritten."""
+
+    def test_one_the_compute_healed_meanwhile_is_left_as_it_is(self):
+        instance = self.server(holds=None)
+        self.written_meanwhile(FLAVOR_USAGE)
+        self.assertEqual(0, self.heal())
+        self.assertEqual({self.node: FLAVOR_USAGE},
+                         self.allocations(instance))
+        self.assertSummary('1 instance(s) checked: 0 allocation(s) written')
+
+    def test_one_still_missing_a_port_is_healed_from_the_new_reading(self):
+        instance = self.server()
+        self.port_of(instance)
+        self.written_meanwhile({'VCPU': 2, 'MEMORY_MB': 256})
+        self.assertEqual(0, self.heal())
+        self.assertEqual({self.node: {'VCPU': 2, 'MEMORY_MB': 256},
+                          self.bandwidth: {EGRESS: 1000}},
+                         self.allocations(instance))
+
+    def test_a_server_that_started_a_task_meanwhile_is_left_to_it(self):
+        instance = self.server(holds=None)
+        self.port_of(instance)
+        self.written_meanwhile({'VCPU': 1}, task_state='migrating')
+        self.assertEqual(0, self.heal())
+        self.assertEqual({self.node: {'VCPU': 1}},
                          self.allocations(instance))
