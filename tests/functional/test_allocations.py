@@ -1,6 +1,7 @@
 """The resource tracker's allocations in placement (seed 000), through
 the real daemons: what a claim writes, what a delete and the periodic
-audit remove, and how the compute behaves while placement is away."""
+audit remove, how the compute behaves while placement is away, and what
+``nova-lite-manage placement heal_allocations`` writes back."""
 
 import time
 import uuid
@@ -9,6 +10,7 @@ import requests
 
 from tests.functional import base
 from tests.functional import fixtures
+from tests.functional import test_port_resources
 
 
 class PlacementMixin:
@@ -243,3 +245,86 @@ class TestComputeAway(PlacementMixin, base.ControlPlaneTestCase):
             return self.placement('GET', '/').ok
         except requests.RequestException:
             return False
+
+
+class TestHealPortAllocations(test_port_resources.PortServiceMixin,
+                              base.ControlPlaneTestCase):
+    """A server with a minimum-bandwidth port whose allocation lost the
+    port's part behind nova_lite's back (the flavor's part kept, so the
+    compute's own audit, which writes only missing allocations, leaves
+    it), and whose port lost its binding profile's ``allocation``:
+    ``heal_allocations`` writes both back."""
+
+    computes = 1
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.set_up_network()
+
+    def boot_and_strip(self, name):
+        """A server with a bandwidth port; then its allocation without
+        the port's part and the port's profile without ``allocation``,
+        written through placement and the port API. (server, port)."""
+        port = self.qos_port(name)
+        server = self.boot_with_port(name, port['id'])
+        self.addCleanup(self._delete_server, server['id'])
+        self.assert_bound_here(server, port['id'])
+        node = self.node_uuid(server['OS-EXT-SRV-ATTR:host'])
+        held = self.placement('/allocations/%s' % server['id'])
+        response = requests.put(
+            self.plane.placement_url + '/allocations/%s' % server['id'],
+            json={'allocations': {node: held['allocations'][node]},
+                  'consumer_generation': held['consumer_generation'],
+                  'project_id': held['project_id'],
+                  'user_id': held['user_id']},
+            headers={**self.plane.admin_headers,
+                     'OpenStack-API-Version': 'placement 1.28'},
+            timeout=10)
+        self.assertEqual(204, response.status_code, response.text)
+        self.net_ok('PUT', '/ports/%s' % port['id'],
+                    {'port': {'binding:profile': {}}})
+        self.assertEqual([node], list(self.allocations(server['id'])))
+        stripped = self.port(port['id'])
+        self.assertEqual({}, stripped['binding:profile'])
+        # The port service no longer binds it: no provider is named.
+        self.assertEqual('binding_failed', stripped['binding:vif_type'])
+        return server, port
+
+    def _delete_server(self, server_id):
+        if self.admin.delete('/servers/%s' % server_id).status_code == 204:
+            self.admin.wait_for_gone(server_id)
+
+    def test_the_ports_allocation_and_binding_profile_are_written_back(
+            self):
+        server, port = self.boot_and_strip('heal-port')
+        broken = self.plane.manage('audit', check=False)
+        self.assertEqual(3, broken.returncode, broken.stdout)
+        self.assertIn('port %s has a resource request' % port['id'],
+                      broken.stdout)
+
+        dry = self.plane.manage('placement', 'heal_allocations',
+                                '--dry-run')
+        self.assertIn('Would write port %s\'s' % port['id'], dry.stdout)
+        self.assertEqual(1, len(self.allocations(server['id'])))
+
+        healed = self.plane.manage('placement', 'heal_allocations',
+                                   '--verbose')
+        self.assertIn('1 allocation(s) written (0 written whole, 1 port '
+                      'resource request(s) added)', healed.stdout)
+        self.assertEqual('ACTIVE', self.port(port['id'])['status'])
+        self.assert_bound_here(server, port['id'])
+        self.assertEqual(0, self.plane.audit().returncode)
+        again = self.plane.manage('placement', 'heal_allocations')
+        self.assertIn('0 allocation(s) written', again.stdout)
+
+    def test_skip_port_allocations_leaves_the_port_as_it_is(self):
+        server, port = self.boot_and_strip('heal-skip')
+        skipped = self.plane.manage('placement', 'heal_allocations',
+                                    '--skip-port-allocations')
+        self.assertIn('0 allocation(s) written', skipped.stdout)
+        self.assertEqual(1, len(self.allocations(server['id'])))
+        self.assertEqual({}, self.port(port['id'])['binding:profile'])
+        # Healed for the audit after the test.
+        self.plane.manage('placement', 'heal_allocations')
+        self.assert_bound_here(server, port['id'])
