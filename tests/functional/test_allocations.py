@@ -328,3 +328,11 @@ class TestHealPortAllocations(test_port_resources.PortServiceMixin,
         # Healed for the audit after the test.
         self.plane.manage('placement', 'heal_allocations')
         self.assert_bound_here(server, port['id'])
+
+
+class TestHealPortAllocationsOnOpenStackPlacement(TestHealPortAllocations):
+    """The same on OpenStack Placement 16 (``tools/placement_peer.py``):
+    the heal reads trees, capacities and traits and writes allocations
+    through the public API only."""
+
+    placement_service = 'openstack'
