@@ -131,7 +131,7 @@ def _group_filters(connection, group, provider_id, with_traits,
 
 def _id_pairs(connection, query):
     """{first column: second column} of a two-integer-column query."""
-    return {int(a): int(b) for a, b in db.packed_rows(connection, query)}
+    return dict(db.packed_ints(connection, query))
 
 
 def _providers_with_capacity(connection, group, class_id, amount):
@@ -161,8 +161,8 @@ def _providers_by_class(connection, group):
                                  False):
         query = query.where(clause)
     found = {class_id: {} for class_id in group.resources}
-    for class_id, provider_id, root_id in db.packed_rows(connection, query):
-        found[int(class_id)][int(provider_id)] = int(root_id)
+    for class_id, provider_id, root_id in db.packed_ints(connection, query):
+        found[class_id][provider_id] = root_id
     return found
 
 
@@ -236,10 +236,9 @@ def _capacities(connection, provider_ids):
         query = (sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
                            room, INV.c.used, INV.c.max_unit)
                  .where(db.in_ids(INV.c.resource_provider_id, chunk)))
-        for pid, cid, capacity_, used, max_unit in db.packed_rows(
+        for pid, cid, capacity_, used, max_unit in db.packed_ints(
                 connection, query, cache=False):
-            result[int(pid)][int(cid)] = (int(capacity_), int(used),
-                                          int(max_unit))
+            result[pid][cid] = (capacity_, used, max_unit)
     return result
 
 
@@ -481,12 +480,12 @@ def _trait_ids(connection, provider_ids):
     """{provider id: set of trait ids}."""
     found = collections.defaultdict(set)
     for chunk in db.chunks(sorted(provider_ids), 5000):
-        for provider_id, trait_id in db.packed_rows(
+        for provider_id, trait_id in db.packed_ints(
                 connection,
                 sa.select(PT.c.resource_provider_id, PT.c.trait_id)
                 .where(db.in_ids(PT.c.resource_provider_id, chunk)),
                 cache=False):
-            found[int(provider_id)].add(int(trait_id))
+            found[provider_id].add(trait_id)
     return found
 
 

@@ -141,6 +141,38 @@ def in_ids(column, ids):
         '(%s)' % ','.join(map(str, ids))))
 
 
+def _packed(connection, query, cache):
+    """(the rows of ``query`` joined into one string, how many rows).
+
+    A plain filtered SELECT is packed in place; one that groups, orders,
+    limits or is DISTINCT is packed from a derived table (which costs the
+    database a copy of its rows)."""
+    plain = not (query._group_by_clauses or query._order_by_clauses or
+                 query._limit_clause is not None or query._distinct or
+                 query._having_criteria)
+    inner = None if plain else query.subquery()
+    columns = query.selected_columns if plain else inner.c
+    packed = None
+    for column in columns:
+        text = sa.func.coalesce(sa.cast(column, sa.String), '',
+                                type_=sa.String)
+        packed = text if packed is None else packed + ':' + text
+    aggregates = (sa.func.group_concat(packed, type_=sa.String),
+                  sa.func.count())
+    statement = query.with_only_columns(*aggregates) if plain else \
+        sa.select(*aggregates).select_from(inner)
+    options = {} if cache else {'compiled_cache': None}
+    return connection.execute(statement, execution_options=options).one()
+
+
+def _cut(count, found):
+    # Cut at group_concat_max_len/max_allowed_packet: never guess.
+    return placement_exc.PlacementError(
+        message='A packed result of %d rows came back with %d; raise '
+                'max_allowed_packet of the database server.' % (
+                    count, found))
+
+
 def packed_rows(connection, query, cache=True):
     """The rows of ``query`` as lists of strings, fetched as one value.
 
@@ -151,27 +183,28 @@ def packed_rows(connection, query, cache=True):
     Values must not contain ':' or ',' (ids, uuids, numbers); NULL comes
     back as ''.
     """
-    inner = query.subquery()
-    packed = None
-    for column in inner.c:
-        text = sa.func.coalesce(sa.cast(column, sa.String), '',
-                                type_=sa.String)
-        packed = text if packed is None else packed + ':' + text
-    statement = (sa.select(sa.func.group_concat(packed, type_=sa.String),
-                           sa.func.count())
-                 .select_from(inner))
-    options = {} if cache else {'compiled_cache': None}
-    value, count = connection.execute(statement,
-                                      execution_options=options).one()
+    value, count = _packed(connection, query, cache)
     if not count:
         return []
     rows = [item.split(':') for item in value.split(',')]
     if len(rows) != count:
-        # Cut at group_concat_max_len/max_allowed_packet: never guess.
-        raise placement_exc.PlacementError(
-            message='A packed result of %d rows came back with %d; raise '
-                    'max_allowed_packet of the database server.' % (
-                        count, len(rows)))
+        raise _cut(count, len(rows))
+    return rows
+
+
+def packed_ints(connection, query, cache=True):
+    """The rows of ``query``, every column an integer and never NULL, as
+    tuples of ints: packed as ``packed_rows`` packs them, then split and
+    converted in one pass each rather than row by row (a third of the
+    time for the thousands of rows of a candidates request)."""
+    value, count = _packed(connection, query, cache)
+    if not count:
+        return []
+    width = len(query.selected_columns)
+    numbers = iter(map(int, value.replace(',', ':').split(':')))
+    rows = list(zip(*[numbers] * width))
+    if len(rows) != count:
+        raise _cut(count, len(rows))
     return rows
 
 
