@@ -373,13 +373,9 @@ def find(connection, request):
     anchors = _sharing_anchors(connection, candidates) if sharing else {}
     # Which trees a provider can serve: its own, and for a sharing
     # provider every tree anchored to it.
-    serves = {}
-    for provider_id, root_id in candidates.items():
-        serves[provider_id] = {root_id} | anchors.get(provider_id, set())
-    by_root = collections.defaultdict(set)
-    for provider_id, roots in serves.items():
-        for root_id in roots:
-            by_root[root_id].add(provider_id)
+    serves = {provider_id: {root_id} | anchors[provider_id]
+              for provider_id, root_id in candidates.items()
+              if provider_id in anchors}
 
     # Classes asked for by more than one group may land twice on one
     # provider: those combinations need their sum checked.
@@ -400,21 +396,30 @@ def find(connection, request):
     # An unsuffixed group without resources still names the tree.
     only_tree = unsuffixed.in_tree if unsuffixed is not None and \
         not unsuffixed.resources else None
-    roots = sorted(by_root)
+    roots = set(candidates.values())
+    for trees in serves.values():
+        roots.update(trees)
+    roots = sorted(roots)
     if request.limit and request.randomize:
         random.shuffle(roots)
 
     # What each choice of a candidate is: a granular group (its suffix and
     # all its resources) or one class of the unsuffixed group (suffix '');
-    # with the providers able to take it.
+    # with the providers able to take it in each tree, in id order.
     groups = {g.suffix: g for g in request.groups}
     option_sets = [((suffix, groups[suffix].resources), found)
                    for suffix, found in sorted(granular.items())]
     option_sets += [(('', {class_id: unsuffixed.resources[class_id]}), found)
                     for class_id, found in sorted(spread.items())]
+    option_trees = []
+    for (suffix, resources), found in option_sets:
+        choices = collections.defaultdict(list)
+        for provider_id in sorted(found):
+            for root_id in serves.get(provider_id) or (found[provider_id],):
+                choices[root_id].append(provider_id)
+        option_trees.append((suffix, resources, choices))
 
     def tree_candidates(root_id):
-        members = by_root[root_id]
         if root_id not in tree_rows or (only_tree is not None and
                                         root_id != only_tree):
             return
@@ -424,8 +429,8 @@ def find(connection, request):
                     request.root_forbidden & root_traits:
                 return
         options = []
-        for (suffix, resources), found in option_sets:
-            choices = sorted(p for p in members if p in found)
+        for suffix, resources, choices_by_tree in option_trees:
+            choices = choices_by_tree.get(root_id)
             if not choices:
                 return
             options.append((suffix, resources, choices))
