@@ -9,8 +9,19 @@ name our placement daemon or any other Placement service. Generation
 conflicts are retried a bounded number of times; an unreachable or failing
 service raises PlacementUnavailable, which callers treat as "try again
 next period" rather than a crash.
+
+A compute's client caches its providers (``cache_providers``), as Nova's
+report client keeps a provider tree: what it last read or wrote of a
+provider -- that it exists, its inventory, its traits, the sharing
+providers of its aggregates -- is trusted for ``[compute]
+resource_provider_association_refresh`` seconds, so that an idle audit
+asks placement nothing about it and writes only what changed. Any request
+about the provider that fails (placement away, a 404, a generation
+conflict) forgets what is cached of it.
 """
 
+import contextlib
+import copy
 import time
 
 from oslo_log import log as logging
@@ -79,6 +90,21 @@ class ConsumerChanged(PlacementConflict):
     msg_fmt = 'The allocations of %(consumer)s changed since they were read'
 
 
+class ProviderRecord:
+    """What a caching client last read from placement, or wrote to it,
+    about one resource provider, and when it read the provider itself.
+    None (or absent from ``sharing``) is not known: placement is asked."""
+
+    def __init__(self, provider, read_at):
+        self.provider = provider  # as GET /resource_providers/{uuid} shows
+        self.read_at = read_at  # the client's clock
+        self.inventory = None  # {resource class: inventory}
+        self.traits = None  # set
+        # (resource class, amount) pairs asked for -> the providers sharing
+        # them through the provider's aggregates, best first.
+        self.sharing = {}
+
+
 def _error_code(response):
     try:
         return response.json()['errors'][0].get('code')
@@ -95,8 +121,12 @@ def _error_detail(response):
 
 class PlacementClient:
 
-    def __init__(self, endpoint=None):
-        """``endpoint`` overrides the configured one (tests)."""
+    def __init__(self, endpoint=None, cache_providers=False):
+        """``endpoint`` overrides the configured one (tests).
+        ``cache_providers``: keep a ProviderRecord of each provider this
+        client ensures, trusted until it is ``[compute]
+        resource_provider_association_refresh`` seconds old (a compute's
+        audit); otherwise every call asks placement."""
         self.adapter = service_auth.adapter(
             'placement', nova_conf.placement.DEFAULT_ENDPOINT, endpoint)
         # The HTTP connections underneath (tests mount transports on it).
@@ -106,6 +136,10 @@ class PlacementClient:
             'Accept': 'application/json'}
         # Provider generations we last saw, to send with updates.
         self._generations = {}
+        # uuid -> ProviderRecord; None when this client caches nothing.
+        self._providers = {} if cache_providers else None
+        # Ages the records (tests turn it by hand).
+        self.clock = time.monotonic
 
     # -- transport -----------------------------------------------------------
 
@@ -159,11 +193,46 @@ class PlacementClient:
                                   found=found, needed=REQUIRED_VERSION)
         return found
 
+    # -- the provider cache ---------------------------------------------------
+
+    def _cached(self, uuid):
+        """The provider's record while it may be trusted, else None (a
+        record too old is dropped: everything is read again)."""
+        if self._providers is None:
+            return None
+        record = self._providers.get(uuid)
+        if record is None:
+            return None
+        refresh = CONF.compute.resource_provider_association_refresh
+        if refresh and self.clock() - record.read_at >= refresh:
+            self._providers.pop(uuid, None)
+            return None
+        return record
+
+    def forget_provider(self, uuid):
+        """Trust nothing known of the provider ``uuid``: the next call
+        about it asks placement."""
+        if self._providers is not None:
+            self._providers.pop(uuid, None)
+        self._generations.pop(uuid, None)
+
+    @contextlib.contextmanager
+    def _about(self, uuid):
+        """Requests about the provider ``uuid``, given its record (None
+        when nothing may be trusted): when one fails, what is cached of
+        the provider may be what made it fail, and is forgotten."""
+        try:
+            yield self._cached(uuid)
+        except (PlacementUnavailable, PlacementConflict):
+            self.forget_provider(uuid)
+            raise
+
     # -- providers -----------------------------------------------------------
 
     def get_provider(self, uuid):
         response = self._request('GET', '/resource_providers/%s' % uuid)
         if response.status_code == 404:
+            self.forget_provider(uuid)
             return None
         self._check(response, 'GET provider %s' % uuid)
         provider = response.json()
@@ -172,7 +241,19 @@ class PlacementClient:
 
     def ensure_resource_provider(self, uuid, name,
                                  parent_provider_uuid=None):
-        """Create the provider unless it exists; return it."""
+        """Create the provider unless it exists; return it. A caching
+        client that knows it exists asks nothing."""
+        with self._about(uuid) as record:
+            if record is not None:
+                return dict(record.provider)
+            provider = self._ensure_resource_provider(
+                uuid, name, parent_provider_uuid)
+            if self._providers is not None:
+                self._providers[uuid] = ProviderRecord(dict(provider),
+                                                       self.clock())
+            return provider
+
+    def _ensure_resource_provider(self, uuid, name, parent_provider_uuid):
         provider = self.get_provider(uuid)
         if provider is not None:
             return provider
@@ -193,11 +274,19 @@ class PlacementClient:
         return provider
 
     def set_inventory(self, uuid, inventories):
-        """Replace the provider's inventory, retrying generation races."""
+        """Replace the provider's inventory, retrying generation races;
+        True when written. A caching client that knows the provider holds
+        ``inventories`` already asks nothing."""
+        with self._about(uuid) as record:
+            if record is not None and record.inventory == inventories:
+                return False
+            written = self._replace_inventory(uuid, inventories)
+            if record is not None:
+                record.inventory = copy.deepcopy(inventories)
+            return written
+
+    def _replace_inventory(self, uuid, inventories):
         for attempt in range(CONFLICT_RETRIES):
-            generation = self._generations.get(uuid)
-            if generation is None:
-                generation = self.get_provider(uuid)['generation']
             current = self._request(
                 'GET', '/resource_providers/%s/inventories' % uuid)
             self._check(current, 'GET inventory of %s' % uuid)
@@ -233,8 +322,9 @@ class PlacementClient:
         ``remove``, keeping it in every other one (a sharing provider's,
         an operator's). True when something was written;
         ProviderNotFound when placement has no such provider."""
-        changed = self._update_provider_set(uuid, 'aggregates', add, remove,
-                                            version='1.19')
+        with self._about(uuid):
+            changed = self._update_provider_set(uuid, 'aggregates', add,
+                                                remove, version='1.19')
         return True if changed else None
 
     def _update_provider_set(self, uuid, kind, add, remove, version=None):
@@ -254,6 +344,7 @@ class PlacementClient:
             current = set(body[kind])
             wanted = (current | add) - remove
             if wanted == current:
+                self._note(uuid, kind, current)
                 return None
             response = self._request(
                 'PUT', path, {kind: sorted(wanted),
@@ -269,9 +360,22 @@ class PlacementClient:
             self._check(response, 'PUT %s of %s' % (kind, uuid))
             self._generations[uuid] = response.json()[
                 'resource_provider_generation']
+            self._note(uuid, kind, wanted)
             return wanted - current, current - wanted
         raise PlacementConflict(reason='%s of %s kept changing' % (kind,
                                                                    uuid))
+
+    def _note(self, uuid, kind, values):
+        """The provider's ``kind`` ('traits', 'aggregates') are
+        ``values`` now: its record says so (the sharing providers of other
+        aggregates are asked again)."""
+        record = self._cached(uuid)
+        if record is None:
+            return
+        if kind == 'traits':
+            record.traits = set(values)
+        else:
+            record.sharing = {}
 
     def providers_in_aggregates(self, aggregates):
         """The uuids of the providers in any of ``aggregates``."""
@@ -294,6 +398,20 @@ class PlacementClient:
                                  params=query, version='1.18')
         self._check(response, 'GET sharing providers')
         return [p['uuid'] for p in response.json()['resource_providers']]
+
+    def sharing_providers_of(self, uuid, resources):
+        """Providers that share ``resources`` with the provider ``uuid``
+        through its aggregates, best first. A caching client asks again
+        only when the provider's record is refreshed."""
+        key = tuple(sorted(resources.items()))
+        with self._about(uuid) as record:
+            if record is not None and key in record.sharing:
+                return list(record.sharing[key])
+            sharing = self.sharing_providers(self.get_aggregates(uuid),
+                                             resources)
+            if record is not None:
+                record.sharing[key] = list(sharing)
+            return sharing
 
     # -- allocations ---------------------------------------------------------
 
@@ -579,11 +697,13 @@ class PlacementClient:
 
     def get_provider_allocations(self, rp_uuid):
         """{consumer_uuid: {resource_class: amount}} on one provider."""
-        response = self._request(
-            'GET', '/resource_providers/%s/allocations' % rp_uuid)
-        if response.status_code == 404:
-            return {}
-        self._check(response, 'GET allocations on %s' % rp_uuid)
+        with self._about(rp_uuid):
+            response = self._request(
+                'GET', '/resource_providers/%s/allocations' % rp_uuid)
+            if response.status_code == 404:
+                self.forget_provider(rp_uuid)
+                return {}
+            self._check(response, 'GET allocations on %s' % rp_uuid)
         return {consumer: item['resources'] for consumer, item in
                 response.json()['allocations'].items()}
 
@@ -620,12 +740,22 @@ class PlacementClient:
         self._check(response, 'GET traits of %s' % uuid)
         return set(response.json()['traits'])
 
-    def update_provider_traits(self, uuid, add=(), remove=()):
+    def update_provider_traits(self, uuid, add=(), remove=(),
+                               trust_cache=True):
         """Put the traits ``add`` on the provider and take ``remove`` off,
         keeping every other trait it has (an operator's CUSTOM_ ones).
         (traits put on, traits taken off) when something was written,
-        else None."""
-        return self._update_provider_set(uuid, 'traits', add, remove)
+        else None. A caching client whose record says the provider has
+        them so already asks nothing, unless told not to
+        (``trust_cache``: an administrator's change must reach placement
+        whatever the record says)."""
+        add, remove = set(add), set(remove)
+        with self._about(uuid) as record:
+            if trust_cache and record is not None and \
+                    record.traits is not None and \
+                    add <= record.traits and not remove & record.traits:
+                return None
+            return self._update_provider_set(uuid, 'traits', add, remove)
 
     @staticmethod
     def _check(response, what):

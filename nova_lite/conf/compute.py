@@ -86,6 +86,25 @@ compute_opts = [
     cfg.IntOpt('update_resources_interval', default=60, min=1,
                help='Seconds between two runs of the resource tracker '
                     'audit (update_available_resource).'),
+    cfg.IntOpt('resource_provider_association_refresh', default=300,
+               min=0, mutable=True,
+               help='Seconds this compute trusts what it last read from, or '
+                    'wrote to, placement about its node\'s resource '
+                    'provider -- that it exists, its inventory, its traits, '
+                    'its aggregates and the sharing providers in them -- '
+                    'before its audit reads them all again. Meanwhile an '
+                    'idle audit asks placement nothing about the provider '
+                    'and writes only what changed here (the driver\'s '
+                    'resources, the reserved amounts, the disk formats, the '
+                    'service being disabled). So a change made in placement '
+                    'by someone else (an aggregate, a sharing provider, a '
+                    'trait removed, the provider deleted) is seen within '
+                    'this many seconds; any request about the provider that '
+                    'fails makes the next audit read it all at once. The '
+                    'compute service\'s disabled status is read again as '
+                    'often (at once when the API tells the compute of a '
+                    'change). 0 turns the periodic refresh off (as in '
+                    'Nova): only a failure or a restart reads them again.'),
     cfg.IntOpt('shelved_offload_time', default=0, min=-1,
                help='Seconds a shelved server keeps its host (and its '
                     'resources there) before it is offloaded; 0 offloads '
