@@ -13,6 +13,7 @@ the caller's context: its request id ties an event to its action.
 """
 
 import datetime
+import types
 
 from oslo_utils import timeutils
 from oslo_versionedobjects import fields
@@ -242,56 +243,78 @@ class InstanceActionEvent(base.NovaLiteObject):
         return cls._from_db(context, row)
 
 
+_ACTIONS = models.InstanceAction.__table__
+_EVENTS = models.InstanceActionEvent.__table__
+
+
+def _action_id(session, instance_uuid, request_id):
+    """The id of the request's (latest) action on the instance, or None."""
+    if request_id is None:
+        return None
+    return session.execute(
+        sa.select(_ACTIONS.c.id)
+        .where(_ACTIONS.c.instance_uuid == instance_uuid,
+               _ACTIONS.c.request_id == request_id)
+        .order_by(_ACTIONS.c.id.desc())
+        .limit(1)).scalar()
+
+
+# The event writes are statements, not ORM objects: they ride on the
+# saves of every build (Instance.save(action_event=...)), where the
+# session's bookkeeping of a row object cost more than the statement.
+
 def _start_in(session, context, instance_uuid, event, host, action):
     """``InstanceActionEvent.event_start`` in the caller's transaction;
-    the event's row."""
+    the event's columns."""
     now = base.utcnow()
-    action_row = _action_row(session, instance_uuid, context.request_id)
-    if action_row is None:
-        action_row = _new_action_row(session, context, instance_uuid,
-                                     action or event, now)
+    action_id = _action_id(session, instance_uuid, context.request_id)
+    if action_id is None:
+        action_id = _new_action_row(session, context, instance_uuid,
+                                    action or event, now).id
     else:
-        action_row.updated_at = now
-    row = models.InstanceActionEvent(
-        action_id=action_row.id, event=event, start_time=now, host=host,
-        created_at=now, updated_at=now)
-    session.add(row)
-    session.flush()
-    return row
+        session.execute(sa.update(_ACTIONS)
+                        .where(_ACTIONS.c.id == action_id)
+                        .values(updated_at=now))
+    values = dict(action_id=action_id, event=event, start_time=now,
+                  finish_time=None, result=None, traceback=None, host=host,
+                  details=None, created_at=now, updated_at=now)
+    inserted = session.execute(sa.insert(_EVENTS).values(**values))
+    return types.SimpleNamespace(id=inserted.inserted_primary_key[0],
+                                 **values)
 
 
 def _finish_in(session, context, instance_uuid, event, result, traceback,
                details, host):
     """``InstanceActionEvent.event_finish`` in the caller's transaction;
-    the event's row. It raises before it writes anything."""
+    the event's columns. It raises before it writes anything."""
     now = base.utcnow()
-    action_row = _action_row(session, instance_uuid, context.request_id)
-    if action_row is None:
+    action_id = _action_id(session, instance_uuid, context.request_id)
+    if action_id is None:
         raise exception.InstanceActionNotFound(
             request_id=context.request_id, instance_uuid=instance_uuid)
-    table = models.InstanceActionEvent
-    query = sa.select(table).where(table.action_id == action_row.id,
-                                   table.event == event)
+    query = sa.select(*(_EVENTS.c[name] for name in _EVENT_COLUMNS)).where(
+        _EVENTS.c.action_id == action_id, _EVENTS.c.event == event)
     if host is not None:
-        query = query.where(table.host == host)
+        query = query.where(_EVENTS.c.host == host)
     row = session.execute(
         query
         # Unfinished first (false sorts before true), then the newest.
-        .order_by(table.finish_time.is_not(None), table.id.desc())
-        .limit(1)).scalar_one_or_none()
+        .order_by(_EVENTS.c.finish_time.is_not(None), _EVENTS.c.id.desc())
+        .limit(1)).one_or_none()
     if row is None:
         raise exception.InstanceActionEventNotFound(
             event=event, request_id=context.request_id,
             instance_uuid=instance_uuid)
-    row.finish_time = now
-    row.updated_at = now
-    row.result = result
-    row.traceback = traceback
-    row.details = details
-    action_row.updated_at = now
+    changes = dict(finish_time=now, updated_at=now, result=result,
+                   traceback=traceback, details=details)
+    session.execute(sa.update(_EVENTS).where(_EVENTS.c.id == row.id)
+                    .values(**changes))
+    action_changes = {'updated_at': now}
     if result == RESULT_ERROR:
-        action_row.message = MESSAGE_ERROR
-    return row
+        action_changes['message'] = MESSAGE_ERROR
+    session.execute(sa.update(_ACTIONS).where(_ACTIONS.c.id == action_id)
+                    .values(**action_changes))
+    return types.SimpleNamespace(**dict(row._mapping, **changes))
 
 
 def event_start_record(event, host=None, action=None):
