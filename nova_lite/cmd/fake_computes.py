@@ -211,7 +211,9 @@ class SimulatedHosts:
         options = CONF.fake_computes
         self.conductor_api = conductor_rpcapi.ConductorAPI()
         objects_base.NovaLiteObject.indirection_api = self.conductor_api
-        self.reportclient = placement_client.PlacementClient()
+        # One provider cache for all the hosts (each caches its own node).
+        self.reportclient = placement_client.PlacementClient(
+            cache_providers=True)
         self.ports = network_api.PortClient()
         # Every thread that may call placement or the port service at once.
         callers = (options.max_concurrent_builds + options.periodic_threads +

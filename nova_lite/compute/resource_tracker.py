@@ -24,6 +24,13 @@ compute decides (the driver's disk formats, COMPUTE_NODE,
 COMPUTE_STATUS_DISABLED while its service is disabled) are synchronised
 by the audit and, for the status, when an administrator changes it; other
 traits on the provider are left alone.
+
+What the audit last read from placement about its provider is trusted
+for ``[compute] resource_provider_association_refresh`` seconds (the
+placement client's provider cache): an idle audit asks placement only for
+the allocations on the node, and writes the inventory and the traits only
+when they change here. A failed request about the provider and a refused
+allocation make the next audit read it all again.
 """
 
 import contextlib
@@ -109,7 +116,8 @@ class ResourceTracker:
     def __init__(self, host, driver, reportclient=None):
         self.host = host
         self.driver = driver
-        self.reportclient = reportclient or placement_client.PlacementClient()
+        self.reportclient = reportclient or placement_client.PlacementClient(
+            cache_providers=True)
         self.compute_nodes = {}  # nodename -> ComputeNode
         # instance uuid -> (vcpus, memory_mb, disk_gb, pci_devices)
         self.tracked = {}
@@ -282,10 +290,10 @@ class ResourceTracker:
             return None
         return None if service is None else bool(service.disabled)
 
-    def _write_traits(self, node, add, remove):
+    def _write_traits(self, node, add, remove, trust_cache=True):
         try:
             changed = self.reportclient.update_provider_traits(
-                node.uuid, add, remove)
+                node.uuid, add, remove, trust_cache=trust_cache)
             if changed:
                 LOG.info('Traits of %s brought up to date (on: %s; off: '
                          '%s)', node.hypervisor_hostname,
@@ -301,19 +309,20 @@ class ResourceTracker:
         COMPUTE_STATUS_DISABLED on every node's provider (or take it off)
         now, so that the scheduler's placement query leaves them out (or
         in) without waiting for the next audit. False when this compute
-        has no node yet (the audit sets it when it has)."""
+        has no node yet (the audit sets it when it has). Placement is
+        asked whatever the provider cache says."""
         nodes = list(self.compute_nodes.values())
         with self._status_lock:
             for node in nodes:
                 self._write_traits(node, {STATUS_DISABLED} if disabled
                                    else (), () if disabled
-                                   else {STATUS_DISABLED})
+                                   else {STATUS_DISABLED},
+                                   trust_cache=False)
         return bool(nodes)
 
     def _find_disk_provider(self, node):
-        aggregates = self.reportclient.get_aggregates(node.uuid)
-        sharing = self.reportclient.sharing_providers(aggregates,
-                                                      {'DISK_GB': 1})
+        sharing = self.reportclient.sharing_providers_of(node.uuid,
+                                                         {'DISK_GB': 1})
         return sharing[0] if sharing else node.uuid
 
     def allocations_for(self, instance, node, port_allocations=None):
@@ -333,9 +342,16 @@ class ResourceTracker:
         if claimed is not None and _resources_by_provider(claimed) == \
                 _resources_by_provider(allocations):
             return
-        self.reportclient.put_allocations(
-            instance.uuid, allocations, instance.project_id,
-            instance.user_id)
+        try:
+            self.reportclient.put_allocations(
+                instance.uuid, allocations, instance.project_id,
+                instance.user_id)
+        except (placement_client.PlacementUnavailable,
+                placement_client.PlacementConflict):
+            # What the tracker believes of its provider (that it exists,
+            # which provider shares its disk) may be why: read it again.
+            self.reportclient.forget_provider(node.uuid)
+            raise
 
     # -- audit ----------------------------------------------------------------
 

@@ -265,6 +265,9 @@ class ControlPlane:
             scheduler_call_timeout = 10
             [compute]
             update_resources_interval = 2
+            # Tests change aggregates, sharing providers and traits behind
+            # the computes' backs and wait for them to see it.
+            resource_provider_association_refresh = 5
             fake_vcpus = 8
             fake_memory_mb = 8192
             fake_local_gb = 100
@@ -319,6 +322,9 @@ class ControlPlane:
             bandwidths = physnet0:%(bandwidth)d:%(bandwidth)d
             [compute]
             update_resources_interval = 2
+            # Tests change aggregates, sharing providers and traits behind
+            # the computes' backs and wait for them to see it.
+            resource_provider_association_refresh = 5
             fake_vcpus = 8
             fake_memory_mb = 8192
             fake_local_gb = 100

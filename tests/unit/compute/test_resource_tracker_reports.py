@@ -252,7 +252,7 @@ class TestTraits(ReportsTestCase):
         self.config.config(group='compute', fake_image_types=[])
         calls = []
 
-        def refuse(uuid, add=(), remove=()):
+        def refuse(uuid, add=(), remove=(), trust_cache=True):
             calls.append(uuid)
             raise placement_client.PlacementUnavailable(reason='down')
         self.tracker.reportclient.update_provider_traits = refuse
