@@ -25,16 +25,19 @@ COMPUTE_STATUS_DISABLED while its service is disabled) are synchronised
 by the audit and, for the status, when an administrator changes it; other
 traits on the provider are left alone.
 
-What the audit last read from placement about its provider is trusted
-for ``[compute] resource_provider_association_refresh`` seconds (the
-placement client's provider cache): an idle audit asks placement only for
-the allocations on the node, and writes the inventory and the traits only
-when they change here. A failed request about the provider and a refused
-allocation make the next audit read it all again.
+What the audit last read from placement about its provider, and the
+service's status, are trusted for ``[compute]
+resource_provider_association_refresh`` seconds (the placement client's
+provider cache): an idle audit asks placement only for the allocations on
+the node, and writes the inventory and the traits only when they change
+here. A failed request about the provider, a refused allocation and the
+API telling this compute its status each make the next audit read again
+what they concern.
 """
 
 import contextlib
 import threading
+import time
 
 from oslo_log import log as logging
 
@@ -141,6 +144,10 @@ class ResourceTracker:
         # Held from reading the service's status to writing its trait, so
         # that an older reading never lands after a newer one.
         self._status_lock = threading.Lock()
+        # (disabled, when it was read by ``clock``) of this host's compute
+        # service; None: read it at the next audit.
+        self._service_status = None
+        self.clock = time.monotonic
         # nodename -> provider UUID holding its instances' DISK_GB (a
         # sharing provider in one of the node's aggregates, or the node).
         self._disk_providers = {}
@@ -272,10 +279,30 @@ class ResourceTracker:
         add.add(COMPUTE_NODE)
         remove = set(owned) - add
         with self._status_lock:
-            disabled = self._service_disabled(context)
+            disabled = self._known_service_status(context)
             if disabled is not None:
                 (add if disabled else remove).add(STATUS_DISABLED)
             self._write_traits(node, add, remove)
+
+    def _known_service_status(self, context):
+        """Whether this host's compute service is disabled: as read
+        last, unless that was [compute]
+        resource_provider_association_refresh seconds ago or more, or the
+        API has told this compute of a change since (set_service_status);
+        then read again. An administrator's change through the API is
+        written by set_service_status at once and confirmed here; one the
+        API could not tell this compute (it was down) is seen within the
+        refresh interval, or at once when it starts again. Call with the
+        status lock held."""
+        known = self._service_status
+        refresh = CONF.compute.resource_provider_association_refresh
+        if known is not None and (not refresh or
+                                  self.clock() - known[1] < refresh):
+            return known[0]
+        disabled = self._service_disabled(context)
+        self._service_status = (None if disabled is None
+                                else (disabled, self.clock()))
+        return disabled
 
     def _service_disabled(self, context):
         """Whether this host's compute service is disabled; None when
@@ -310,9 +337,12 @@ class ResourceTracker:
         now, so that the scheduler's placement query leaves them out (or
         in) without waiting for the next audit. False when this compute
         has no node yet (the audit sets it when it has). Placement is
-        asked whatever the provider cache says."""
+        asked whatever it is known to hold, and the next audit reads the
+        service record again: two changes in quick succession may reach
+        here in either order, and the record has the last word."""
         nodes = list(self.compute_nodes.values())
         with self._status_lock:
+            self._service_status = None
             for node in nodes:
                 self._write_traits(node, {STATUS_DISABLED} if disabled
                                    else (), () if disabled

@@ -1,6 +1,6 @@
 """What the audit asks placement once it knows its provider: the placement
-client's provider cache, against the real (in-process) placement app,
-with a clock the tests turn.
+client's provider cache and the service status the tracker keeps, against
+the real (in-process) placement app, with a clock the tests turn.
 """
 
 from oslo_serialization import jsonutils
@@ -8,6 +8,7 @@ from oslo_utils import uuidutils
 import requests
 
 from nova_lite import placement_client
+from nova_lite import servicegroup
 from tests.unit.compute import test_resource_tracker_reports as reports
 
 STATUS_DISABLED = reports.STATUS_DISABLED
@@ -21,7 +22,15 @@ class ProviderCacheTestCase(reports.ReportsTestCase):
         self.config.config(resource_provider_association_refresh=REFRESH,
                            group='compute')
         self.now = 1000.0
-        self.tracker.reportclient.clock = lambda: self.now
+        self.tracker.clock = self.tracker.reportclient.clock = \
+            lambda: self.now
+        self.service_reads = 0
+        real_read = servicegroup.compute_service
+
+        def read(context, host):
+            self.service_reads += 1
+            return real_read(context, host)
+        self.patch(servicegroup, 'compute_service', read)
 
     def recorded(self, what):
         """The placement requests (method, path) of ``what()``."""
@@ -89,6 +98,24 @@ class TestAnIdleAudit(ProviderCacheTestCase):
              ('GET', self.provider_path(node.uuid, '/traits')),
              ('GET', self.provider_path(node.uuid, '/allocations'))],
             self.audit_requests())
+
+    def test_a_refresh_of_zero_never_reads_it_again(self):
+        self.config.config(resource_provider_association_refresh=0,
+                           group='compute')
+        self.register_service()
+        self.audit()
+        self.later(100 * REFRESH)
+        self.assertEqual(1, len(self.audit_requests()))
+        self.assertEqual(1, self.service_reads)
+
+    def test_reads_the_service_record_once_per_refresh_interval(self):
+        self.register_service()
+        self.audit()
+        self.audit()
+        self.assertEqual(1, self.service_reads)
+        self.later()
+        self.audit()
+        self.assertEqual(2, self.service_reads)
 
 
 class TestInventory(ProviderCacheTestCase):
@@ -255,3 +282,37 @@ class TestTraits(ProviderCacheTestCase):
         self.client().update_provider_traits(node.uuid, [STATUS_DISABLED])
         self.tracker.set_service_status(disabled=False)
         self.assertNotIn(STATUS_DISABLED, self.traits())
+
+    def test_set_service_status_has_the_next_audit_read_the_record(self):
+        service = self.register_service()
+        self.audit()
+        service.disabled = True
+        service.save()
+        self.tracker.set_service_status(disabled=True)
+        self.audit()
+        self.assertEqual(2, self.service_reads)
+        self.assertIn(STATUS_DISABLED, self.traits())
+
+    def test_the_record_has_the_last_word_over_the_api_s_message(self):
+        # Two changes in quick succession reached this compute in the
+        # wrong order: the record says enabled.
+        self.register_service()
+        self.audit()
+        self.tracker.set_service_status(disabled=True)
+        self.audit()
+        self.assertNotIn(STATUS_DISABLED, self.traits())
+
+    def test_a_status_not_told_to_the_compute_is_seen_after_refresh(self):
+        service = self.register_service()
+        self.audit()
+        service.disabled = True
+        service.save()
+        self.later()
+        self.audit()
+        self.assertIn(STATUS_DISABLED, self.traits())
+
+    def test_an_unreadable_record_is_read_again_at_the_next_audit(self):
+        self.audit()  # no service record yet
+        self.register_service(disabled=True)
+        self.audit()
+        self.assertIn(STATUS_DISABLED, self.traits())

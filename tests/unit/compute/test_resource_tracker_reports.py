@@ -206,13 +206,19 @@ class TestTraits(ReportsTestCase):
         self.audit()
         self.assertIn(STATUS_DISABLED, self.traits())
 
-    def test_an_enabled_service_takes_it_off_at_the_next_audit(self):
+    def test_an_enabled_service_takes_it_off_and_the_next_audit_agrees(
+            self):
         service = self.register_service(disabled=True)
         self.audit()
+        # What the API does: the record, then the compute is told.
         service.disabled = False
         service.save()
+        self.tracker.set_service_status(disabled=False)
         self.audit()
         self.assertNotIn(STATUS_DISABLED, self.traits())
+        # (A change the compute is not told of is read within [compute]
+        # resource_provider_association_refresh:
+        # test_resource_tracker_provider_cache.)
 
     def test_without_a_service_record_the_status_trait_is_left_alone(self):
         node = self.audit()
