@@ -140,6 +140,8 @@ class PlacementClient:
         self._providers = {} if cache_providers else None
         # Ages the records (tests turn it by hand).
         self.clock = time.monotonic
+        # The custom traits this client has defined (define_traits).
+        self._defined_traits = set()
 
     # -- transport -----------------------------------------------------------
 
@@ -208,6 +210,14 @@ class PlacementClient:
             self._providers.pop(uuid, None)
             return None
         return record
+
+    def known_parent(self, uuid):
+        """The parent's uuid of a provider this (caching) client knows,
+        while its record may be trusted; else None."""
+        record = self._cached(uuid)
+        if record is None:
+            return None
+        return record.provider.get('parent_provider_uuid')
 
     def forget_provider(self, uuid):
         """Trust nothing known of the provider ``uuid``: the next call
@@ -740,6 +750,16 @@ class PlacementClient:
         self._check(response, 'GET traits of %s' % uuid)
         return set(response.json()['traits'])
 
+    def define_traits(self, names):
+        """Define the custom traits ``names`` in placement (PUT
+        /traits/{name}: nothing happens to one that exists), each once
+        per client."""
+        for name in sorted(set(names) - self._defined_traits):
+            response = self._request('PUT', '/traits/%s' % name,
+                                     version='1.6')
+            self._check(response, 'PUT trait %s' % name)
+            self._defined_traits.add(name)
+
     def update_provider_traits(self, uuid, add=(), remove=(),
                                trust_cache=True):
         """Put the traits ``add`` on the provider and take ``remove`` off,
@@ -755,7 +775,14 @@ class PlacementClient:
                     record.traits is not None and \
                     add <= record.traits and not remove & record.traits:
                 return None
-            return self._update_provider_set(uuid, 'traits', add, remove)
+            try:
+                return self._update_provider_set(uuid, 'traits', add,
+                                                 remove)
+            except PlacementConflict:
+                # It may name a trait undefined since: the next
+                # define_traits defines it again.
+                self._defined_traits -= add
+                raise
 
     @staticmethod
     def _check(response, what):

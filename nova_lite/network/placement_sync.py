@@ -31,7 +31,6 @@ LOG = logging.getLogger(__name__)
 # every service derives the same uuid from a host and a physical network.
 _NAMESPACE = uuid.UUID('7c3f5a8e-2f0d-4b8e-9a51-6c1d0e9b4f27')
 TRAITS_VERSION = '1.6'
-_CONFLICT_RETRIES = 3
 
 
 def bandwidth_provider_name(host, physical_network):
@@ -52,10 +51,15 @@ _CLIENT_LOCK = threading.Lock()
 
 def report_client():
     """The port service's placement client: one per process, so a
-    service user logs in once, not on every agent report."""
+    service user logs in once, not on every agent report; it caches the
+    bandwidth providers it keeps (trusted for ``[compute]
+    resource_provider_association_refresh`` seconds, as a compute trusts
+    its node's), so a report that changes nothing asks placement
+    nothing."""
     with _CLIENT_LOCK:
         if not _CLIENT:
-            _CLIENT.append(placement_client.PlacementClient())
+            _CLIENT.append(placement_client.PlacementClient(
+                cache_providers=True))
         return _CLIENT[0]
 
 
@@ -123,23 +127,26 @@ def _compute_node_provider(client, nodename):
 
 
 def _sync_one(client, host, physical_network, nodename, bandwidths):
-    root = _compute_node_provider(client, nodename)
-    if root is None:
-        LOG.info('No resource provider named %s in placement yet: the '
-                 'bandwidth provider of %s on %s waits for the compute to '
-                 'report its node', nodename, physical_network, host)
-        return False
     rp_uuid = bandwidth_provider_uuid(host, physical_network)
     name = bandwidth_provider_name(host, physical_network)
-    provider = client.get_provider(rp_uuid)
-    if provider is None:
-        provider = client.ensure_resource_provider(
-            rp_uuid, name, parent_provider_uuid=root['uuid'])
-    if provider.get('parent_provider_uuid') != root['uuid']:
+    # A provider the client knows names its compute node provider already.
+    root_uuid = client.known_parent(rp_uuid)
+    if root_uuid is None:
+        root = _compute_node_provider(client, nodename)
+        if root is None:
+            LOG.info('No resource provider named %s in placement yet: the '
+                     'bandwidth provider of %s on %s waits for the compute '
+                     'to report its node', nodename, physical_network, host)
+            return False
+        root_uuid = root['uuid']
+    provider = client.ensure_resource_provider(
+        rp_uuid, name, parent_provider_uuid=root_uuid)
+    if provider.get('parent_provider_uuid') != root_uuid:
         LOG.warning('Bandwidth provider %s (%s) is not a child of the '
                     'compute node provider %s (%s); delete it from '
                     'placement so that the next report recreates it',
-                    name, rp_uuid, nodename, root['uuid'])
+                    name, rp_uuid, nodename, root_uuid)
+        client.forget_provider(rp_uuid)
         return False
     client.set_inventory(rp_uuid, inventories_for(bandwidths))
     _ensure_traits(client, rp_uuid, traits_for(physical_network))
@@ -147,27 +154,8 @@ def _sync_one(client, host, physical_network, nodename, bandwidths):
 
 
 def _ensure_traits(client, rp_uuid, wanted):
-    """Add ``wanted`` to the provider's traits (keeping others)."""
-    path = '/resource_providers/%s/traits' % rp_uuid
-    for attempt in range(_CONFLICT_RETRIES):
-        response = client._request('GET', path, version=TRAITS_VERSION)
-        client._check(response, 'GET traits of %s' % rp_uuid)
-        current = response.json()
-        have = set(current['traits'])
-        if wanted <= have:
-            return False
-        for trait in sorted(wanted - have):
-            created = client._request('PUT', '/traits/%s' % trait,
-                                      version=TRAITS_VERSION)
-            client._check(created, 'PUT trait %s' % trait)
-        response = client._request(
-            'PUT', path, {'traits': sorted(have | wanted),
-                          'resource_provider_generation':
-                              current['resource_provider_generation']},
-            version=TRAITS_VERSION)
-        if response.status_code == 409:
-            continue
-        client._check(response, 'PUT traits of %s' % rp_uuid)
-        return True
-    raise placement_client.PlacementConflict(
-        reason='traits of %s kept changing' % rp_uuid)
+    """Add ``wanted`` to the provider's traits (keeping others), each
+    defined in placement first. A caching client that knows the provider
+    has them asks nothing."""
+    client.define_traits(wanted)
+    return bool(client.update_provider_traits(rp_uuid, add=wanted))

@@ -1,7 +1,10 @@
 """/v2.0/agents: agent reports, liveness, admin changes, and the bandwidth
 resource providers a report makes in placement."""
 
+import fixtures
+
 from nova_lite.network import placement_sync
+from nova_lite import placement_client
 from tests.unit.network import base
 
 OVS = base.OVS
@@ -265,3 +268,91 @@ class TestPlacementSync(base.NetworkTestCase):
             'binding:host_id': 'host1',
             'binding:profile': {'allocation': rp_uuid}})
         self.assertEqual('ovs', port['binding:vif_type'])
+
+
+class _Recording(base.WSGIAdapter):
+    """The placement app, with the (method, path) of each request."""
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.requests = []
+
+    def send(self, request, **kwargs):
+        self.requests.append((request.method,
+                              request.path_url.split('?')[0]))
+        return super().send(request, **kwargs)
+
+
+class TestPlacementSyncCache(base.NetworkTestCase):
+    """The port service's one client caches the bandwidth providers it
+    keeps: a report that changes nothing asks placement nothing, until
+    ``[compute] resource_provider_association_refresh`` has passed."""
+
+    def setUp(self):
+        super().setUp()
+        self.compute_node = self.placement.make_provider('host1')
+        self.rp_uuid = placement_sync.bandwidth_provider_uuid('host1',
+                                                              'physnet0')
+        self.transport = _Recording(self.placement.app)
+        self.client = placement_client.PlacementClient(
+            endpoint=base.PLACEMENT_URL, cache_providers=True)
+        self.client.session.mount(base.PLACEMENT_URL, self.transport)
+        self.now = 1000.0
+        self.client.clock = lambda: self.now
+        self.conf.config(resource_provider_association_refresh=300,
+                         group='compute')
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.network.placement_sync.report_client',
+            lambda: self.client))
+
+    def report(self, bandwidths=BANDWIDTHS):
+        del self.transport.requests[:]
+        agent = self.report_agent('host1', bandwidths=bandwidths)
+        self.assertTrue(agent['resources_synced'])
+        return list(self.transport.requests)
+
+    def test_a_report_that_changes_nothing_asks_nothing(self):
+        first = self.report()
+        self.assertIn(('POST', '/resource_providers'),
+                      first)
+        self.assertEqual([], self.report())
+
+    def test_a_changed_bandwidth_is_written_at_once(self):
+        self.report()
+        asked = self.report({'physnet0': {'egress': 500, 'ingress': 20000}})
+        self.assertIn(('PUT', '/resource_providers/%s/inventories' %
+                       self.rp_uuid), asked)
+        self.assertEqual(500, self.placement.request(
+            'GET', '/resource_providers/%s/inventories' % self.rp_uuid).json[
+            'inventories']['NET_BW_EGR_KILOBIT_PER_SEC']['total'])
+        self.assertEqual([], self.report(
+            {'physnet0': {'egress': 500, 'ingress': 20000}}))
+
+    def test_a_provider_deleted_behind_its_back_is_made_after_the_refresh(
+            self):
+        self.report()
+        self.assertEqual(204, self.placement.request(
+            'DELETE', '/resource_providers/%s' % self.rp_uuid).status_int)
+        self.assertEqual([], self.report())
+        self.now += 300
+        self.assertIn(('POST', '/resource_providers'),
+                      self.report())
+        provider = self.placement.provider(self.rp_uuid)
+        self.assertEqual(self.compute_node['uuid'],
+                         provider['parent_provider_uuid'])
+        self.assertEqual(['CUSTOM_PHYSNET_PHYSNET0',
+                          'CUSTOM_VNIC_TYPE_NORMAL'], sorted(
+            self.placement.request(
+                'GET', '/resource_providers/%s/traits' % self.rp_uuid).json[
+                'traits']))
+
+    def test_a_failed_sync_forgets_the_provider(self):
+        self.report()
+        self.client.session.mount(base.PLACEMENT_URL, base.DownAdapter())
+        # A changed bandwidth must be written, and placement is down.
+        self.assertTrue(self.report_agent(
+            'host1', bandwidths={'physnet0': {'egress': 1, 'ingress': 1}})[
+            'resources_synced'] is False)
+        self.client.session.mount(base.PLACEMENT_URL, self.transport)
+        asked = self.report()
+        self.assertIn(('GET', '/resource_providers/%s' % self.rp_uuid), asked)
