@@ -90,6 +90,7 @@ fake_memory_mb = 1048576
 fake_vcpus = 1024
 fake_local_gb = 100000
 update_resources_interval = 60
+resource_provider_association_refresh = 300
 [oslo_messaging_rabbit]
 rabbit_quorum_queue = false
 heartbeat_timeout_threshold = 60
@@ -384,8 +385,12 @@ def main():
     room = ('[compute]\nfake_memory_mb = 1048576\nfake_vcpus = 1024\n'
             'fake_local_gb = 100000\n')
     if not args.test_intervals:
-        room += ('update_resources_interval = 60\n[DEFAULT]\n'
-                 'report_interval = 10\nservice_down_time = 60\n')
+        # (the provider caches of computes and the port service too: the
+        # tests' 5 s is for tests that change providers behind their backs)
+        room += ('update_resources_interval = 60\n'
+                 'resource_provider_association_refresh = 300\n'
+                 '[DEFAULT]\nreport_interval = 10\n'
+                 'service_down_time = 60\n')
     plane = fixtures.ControlPlane(computes=args.computes, extra_conf=room)
     # Computes read their own files (a later value of an option wins).
     plane.compute_conf = {i: room for i in range(1, args.computes + 1)}
