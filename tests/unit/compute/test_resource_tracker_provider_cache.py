@@ -72,18 +72,21 @@ class TestAnIdleAudit(ProviderCacheTestCase):
             [('GET', self.provider_path(node.uuid, '/allocations'))],
             self.audit_requests())
 
+    def everything_read(self, node):
+        """What an audit asks placement when it trusts nothing."""
+        return [('GET', self.provider_path(node.uuid)),
+                ('GET', self.provider_path(node.uuid, '/inventories')),
+                ('GET', self.provider_path(node.uuid, '/aggregates')),
+                ('GET', self.provider_path(node.uuid, '/traits')),
+                ('GET', self.provider_path(node.uuid, '/allocations'))]
+
     def test_without_the_cache_it_reads_the_provider_and_its_associations(
             self):
         self.register_service()
         self.tracker.reportclient = placement_client.PlacementClient()
         node = self.audit()
         self.assertEqual(
-            [('GET', self.provider_path(node.uuid)),
-             ('GET', self.provider_path(node.uuid, '/inventories')),
-             ('GET', self.provider_path(node.uuid, '/aggregates')),
-             ('GET', self.provider_path(node.uuid, '/traits')),
-             ('GET', self.provider_path(node.uuid, '/allocations'))],
-            self.audit_requests())
+            self.everything_read(node), self.audit_requests())
 
     def test_reads_it_all_again_once_the_refresh_interval_has_passed(self):
         self.register_service()
@@ -92,12 +95,7 @@ class TestAnIdleAudit(ProviderCacheTestCase):
         self.assertEqual(1, len(self.audit_requests()))
         self.later(1)
         self.assertEqual(
-            [('GET', self.provider_path(node.uuid)),
-             ('GET', self.provider_path(node.uuid, '/inventories')),
-             ('GET', self.provider_path(node.uuid, '/aggregates')),
-             ('GET', self.provider_path(node.uuid, '/traits')),
-             ('GET', self.provider_path(node.uuid, '/allocations'))],
-            self.audit_requests())
+            self.everything_read(node), self.audit_requests())
 
     def test_a_refresh_of_zero_never_reads_it_again(self):
         self.config.config(resource_provider_association_refresh=0,
