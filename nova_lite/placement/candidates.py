@@ -8,10 +8,11 @@ belong to one tree, apart from sharing providers (trait
 ``MISC_SHARES_VIA_AGGREGATE``) that share an aggregate with a provider of
 that tree.
 
-The search is set-based: one SQL query per (group, resource class) returns
-the providers that can take the amount now (capacity minus usage computed
-in SQL), with the group's tree, aggregate and (for granular groups) trait
-filters applied there too; Python then combines those sets per tree. A
+The search is set-based: one SQL query per group returns, for each of its
+resource classes, the providers that can take the amount now (capacity
+minus usage computed in SQL), with the group's tree, aggregate and (for
+granular groups) trait filters applied there too; Python then combines
+those sets per tree. A
 provider is never visited by a per-provider query.
 
 With a limit, the candidates answered are those of the first trees by
@@ -134,22 +135,11 @@ def _id_pairs(connection, query):
     return dict(db.packed_ints(connection, query))
 
 
-def _providers_with_capacity(connection, group, class_id, amount):
-    """{provider id: root id} able to take ``amount`` of the class."""
-    query = (sa.select(INV.c.resource_provider_id, P.c.root_provider_id)
-             .select_from(INV.join(P, P.c.id == INV.c.resource_provider_id))
-             .where(INV.c.resource_class_id == class_id,
-                    *capacity.fits_sql(amount)))
-    for clause in _group_filters(connection, group, INV.c.resource_provider_id,
-                                 group.use_same_provider):
-        query = query.where(clause)
-    return _id_pairs(connection, query)
-
-
 def _providers_by_class(connection, group):
     """{class id: {provider id: root id}} of the providers able to take
-    the (unsuffixed) group's amount of each of its classes: one query for
-    all of them, a row per class a provider has room for."""
+    the group's amount of each of its classes (and, for a granular group,
+    with its traits): one query for all of them, a row per class a
+    provider has room for."""
     fits = sa.or_(*(sa.and_(INV.c.resource_class_id == class_id,
                             *capacity.fits_sql(amount))
                     for class_id, amount in sorted(group.resources.items())))
@@ -158,7 +148,7 @@ def _providers_by_class(connection, group):
              .select_from(INV.join(P, P.c.id == INV.c.resource_provider_id))
              .where(fits))
     for clause in _group_filters(connection, group, INV.c.resource_provider_id,
-                                 False):
+                                 group.use_same_provider):
         query = query.where(clause)
     found = {class_id: {} for class_id in group.resources}
     for class_id, provider_id, root_id in db.packed_ints(connection, query):
@@ -348,14 +338,11 @@ def find(connection, request):
     for group in request.groups:
         if group.use_same_provider:
             if group.resources:
-                found = None
-                for class_id, amount in sorted(group.resources.items()):
-                    ids = _providers_with_capacity(connection, group,
-                                                   class_id, amount)
-                    found = ids if found is None else {
-                        k: v for k, v in found.items() if k in ids}
-                    if not found:
-                        break
+                # The providers with room for every class of the group.
+                by_class = list(_providers_by_class(connection,
+                                                    group).values())
+                found = {k: v for k, v in by_class[0].items()
+                         if all(k in ids for ids in by_class[1:])}
             else:
                 found = _providers_matching(connection, group)
             if not found:
