@@ -110,7 +110,7 @@ class BuildLeases:
             self.release(instance_uuid)
             raise
 
-    def record_first_step(self, context, instance_uuids, flow):
+    def record_together(self, context, instance_uuids, flow):
         """``record`` of the same ``flow`` for several builds at once: the
         uuids of those we own, whose record it wrote. One we no longer
         own is left to ``record``, which says why."""
@@ -126,6 +126,25 @@ class BuildLeases:
         except (exception.BuildTakenOver, exception.BuildRequestNotFound):
             self.release(instance_uuid)
             raise
+
+    def map_all_to_cell(self, context, instance_uuids, cell_mapping, flow):
+        """``map_to_cell`` of several builds recording the same ``flow``,
+        in one transaction, all or none: False when one was not ours or
+        its mapping was gone (nothing is written; ``map_to_cell`` of each
+        says which)."""
+        return objects.InstanceMapping.map_all_to_cell(
+            context, instance_uuids, cell_mapping, self.owner, flow)
+
+    def destroy_all(self, context, instance_uuids):
+        """``destroy`` of several build requests in one DELETE, all or
+        none: False when one was not ours (nothing is deleted; ``destroy``
+        of each says why)."""
+        if not objects.BuildRequest.destroy_all(context, instance_uuids,
+                                                self.owner):
+            return False
+        for uuid in instance_uuids:
+            self.release(uuid)
+        return True
 
     def release(self, instance_uuid):
         with self._registry.lock:

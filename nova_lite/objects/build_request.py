@@ -199,6 +199,27 @@ class BuildRequest(base.NovaLiteObject):
 
     @classmethod
     @db.retried
+    def destroy_all(cls, context, instance_uuids, owner):
+        """``destroy(owner=owner)`` of several build requests in one
+        DELETE, all or none: False, and nothing deleted, unless ``owner``
+        held every one (the caller then destroys each, which says why one
+        could not be)."""
+        table = models.BuildRequest
+        uuids = sorted(instance_uuids)
+        try:
+            with db.api_session() as session:
+                result = session.execute(
+                    sa.delete(table).where(table.instance_uuid.in_(uuids),
+                                           table.owner == owner),
+                    execution_options=db.NO_SYNC)
+                if result.rowcount != len(uuids):
+                    raise NotAll()
+        except NotAll:
+            return False
+        return True
+
+    @classmethod
+    @db.retried
     def get_flow(cls, context, instance_uuid):
         """The flow its owner recorded (None: nothing recorded)."""
         table = models.BuildRequest
@@ -233,6 +254,25 @@ def record_flow_in(session, instance_uuid, owner, flow):
         execution_options=db.NO_SYNC)
     if not result.rowcount:
         raise_not_held(session, instance_uuid)
+
+
+def record_flows_in(session, instance_uuids, owner, flow):
+    """``record_flow_in`` of the same ``flow`` for several builds, in one
+    UPDATE: whether ``owner`` held every one (if not, the caller rolls
+    the transaction back)."""
+    table = models.BuildRequest
+    result = session.execute(
+        sa.update(table)
+        .where(table.instance_uuid.in_(sorted(instance_uuids)),
+               table.owner == owner)
+        .values(flow=jsonutils.dumps(flow), claimed_at=clock.utc_now()),
+        execution_options=db.NO_SYNC)
+    return result.rowcount == len(instance_uuids)
+
+
+class NotAll(Exception):
+    """Raised in a transaction to roll it back: a statement meant for
+    several builds did not apply to every one."""
 
 
 def raise_not_held(session, instance_uuid):

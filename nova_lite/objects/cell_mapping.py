@@ -283,6 +283,34 @@ class InstanceMapping(base.NovaLiteObject):
             if not result.rowcount:
                 raise exception.InstanceMappingNotFound(uuid=instance_uuid)
 
+    @classmethod
+    @db.retried
+    def map_all_to_cell(cls, context, instance_uuids, cell_mapping,
+                        build_owner, flow):
+        """``map_to_cell`` of several builds recording the same ``flow``,
+        in one transaction, all or none: False, and nothing written,
+        unless ``build_owner`` held every build and every mapping was
+        there (the caller then maps each, which says why one could not
+        be)."""
+        uuids = sorted(instance_uuids)
+        table = models.InstanceMapping
+        try:
+            with db.api_session() as session:
+                if not build_request_obj.record_flows_in(
+                        session, uuids, build_owner, flow):
+                    raise build_request_obj.NotAll()
+                result = session.execute(
+                    sa.update(table)
+                    .where(table.instance_uuid.in_(uuids))
+                    .values(cell_id=cell_mapping.id,
+                            updated_at=base.utcnow()),
+                    execution_options=db.NO_SYNC)
+                if result.rowcount != len(uuids):
+                    raise build_request_obj.NotAll()
+        except build_request_obj.NotAll:
+            return False
+        return True
+
     @db.retried
     def destroy(self):
         with db.api_session() as session:

@@ -14,6 +14,12 @@ undoes each (``build_undos``):
    server is its cell's and its compute's, and nothing is undone (a cast
    that cannot be sent puts it in ERROR holding nothing).
 
+The servers of one cast bound for one cell are placed together
+(``_place_together``): steps 2 to 4 are each one transaction for all of
+them, which writes for all or for none; a step that cannot be taken for
+all (one build was taken over or deleted, the database blinked) is taken
+for each alone, which finds the one that cannot go on and why.
+
 When a step fails, the steps taken are undone newest first and the server
 is buried: ``bury_in_cell0`` -- in cell0 in ERROR with a fault, mapped
 there (undo: the cell0 record is removed and the mapping cleared) -- then
@@ -33,6 +39,7 @@ placement before it sends the instance there, and moves on to the next
 alternate if placement refuses.
 """
 
+import contextlib
 import itertools
 
 from oslo_log import log as logging
@@ -169,25 +176,48 @@ class ScheduleAndBuildTask:
             for build in scheduled:
                 self._fail(*build, error=error)
             return again
+        by_cell = {}
         for (build_request, spec, flow), host_list in zip(scheduled,
                                                           host_lists):
-            try:
-                self._build_one(build_request, spec, host_list, flow)
-            except Exception as error:
-                if not isinstance(error, _EXPECTED):
-                    LOG.exception('Placing %s on %s failed',
-                                  build_request.instance_uuid,
-                                  host_list[0].service_host)
-                if self._fail(build_request, spec, flow, error=error):
-                    again.append((build_request, spec))
+            by_cell.setdefault(host_list[0].cell_uuid, []).append(
+                _Placing(build_request, spec, flow, host_list))
+        for cell_uuid, placing in by_cell.items():
+            if len(placing) > 1 and self.action == instance_actions.CREATE:
+                try:
+                    cell = self._cell(cell_uuid)
+                except Exception:
+                    cell = None  # each build alone finds out why
+                if cell is not None:
+                    self._place_together(cell, placing, again)
+                    continue
+            for build in placing:
+                self._place_alone(build, again)
         return again
+
+    def _failed(self, build, error, again):
+        """``_fail`` of one build whose placing raised ``error``; one to
+        try again joins ``again``."""
+        if not isinstance(error, _EXPECTED):
+            LOG.error('Placing %s on %s failed',
+                      build.request.instance_uuid,
+                      build.host_list[0].service_host,
+                      exc_info=(type(error), error, error.__traceback__))
+        if self._fail(build.request, build.spec, build.flow, error=error):
+            again.append((build.request, build.spec))
+
+    def _place_alone(self, build, again):
+        try:
+            self._build_one(build.request, build.spec, build.host_list,
+                            build.flow)
+        except Exception as error:
+            self._failed(build, error, again)
 
     def _record_schedule_steps(self, builds):
         """The first step of every build of the cast, recorded in one
         UPDATE (``_attempt`` makes each flow afresh: all are at their
         start): the uuids whose record it wrote."""
         try:
-            return self.leases.record_first_step(
+            return self.leases.record_together(
                 self.context, [br.instance_uuid for br, _, _ in builds],
                 {'action': self.action, 'steps': [['schedule', None]]})
         except Exception as error:
@@ -269,45 +299,155 @@ class ScheduleAndBuildTask:
         return self._cells[cell_uuid]
 
     def _build_one(self, build_request, spec, host_list, flow):
-        chosen, alternates = host_list[0], host_list[1:]
+        chosen = host_list[0]
         cell = self._cell(chosen.cell_uuid)
         with nova_context.target_cell(self.context, cell) as cctxt:
             # A copy: if a step fails the BuildRequest's instance is
             # buried in cell0 as it came from the API.
             instance = build_request.instance.obj_clone()
             instance._context = cctxt
-            flow.step('create_in_cell', {
-                'cell': cell.uuid, 'request_id': self.context.request_id})
+            flow.step('create_in_cell', self._created_in(cell))
             instance.create()
-            try:
+            with _fenced(instance):
                 if self.action == instance_actions.REBUILD:
                     self._bring_history_from_cell0(cctxt, instance.uuid)
                 instance_actions.record_action(cctxt, instance.uuid,
                                                self.action)
-                # Recorded with the mapping's change, in its
-                # transaction.
-                flow.step('map_to_cell', cell.uuid, record=False)
-                self.leases.map_to_cell(self.context, instance.uuid, cell,
-                                        {'action': self.action,
-                                         'steps': flow.steps})
-                # Not recorded: it has no undo, so a takeover undoes
-                # the same steps with or without it, and the DELETE holds
-                # only while this task owns the build (as a record
-                # would have checked).
-                flow.step('delete_build_request', record=False)
-                self.leases.destroy(build_request)
-            except exception.BuildTakenOver:
-                # Lost after the lease was last checked: the record made
-                # since is a stray beside the new owner's build.
-                lifecycle.remove_own_record(instance)
-                raise
+                self._map_one(flow, instance, cell)
+                self._delete_one(flow, build_request)
             flow.done()
-            if self.requested_networks is not None:
-                # What the compute binds (a rebuild from cell0 passes them
-                # here, not in the stored spec).
-                spec.requested_networks = self.requested_networks
-            _send_to_compute(cctxt, self.compute_rpcapi, self.reportclient,
-                             instance, chosen, spec, alternates, self.image)
+            self._send(cctxt, instance, spec, host_list)
+
+    def _created_in(self, cell):
+        """What the step create_in_cell records: its undo's arguments."""
+        return {'cell': cell.uuid, 'request_id': self.context.request_id}
+
+    def _map_one(self, flow, instance, cell, declare=True):
+        # Recorded with the mapping's change, in its transaction.
+        if declare:
+            flow.step('map_to_cell', cell.uuid, record=False)
+        self.leases.map_to_cell(self.context, instance.uuid, cell,
+                                {'action': self.action,
+                                 'steps': flow.steps})
+
+    def _delete_one(self, flow, build_request, declare=True):
+        # Not recorded: it has no undo, so a takeover undoes the same
+        # steps with or without it, and the DELETE holds only while this
+        # task owns the build (as a record would have checked).
+        if declare:
+            flow.step('delete_build_request', record=False)
+        self.leases.destroy(build_request)
+
+    def _send(self, cctxt, instance, spec, host_list):
+        if self.requested_networks is not None:
+            # What the compute binds (a rebuild from cell0 passes them
+            # here, not in the stored spec).
+            spec.requested_networks = self.requested_networks
+        _send_to_compute(cctxt, self.compute_rpcapi, self.reportclient,
+                         instance, host_list[0], spec, host_list[1:],
+                         self.image)
+
+    def _place_together(self, cell, placing, again):
+        """``_build_one`` of several builds for one ``cell``, each of its
+        steps taken for all of them at once: one UPDATE records the
+        first, one transaction creates the instances with their
+        actions, one maps them and records it, one DELETE removes their
+        build requests; then each is sent to its compute. A statement
+        that does not hold for every build (one was taken over, deleted,
+        or the database blinked) changes nothing, and that step is taken
+        for each build alone, which finds out which one cannot go on and
+        why; the others go on together."""
+        created_in = self._created_in(cell)
+        first = placing[0].flow.steps
+        alike = [b for b in placing if b.flow.steps == first]
+        for build in placing:
+            if build not in alike:
+                self._place_alone(build, again)
+        try:
+            held = self.leases.record_together(
+                self.context, [b.uuid for b in alike],
+                {'action': self.action,
+                 'steps': first + [['create_in_cell', created_in]]})
+        except Exception as error:
+            LOG.warning('Could not record the placing of %s together: %s',
+                        [b.uuid for b in alike], error)
+            held = set()
+        for build in alike:
+            if build.uuid not in held:
+                self._place_alone(build, again)
+        placing = self._declare([b for b in alike if b.uuid in held],
+                                again, 'create_in_cell', created_in)
+
+        with nova_context.target_cell(self.context, cell) as cctxt:
+            for build in placing:
+                build.instance = build.request.instance.obj_clone()
+                build.instance._context = cctxt
+            placing = self._together(
+                placing, again, None,
+                lambda builds: objects.Instance.create_all(
+                    cctxt, [b.instance for b in builds], self.action),
+                lambda build: (build.instance.create(),
+                               instance_actions.record_action(
+                                   cctxt, build.uuid, self.action)))
+            placing = self._together(
+                placing, again, ('map_to_cell', cell.uuid),
+                lambda builds: self.leases.map_all_to_cell(
+                    self.context, [b.uuid for b in builds], cell,
+                    {'action': self.action, 'steps': builds[0].flow.steps}),
+                lambda build: self._map_one(build.flow, build.instance,
+                                            cell, declare=False))
+            placing = self._together(
+                placing, again, ('delete_build_request', None),
+                lambda builds: self.leases.destroy_all(
+                    self.context, [b.uuid for b in builds]),
+                lambda build: self._delete_one(build.flow, build.request,
+                                               declare=False))
+            for build in placing:
+                build.flow.done()
+                self._send(cctxt, build.instance, build.spec,
+                           build.host_list)
+
+    def _together(self, placing, again, step, all_at_once, each):
+        """Take a step of the builds ``placing`` -- ``step``, (name, arg)
+        of the flows' step, declared here, or None for one declared
+        already -- for all of them with ``all_at_once(builds)``, which
+        does all or nothing (False: nothing done); else with
+        ``each(build)``. The builds that took it; one that failed is
+        undone and buried (``_failed``)."""
+        if step is not None:
+            placing = self._declare(placing, again, *step)
+        if not placing:
+            return placing
+        try:
+            if all_at_once(placing) is not False:
+                return placing
+        except Exception as error:
+            LOG.warning('Could not take step %s of %s together: %s',
+                        step[0] if step else 'create_in_cell',
+                        [b.uuid for b in placing], error)
+        went_on = []
+        for build in placing:
+            try:
+                with _fenced(build.instance):
+                    each(build)
+            except Exception as error:
+                self._failed(build, error, again)
+                continue
+            went_on.append(build)
+        return went_on
+
+    def _declare(self, placing, again, name, arg):
+        """``flow.step(name, arg)`` of each build, unrecorded (what takes
+        it records it); the builds that may take it."""
+        declared = []
+        for build in placing:
+            try:
+                build.flow.step(name, arg, record=False)
+            except Exception as error:
+                self._failed(build, error, again)
+                continue
+            declared.append(build)
+        return declared
 
     def _bring_history_from_cell0(self, cctxt, instance_uuid):
         """A server rebuilt from cell0 keeps its history: the actions it
@@ -321,6 +461,31 @@ class ScheduleAndBuildTask:
         except Exception:
             LOG.exception('Could not move the action history of %s from '
                           'cell0; it stays there', instance_uuid)
+
+
+class _Placing:
+    """One server of a cast on its way to its cell: its build request,
+    spec, flow and hosts, and its instance once created."""
+
+    def __init__(self, request, spec, flow, host_list):
+        self.request = request
+        self.spec = spec
+        self.flow = flow
+        self.host_list = host_list
+        self.uuid = request.instance_uuid
+        self.instance = None
+
+
+@contextlib.contextmanager
+def _fenced(instance):
+    """A build that finds it lost its lease after it created ``instance``
+    removes that record, a stray beside the new owner's build."""
+    try:
+        yield
+    except exception.BuildTakenOver:
+        if instance is not None and instance.obj_attr_is_set('id'):
+            lifecycle.remove_own_record(instance)
+        raise
 
 
 # Failures of a build step that are logged without a traceback.

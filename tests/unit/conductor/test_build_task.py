@@ -6,6 +6,7 @@ task, so a test can make one of them fail. The stand-in scheduler claims in
 placement as the real one does, so each test can check that nothing
 claimed is left behind."""
 
+import copy
 import datetime
 
 import fixtures
@@ -98,11 +99,13 @@ class RecordingCompute:
     def __init__(self, error=None):
         self.error = error
         self.builds = []
+        self.instances = []
 
     def build_and_run_instance(self, context, instance, host, **kwargs):
         if self.error is not None:
             raise self.error
         self.builds.append((instance.uuid, host.service_host))
+        self.instances.append(instance.obj_to_primitive())
 
 
 class BuildTaskTestCase(testtools.TestCase):
@@ -311,8 +314,11 @@ class TestScheduleAndBuild(BuildTaskTestCase):
 
 
 class TestOneCastManyServers(BuildTaskTestCase):
-    """The builds of one cast start with one UPDATE recording their first
-    step; one that is no longer the task's fails alone."""
+    """The builds of one cast bound for one cell take each step together:
+    one UPDATE records their first step, then their second; one
+    transaction creates their instances, one maps them, one DELETE
+    removes their build requests. One that is no longer the task's, or
+    whose server was deleted, fails alone at the step that finds it."""
 
     def _run_cast(self, pairs, compute):
         scheduler = FakeScheduler([[self._selection(host)]
@@ -322,30 +328,128 @@ class TestOneCastManyServers(BuildTaskTestCase):
             self.context, scheduler, compute, [br for br, _ in pairs],
             [spec for _, spec in pairs], None, self.reportclient).execute()
 
-    def _count(self, name):
+    def _count(self, name, cls=objects.BuildRequest):
         calls = []
-        real = getattr(objects.BuildRequest, name)
+        real = getattr(cls, name)
 
         # MonkeyPatch keeps a classmethod one: the class comes first.
+        # (An instance's method gets the instance, and is called with it.)
         def counted(cls, *args, **kwargs):
-            calls.append(args[-1])
-            return real(*args, **kwargs)
+            calls.append(copy.deepcopy(args[-1]) if args else cls)
+            return real(*args, **kwargs) if args else real(cls)
         self.useFixture(fixtures.MonkeyPatch(
-            'nova_lite.objects.BuildRequest.%s' % name, counted))
+            'nova_lite.objects.%s.%s' % (cls.__name__, name), counted))
         return calls
 
-    def test_the_first_steps_are_recorded_together(self):
+    def _at_step_of(self, step, uuid, do):
+        """``do()`` as the build of ``uuid`` is about to take ``step``."""
+        def before_step(flow, name):
+            if name == step and flow.subject == uuid:
+                do()
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.flow.Flow.before_step', staticmethod(before_step)))
+
+    def _stored(self, uuid):
+        with nova_context.target_cell(self.admin,
+                                      self.plane.databases.cell1) as cctxt:
+            return objects.Instance.get_by_uuid(cctxt, uuid)
+
+    def test_each_step_is_taken_together(self):
         pairs = [self._accepted() for _ in range(3)]
         together, alone = self._count('record_flows'), \
             self._count('record_flow')
+        mapped = self._count('map_all_to_cell', objects.InstanceMapping)
+        deleted = self._count('destroy_all')
+        created = self._count('create', objects.Instance)
         compute = RecordingCompute()
         self._run_cast(pairs, compute)
-        self.assertEqual([{'action': 'create',
-                           'steps': [['schedule', None]]}], together)
-        # Then create_in_cell, each server on its own (map_to_cell is
-        # recorded with the mapping's change).
-        self.assertEqual(3, len(alone))
+        cell = self.plane.databases.cell1.uuid
+        created_in = {'cell': cell, 'request_id': self.context.request_id}
+        self.assertEqual(
+            [{'action': 'create', 'steps': [['schedule', None]]},
+             {'action': 'create', 'steps': [['schedule', None],
+                                            ['create_in_cell', created_in]]}],
+            together)
+        self.assertEqual([{'action': 'create', 'steps': [
+            ['schedule', None], ['create_in_cell', created_in],
+            ['map_to_cell', cell]]}], mapped)
+        self.assertEqual(([], [], 1), (alone, created, len(deleted)))
         self.assertEqual(3, len(compute.builds))
+        for uuid, _host in compute.builds:
+            self.assertEqual('cell1', self._mapped_cell(uuid).name)
+            self.assertRaises(exception.BuildRequestNotFound,
+                              objects.BuildRequest.get_by_instance_uuid,
+                              self.admin, uuid)
+            with nova_context.target_cell(
+                    self.admin, self.plane.databases.cell1) as cctxt:
+                [action] = objects.InstanceActionList.get_by_instance_uuid(
+                    cctxt, uuid)
+            self.assertEqual(('create', self.context.request_id, 'u', 'p'),
+                             (action.action, action.request_id,
+                              action.user_id, action.project_id))
+        # What each compute was sent is what the cell holds (but for
+        # updated_at, by the database's clock).
+        for sent in compute.instances:
+            [data] = [key for key in sent if key.endswith('.data')]
+            stored = self._stored(sent[data]['uuid']).obj_to_primitive()
+            for primitive in (sent, stored):
+                primitive[data].pop('updated_at')
+            self.assertEqual(stored, sent)
+
+    def test_a_failed_create_together_creates_each_alone(self):
+        pairs = [self._accepted() for _ in range(3)]
+
+        def refused(cls, *args, **kwargs):
+            raise exception.DatabaseUnavailable(url='x', reason='blink')
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.Instance.create_all', refused))
+        created = self._count('create', objects.Instance)
+        compute = RecordingCompute()
+        self._run_cast(pairs, compute)
+        self.assertEqual(3, len(created))
+        self.assertEqual(3, len(compute.builds))
+
+    def test_one_taken_over_before_its_mapping_fails_alone(self):
+        pairs = [self._accepted() for _ in range(3)]
+        lost = pairs[1][0].instance_uuid
+
+        def take_over():
+            with db.api_session() as session:
+                session.execute(sa.update(api_models.BuildRequest).where(
+                    api_models.BuildRequest.instance_uuid == lost).values(
+                        owner='another-conductor'))
+        self._at_step_of('map_to_cell', lost, take_over)
+        compute = RecordingCompute()
+        self._run_cast(pairs, compute)
+        self.assertEqual({pairs[0][0].instance_uuid,
+                          pairs[2][0].instance_uuid},
+                         {uuid for uuid, _host in compute.builds})
+        # What the task made for it is gone; the rest is the new owner's.
+        self.assertRaises(exception.InstanceNotFound, self._stored, lost)
+        self.assertIsNone(self._mapped_cell(lost))
+        for uuid, _host in compute.builds:
+            self.assertEqual('cell1', self._mapped_cell(uuid).name)
+
+    def test_one_deleted_before_its_build_request_goes_is_undone(self):
+        pairs = [self._accepted() for _ in range(3)]
+        gone = pairs[2][0].instance_uuid
+
+        def delete():
+            # As the API's delete of a server still building does.
+            objects.BuildRequest.get_by_instance_uuid(
+                self.admin, gone).destroy()
+            objects.InstanceMapping.get_by_instance_uuid(
+                self.admin, gone).destroy()
+        self._at_step_of('delete_build_request', gone, delete)
+        compute = RecordingCompute()
+        self._run_cast(pairs, compute)
+        self.assertEqual({pairs[0][0].instance_uuid,
+                          pairs[1][0].instance_uuid},
+                         {uuid for uuid, _host in compute.builds})
+        self.assertRaises(exception.InstanceNotFound, self._stored, gone)
+        self.assertEqual({}, self._allocations(gone))
+        self.assertEqual(2, len(self._instances_in(
+            self.plane.databases.cell1)))
 
     def test_one_taken_over_meanwhile_fails_alone(self):
         pairs = [self._accepted() for _ in range(3)]

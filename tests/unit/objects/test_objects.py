@@ -223,6 +223,15 @@ class TestWireRoundTrips(testtools.TestCase):
         self.assertIsNone(received.mq_url)
 
 
+def _plain(value):
+    """A field's value, comparable: an object as its primitive."""
+    if isinstance(value, base.NovaLiteObject):
+        return value.obj_to_primitive()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
 class DatabaseTestCase(testtools.TestCase):
     """Real SQLite API and cell databases."""
 
@@ -274,6 +283,57 @@ class TestInstance(DatabaseTestCase):
         self.assertIsNotNone(instance.updated_at)
         self.assertIsNone(instance.launched_at)
         self.assertEqual(set(), instance.obj_what_changed())
+
+    def _new(self, **overrides):
+        values = dict(uuid=uuidutils.generate_uuid(), project_id='demo',
+                      user_id='demo', display_name='web',
+                      vm_state=states.BUILDING,
+                      task_state=states.SCHEDULING, flavor=make_flavor(),
+                      metadata={'role': 'web'})
+        values.update(overrides)
+        return objects.Instance(self.context, **values)
+
+    def test_create_all_leaves_each_as_create_and_a_read_would(self):
+        alone = self._new()
+        alone.create()
+        together = [self._new(), self._new(display_name='db', locked=True)]
+        context = nova_context.RequestContext(
+            user_id='u', project_id='p', request_id='req-together')
+        context.db_connection = self.context.db_connection
+        objects.Instance.create_all(context, together, 'create')
+        skip = ('id', 'uuid', 'updated_at', 'created_at', 'display_name',
+                'locked')
+        for instance in together:
+            found = objects.Instance.get_by_uuid(self.context, instance.uuid)
+            self.assertEqual(found.id, instance.id)
+            self.assertEqual(set(), instance.obj_what_changed())
+            for name in instance.fields:
+                if name == 'fault':
+                    continue
+                self.assertEqual(instance.obj_attr_is_set(name),
+                                 alone.obj_attr_is_set(name), name)
+                if name != 'updated_at' and instance.obj_attr_is_set(name):
+                    self.assertEqual(_plain(getattr(found, name)),
+                                     _plain(getattr(instance, name)), name)
+                if name not in skip and instance.obj_attr_is_set(name):
+                    self.assertEqual(_plain(getattr(alone, name)),
+                                     _plain(getattr(instance, name)), name)
+            action = objects.InstanceAction.get_by_request_id(
+                self.context, instance.uuid, 'req-together')
+            self.assertEqual(('create', 'u', 'p'), (
+                action.action, action.user_id, action.project_id))
+        self.assertTrue(together[1].locked)
+        self.assertEqual('db', together[1].display_name)
+
+    def test_create_all_writes_nothing_when_one_exists(self):
+        taken = self.make_instance()
+        fresh = self._new()
+        self.assertRaises(exception.Conflict, objects.Instance.create_all,
+                          self.context, [fresh, self._new(uuid=taken.uuid)],
+                          'create')
+        self.assertRaises(exception.InstanceNotFound,
+                          objects.Instance.get_by_uuid, self.context,
+                          fresh.uuid)
 
     def test_create_copies_the_flavor_sizes_onto_the_instance(self):
         instance = self.make_instance(flavor=make_flavor(memory_mb=2048,
@@ -489,6 +549,57 @@ class TestMapToCell(TestInstanceMapping):
                           self.map_to_cell, mapping)
         self.assertIsNone(objects.BuildRequest.get_flow(
             self.admin_context, mapping.instance_uuid))
+
+
+class TestTogether(TestMapToCell):
+    """The statements of several builds at once: all or nothing."""
+
+    def test_map_all_maps_and_records_every_one(self):
+        mappings = [self.building(), self.building()]
+        uuids = [m.instance_uuid for m in mappings]
+        self.assertTrue(objects.InstanceMapping.map_all_to_cell(
+            self.admin_context, uuids, self.databases.cell1, 'conductor-a',
+            self.FLOW))
+        for mapping in mappings:
+            self.assertEqual(self.databases.cell1.uuid,
+                             self.stored_cell(mapping).uuid)
+            self.assertEqual(self.FLOW, objects.BuildRequest.get_flow(
+                self.admin_context, mapping.instance_uuid))
+
+    def test_map_all_writes_nothing_when_one_is_not_the_owners(self):
+        mappings = [self.building(), self.building(owner='conductor-b')]
+        self._refused(mappings)
+
+    def test_map_all_writes_nothing_when_one_mapping_is_gone(self):
+        mappings = [self.building(), self.building()]
+        mappings[1].destroy()
+        self._refused(mappings)
+
+    def _refused(self, mappings):
+        self.assertFalse(objects.InstanceMapping.map_all_to_cell(
+            self.admin_context, [m.instance_uuid for m in mappings],
+            self.databases.cell1, 'conductor-a', self.FLOW))
+        mapping = mappings[0]
+        self.assertIsNone(self.stored_cell(mapping))
+        self.assertIsNone(objects.BuildRequest.get_flow(
+            self.admin_context, mapping.instance_uuid))
+
+    def test_destroy_all_is_all_or_nothing(self):
+        mine = [self.building(), self.building()]
+        theirs = self.building(owner='conductor-b')
+        uuids = [m.instance_uuid for m in mine]
+        self.assertFalse(objects.BuildRequest.destroy_all(
+            self.admin_context, uuids + [theirs.instance_uuid],
+            'conductor-a'))
+        for uuid in uuids:
+            objects.BuildRequest.get_by_instance_uuid(self.admin_context,
+                                                      uuid)
+        self.assertTrue(objects.BuildRequest.destroy_all(
+            self.admin_context, uuids, 'conductor-a'))
+        for uuid in uuids:
+            self.assertRaises(exception.BuildRequestNotFound,
+                              objects.BuildRequest.get_by_instance_uuid,
+                              self.admin_context, uuid)
 
 
 class TestFlavor(DatabaseTestCase):
