@@ -141,6 +141,10 @@ class ResourceTracker:
         # snapshot does not count them again. None between audits.
         self._left_during_audit = None
         self._lock = threading.Lock()
+        # Nodes whose record is to be written (``_write_nodes``), and
+        # whether a thread is writing them.
+        self._unsaved = set()
+        self._writing = False
         # Held from reading the service's status to writing its trait, so
         # that an older reading never lands after a newer one.
         self._status_lock = threading.Lock()
@@ -423,7 +427,8 @@ class ResourceTracker:
             self.tracked.update(in_flight)
             self.activity.update(in_flight_activity)
             self._apply(node, resources)
-            node.save()
+            self._unsaved.add(nodename)
+        self._write_nodes()
         if self._report_inventory(context, node, resources):
             self._heal_allocations(context, node, instances)
         return node
@@ -602,7 +607,8 @@ class ResourceTracker:
             self.activity[instance.uuid] = stats.activity_of(instance)
             self._claiming.add(instance.uuid)
             self._apply(node, resources)
-            node.save()
+            self._unsaved.add(nodename)
+        self._write_nodes()
 
         def write():
             if node.uuid not in self._reported and \
@@ -651,15 +657,64 @@ class ResourceTracker:
             self._left_during_audit.add(instance_uuid)
 
     def _save_node(self, nodename):
-        """Write what the tracker counts now to ``nodename``'s record
-        (call with the lock held)."""
+        """Have what the tracker counts now written to ``nodename``'s
+        record (call inside ``_changing``, which writes it once the lock
+        is released)."""
         node = self.compute_nodes.get(nodename)
         if node is not None:
             self._apply(node, self.driver.get_available_resource(nodename))
-            node.save()
+            self._unsaved.add(nodename)
+
+    @contextlib.contextmanager
+    def _changing(self):
+        """The lock; once it is released, the node records ``_save_node``
+        asked for are written (``_write_nodes``)."""
+        with self._lock:
+            yield
+        self._write_nodes()
+
+    def _write_nodes(self):
+        """Write the node records asked for, one save at a time: a caller
+        that finds another one writing leaves its changes to that one's
+        next save, so a burst of claims on a node costs a few conductor
+        calls, not one each. The save is made outside the lock, of a copy
+        (the record's fields keep changing meanwhile). One that fails is
+        logged; its changes go with the next save (at the latest the
+        audit's)."""
+        with self._lock:
+            if self._writing:
+                return
+            self._writing = True
+        try:
+            while True:
+                with self._lock:
+                    if not self._unsaved:
+                        return
+                    nodename = self._unsaved.pop()
+                    node = self.compute_nodes.get(nodename)
+                    if node is None or not node.obj_what_changed():
+                        continue
+                    sent = node.obj_clone()
+                    changed = sent.obj_what_changed()
+                try:
+                    sent.save()
+                except Exception as e:
+                    LOG.warning('The record of node %s was not written now '
+                                '(its next save will): %s', nodename, e)
+                    with self._lock:
+                        self._unsaved.add(nodename)
+                    return
+                with self._lock:
+                    # What changed again meanwhile stays to be saved.
+                    node.obj_reset_changes(
+                        [name for name in changed
+                         if getattr(node, name) == getattr(sent, name)])
+        finally:
+            with self._lock:
+                self._writing = False
 
     def _retrack(self, nodename, instance, usage):
-        with self._lock:
+        with self._changing():
             if usage is None:
                 self._note_left(instance.uuid)
                 self.tracked.pop(instance.uuid, None)
@@ -687,7 +742,7 @@ class ResourceTracker:
         or task_state: an operation on it began or ended): the node's
         stats and workload follow at once. Nothing for an instance not
         counted here."""
-        with self._lock:
+        with self._changing():
             if instance.uuid not in self.tracked:
                 return
             activity = stats.activity_of(instance)
@@ -702,14 +757,14 @@ class ResourceTracker:
     def build_failed(self, nodename):
         """One more consecutive failed build on ``nodename``, reported
         at once for the BuildFailureWeigher."""
-        with self._lock:
+        with self._changing():
             self.failed_builds[nodename] = \
                 self.failed_builds.get(nodename, 0) + 1
             self._save_node(nodename)
 
     def build_succeeded(self, nodename):
         """A build succeeded on ``nodename``: its failures are forgiven."""
-        with self._lock:
+        with self._changing():
             if self.failed_builds.pop(nodename, 0):
                 self._save_node(nodename)
 
@@ -721,7 +776,7 @@ class ResourceTracker:
         elsewhere keeps its new claim); a deleted server (``only_here``
         False) gives back all it holds -- the destination a live migration
         claimed for it too."""
-        with self._lock:
+        with self._changing():
             self._note_left(instance.uuid)
             known = self.tracked.pop(instance.uuid, None) is not None
             self.activity.pop(instance.uuid, None)

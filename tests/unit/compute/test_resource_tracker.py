@@ -4,6 +4,8 @@ The fake hypervisor has 4 vCPUs, 4096 MB of RAM and 100 GB of disk; the
 host keeps 512 MB for itself.
 """
 
+import threading
+
 from oslo_utils import uuidutils
 import fixtures
 import testtools
@@ -272,6 +274,67 @@ class TestClaim(ResourceTrackerTestCase):
         self.spawn(instance)
         self.tracker.drop_instance(self.context, instance, self.node)
         self.assertEqual(RESERVED_MB, self.stored_node().memory_mb_used)
+
+
+class TestNodeSaves(ResourceTrackerTestCase):
+    """The node's record is written one save at a time: changes made
+    while one is in flight go with the next."""
+
+    def _slow_saves(self):
+        """Saves that wait for ``release``; the list of what each wrote
+        (memory_mb_used) as it began."""
+        started, release, saved = (threading.Event(), threading.Event(),
+                                   [])
+        real = objects.ComputeNode.save
+
+        def save(node):
+            saved.append(node.memory_mb_used)
+            started.set()
+            release.wait(10)
+            return real(node)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.ComputeNode.save', save))
+        return started, release, saved
+
+    def test_claims_made_during_a_save_go_with_the_next_one(self):
+        self.audit()
+        started, release, saved = self._slow_saves()
+        first = threading.Thread(target=self.spawn, args=(
+            self.make_instance(memory_mb=512),))
+        first.start()
+        self.assertTrue(started.wait(10))
+        # Three more claims while the first one's save is in flight:
+        # none waits for it.
+        for _ in range(3):
+            self.spawn(self.make_instance(memory_mb=512))
+        self.assertEqual([RESERVED_MB + 512], saved)
+        release.set()
+        first.join(10)
+        # One save more carried the three.
+        self.assertEqual([RESERVED_MB + 512, RESERVED_MB + 2048], saved)
+        node = self.stored_node()
+        self.assertEqual((RESERVED_MB + 2048, 4),
+                         (node.memory_mb_used, node.running_vms))
+
+    def test_a_failed_save_is_made_by_the_next_one(self):
+        self.audit()
+        real = objects.ComputeNode.save
+        fail = [True]
+
+        def save(node):
+            if fail and fail.pop():
+                raise exception.DatabaseUnavailable(url='x', reason='blink')
+            return real(node)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.ComputeNode.save', save))
+        # The claim goes on: placement holds the allocation, and the
+        # record is advice for the scheduler.
+        self.spawn(self.make_instance(memory_mb=1024))
+        self.assertEqual(RESERVED_MB, self.stored_node().memory_mb_used)
+        self.tracker.build_failed(self.node)
+        node = self.stored_node()
+        self.assertEqual((RESERVED_MB + 1024, 1),
+                         (node.memory_mb_used, node.running_vms))
 
 
 INSTANCE_USAGE_CASES = [
