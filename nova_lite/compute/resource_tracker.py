@@ -195,33 +195,43 @@ class ResourceTracker:
         return node
 
     def _apply(self, node, resources):
-        node.vcpus = resources['vcpus']
-        node.memory_mb = resources['memory_mb']
-        node.local_gb = resources['local_gb']
-        node.cpu_allocation_ratio = CONF.cpu_allocation_ratio
-        node.ram_allocation_ratio = CONF.ram_allocation_ratio
-        node.disk_allocation_ratio = CONF.disk_allocation_ratio
+        """Set on ``node`` what the tracker counts now: only the fields
+        whose value differs, so that an audit that finds nothing new
+        writes nothing (and the scheduler has no node to read again)."""
         vcpus = memory_mb = disk_gb = 0
         for used in self.tracked.values():
             vcpus += used[0]
             memory_mb += used[1]
             disk_gb += used[2]
-        node.vcpus_used = vcpus + CONF.reserved_host_cpus
-        node.memory_mb_used = memory_mb + CONF.reserved_host_memory_mb
-        node.local_gb_used = disk_gb + -(-CONF.reserved_host_disk_mb // 1024)
-        node.free_ram_mb = node.memory_mb - node.memory_mb_used
-        node.free_disk_gb = node.local_gb - node.local_gb_used
-        node.running_vms = len(self.tracked)
-        node.hypervisor_type = resources['hypervisor_type']
-        node.hypervisor_version = resources['hypervisor_version']
-        node.current_workload = stats.current_workload(
-            self.activity.values())
-        reported = stats.node_stats(
-            self.activity.values(),
-            self.failed_builds.get(node.hypervisor_hostname, 0),
-            resources.get('supported_instances') or [])
-        if not node.obj_attr_is_set('stats') or node.stats != reported:
-            node.stats = reported
+        vcpus_used = vcpus + CONF.reserved_host_cpus
+        memory_mb_used = memory_mb + CONF.reserved_host_memory_mb
+        local_gb_used = disk_gb + -(-CONF.reserved_host_disk_mb // 1024)
+        values = {
+            'vcpus': resources['vcpus'],
+            'memory_mb': resources['memory_mb'],
+            'local_gb': resources['local_gb'],
+            'cpu_allocation_ratio': CONF.cpu_allocation_ratio,
+            'ram_allocation_ratio': CONF.ram_allocation_ratio,
+            'disk_allocation_ratio': CONF.disk_allocation_ratio,
+            'vcpus_used': vcpus_used,
+            'memory_mb_used': memory_mb_used,
+            'local_gb_used': local_gb_used,
+            'free_ram_mb': resources['memory_mb'] - memory_mb_used,
+            'free_disk_gb': resources['local_gb'] - local_gb_used,
+            'running_vms': len(self.tracked),
+            'hypervisor_type': resources['hypervisor_type'],
+            'hypervisor_version': resources['hypervisor_version'],
+            'current_workload': stats.current_workload(
+                self.activity.values()),
+            'stats': stats.node_stats(
+                self.activity.values(),
+                self.failed_builds.get(node.hypervisor_hostname, 0),
+                resources.get('supported_instances') or []),
+        }
+        for name, value in values.items():
+            if not node.obj_attr_is_set(name) or \
+                    getattr(node, name) != value:
+                setattr(node, name, value)
 
     # -- placement -----------------------------------------------------------
 
@@ -706,9 +716,10 @@ class ResourceTracker:
                     return
                 with self._lock:
                     # What changed again meanwhile stays to be saved.
-                    node.obj_reset_changes(
-                        [name for name in changed
-                         if getattr(node, name) == getattr(sent, name)])
+                    saved = [name for name in changed
+                             if getattr(node, name) == getattr(sent, name)]
+                    if saved:  # (an empty list would reset every field)
+                        node.obj_reset_changes(saved)
         finally:
             with self._lock:
                 self._writing = False

@@ -316,6 +316,26 @@ class TestNodeSaves(ResourceTrackerTestCase):
         self.assertEqual((RESERVED_MB + 2048, 4),
                          (node.memory_mb_used, node.running_vms))
 
+    def test_an_audit_that_finds_nothing_new_writes_nothing(self):
+        self.make_instance()
+        self.audit()
+        written = self.stored_node().updated_at
+        saves = []
+        real = objects.ComputeNode.save
+
+        def save(node):
+            saves.append(node.obj_what_changed())
+            return real(node)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_lite.objects.ComputeNode.save', save))
+        self.audit()
+        self.assertEqual(([], written), (saves, self.stored_node().updated_at))
+        # One that does find something writes what changed.
+        self.make_instance(memory_mb=512)
+        self.audit()
+        self.assertIn('memory_mb_used', saves[0])
+        self.assertNotIn('vcpus', saves[0])
+
     def test_a_failed_save_is_made_by_the_next_one(self):
         self.audit()
         real = objects.ComputeNode.save
