@@ -36,8 +36,16 @@ class Owners(collections.namedtuple('Owners', [
         return set(self.allocations) - self.held
 
 
-def look(context, reportclient):
-    """Read placement and every cell once; the ``Owners``."""
+def look(context, reportclient, known=None):
+    """Read placement and every cell once; the ``Owners``. ``known``, a
+    dict the caller keeps between looks ({provider: (generation,
+    {consumer: resources})}), spares reading again the allocations of a
+    provider whose generation did not change: placement changes a
+    provider's generation with each write of an allocation on it, so
+    a look at a deployment at rest reads the provider list and nothing
+    more from placement."""
+    known = {} if known is None else known
+
     def nodes_in(cctxt, cell):
         return {node.uuid for node in
                 objects.ComputeNodeList.get_all(cctxt)}
@@ -48,12 +56,21 @@ def look(context, reportclient):
         return Owners({}, set(), set(), nodes.down_by_name())
     ours = set().union(*nodes.answers.values()) if nodes.answers else set()
     allocations = collections.defaultdict(list)
+    listed = set()
     for provider in reportclient.list_providers():
         if provider.get('root_provider_uuid', provider['uuid']) not in ours:
             continue  # not this deployment's
-        for consumer, resources in reportclient.get_provider_allocations(
-                provider['uuid']).items():
+        uuid = provider['uuid']
+        listed.add(uuid)
+        generation, on_provider = known.get(uuid, (None, None))
+        if generation is None or generation != provider.get('generation'):
+            # Read after the list: at least as new as its generation.
+            on_provider = reportclient.get_provider_allocations(uuid)
+            known[uuid] = (provider.get('generation'), on_provider)
+        for consumer, resources in on_provider.items():
             allocations[consumer].append((provider, resources))
+    for uuid in set(known) - listed:
+        del known[uuid]
     if not allocations:
         return Owners({}, set(), set(), {})
     consumers = sorted(allocations)

@@ -110,6 +110,9 @@ class ConductorManager(manager.Manager):
         # {consumer: when first seen holding an allocation that no server,
         # build or move explains} (recover.OrphanAllocations).
         self._orphans_first_seen = {}
+        # {provider: (generation, its allocations)} as the orphan scan
+        # last read them.
+        self._provider_allocations = {}
         # The moves this conductor works on, kept alive while it does.
         self.moves = move_leases.MovesInProgress()
         # The object calls of computes answered lately, for their repeats.
@@ -200,7 +203,8 @@ class ConductorManager(manager.Manager):
         if undone:
             LOG.warning('Interrupted moves undone: %d', undone)
         recover.OrphanAllocations(context, timeout, self.reportclient,
-                                  self._orphans_first_seen).run(
+                                  self._orphans_first_seen,
+                                  self._provider_allocations).run(
                                       time.monotonic())
 
     # -- compute tasks -------------------------------------------------------

@@ -563,6 +563,9 @@ def _filtered(query, context, filters):
         query = query.where(table.uuid.in_(list(filters['uuid'])))
     if filters.get('vm_state') is not None:
         query = query.where(table.vm_state.in_(list(filters['vm_state'])))
+    if filters.get('in_task'):
+        query = query.where(sa.or_(table.task_state.is_not(None),
+                                   table.vm_state == 'building'))
     if filters.get('name_contains'):
         query = query.where(table.display_name.contains(
             filters['name_contains'], autoescape=True))
@@ -603,7 +606,9 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
         Filters: project_id, user_id, host, node, uuid (a list), vm_state
         (a list), deleted (bool; default only live rows), stale_for
         (seconds: only those not written for that long by the database's
-        clock -- tasks a takeover may end).
+        clock -- tasks a takeover may end), in_task (True: only those in
+        a task state or building; a conductor older than it answers
+        every one, which its callers tell apart themselves).
         """
         expected_attrs = expected_attrs or []
         query = _filtered(sa.select(models.Instance), context, filters)

@@ -198,8 +198,8 @@ def resolve_interrupted_tasks(compute, context, restarted=False):
         # task's updated_at (objects/instance.py). The periodic look needs
         # only those; a restart looks at every instance here too.
         stale = objects.InstanceList.get_by_filters(
-            context, {'host': compute.host, 'stale_for': timeout}) \
-            if timeout else []
+            context, {'host': compute.host, 'stale_for': timeout,
+                      'in_task': True}) if timeout else []
         instances = (objects.InstanceList.get_by_host(context, compute.host)
                      if restarted else stale)
         stale_ones = {instance.uuid for instance in stale}

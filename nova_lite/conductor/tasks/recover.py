@@ -322,16 +322,21 @@ class InterruptedBuilds:
 class OrphanAllocations:
     """Deletes the allocations that no server, build or move holds (see
     the module's docstring). ``first_seen`` ({consumer: monotonic time})
-    is kept by the caller between runs."""
+    and ``known`` are kept by the caller between runs."""
 
-    def __init__(self, context, timeout, reportclient, first_seen):
+    def __init__(self, context, timeout, reportclient, first_seen,
+                 known=None):
         self.context = context
         self.timeout = timeout
         self.reportclient = reportclient
         self.first_seen = first_seen
+        # The providers' allocations read by earlier runs, by generation
+        # (``allocation_owners.look``), kept by the caller too.
+        self.known = known
 
     def run(self, now):
-        owners = allocation_owners.look(self.context, self.reportclient)
+        owners = allocation_owners.look(self.context, self.reportclient,
+                                        self.known)
         if owners.down:
             # Its servers' allocations would look like nobody's.
             LOG.warning('No allocation is deleted while a cell does not '

@@ -248,6 +248,37 @@ class TestOrphanAllocations(MovesTestCase):
                          migration.uuid):
             self.assertNotEqual({}, self.resources(consumer), consumer)
 
+    def test_a_provider_whose_generation_stayed_is_not_read_again(self):
+        active = self.server(states.ACTIVE, None, 'h1')
+        self.allocate(active.uuid, 'h1')
+        reads = []
+        real = self.reportclient.get_provider_allocations
+
+        def read(uuid):
+            reads.append(uuid)
+            return real(uuid)
+        self.reportclient.get_provider_allocations = read
+        first_seen, known = {}, {}
+
+        def sweep(now):
+            return recover.OrphanAllocations(
+                self.admin, TIMEOUT, self.reportclient, first_seen,
+                known).run(now)
+        sweep(1000.0)
+        self.assertEqual(sorted(self.providers.values()), sorted(reads))
+        del reads[:]
+        sweep(1001.0)
+        self.assertEqual([], reads)
+        # An allocation written since changes its provider's generation:
+        # that provider alone is read again, and its consumer is seen.
+        stray = uuidutils.generate_uuid()
+        self.allocate(stray, 'h2')
+        sweep(1002.0)
+        self.assertEqual([self.providers['h2']], reads)
+        self.assertEqual(1, sweep(1002.0 + TIMEOUT))
+        self.assertEqual({}, self.resources(stray))
+        self.assertNotEqual({}, self.resources(active.uuid))
+
     def test_the_placement_audit_counts_a_moves_source_side_as_held(self):
         from nova_lite import allocation_owners
         _instance, migration = self.evacuating()

@@ -335,6 +335,16 @@ class TestInstance(DatabaseTestCase):
                           objects.Instance.get_by_uuid, self.context,
                           fresh.uuid)
 
+    def test_in_task_keeps_the_servers_in_a_task_or_building(self):
+        building = self.make_instance(task_state=None)
+        in_task = self.make_instance(vm_state=states.ACTIVE,
+                                     task_state=states.REBOOTING)
+        self.make_instance(vm_state=states.ACTIVE, task_state=None)
+        found = objects.InstanceList.get_by_filters(
+            self.context, {'host': 'compute1', 'in_task': True})
+        self.assertEqual({building.uuid, in_task.uuid},
+                         {i.uuid for i in found})
+
     def test_create_copies_the_flavor_sizes_onto_the_instance(self):
         instance = self.make_instance(flavor=make_flavor(memory_mb=2048,
                                                          vcpus=2))
