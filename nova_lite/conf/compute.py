@@ -124,9 +124,11 @@ compute_opts = [
                     'when it starts, without waiting.) Must exceed how '
                     'long a message may wait in the queue while this '
                     'compute is busy. 0 turns it off.'),
-    cfg.IntOpt('recovery_interval', default=30, min=0,
+    cfg.IntOpt('recovery_interval', default=60, min=0,
                help='Seconds between two looks for interrupted tasks (see '
-                    'interrupted_task_timeout); 0 turns it off.'),
+                    'interrupted_task_timeout): a task is resolved between '
+                    'the timeout and the timeout plus this. Each look is '
+                    'two conductor calls per compute. 0 turns it off.'),
 ]
 
 
