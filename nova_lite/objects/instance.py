@@ -219,20 +219,8 @@ class Instance(base.NovaLiteObject):
 
     @base.remotable
     def create(self):
-        if self.obj_attr_is_set('id'):
-            raise exception.ObjectActionError(action='create',
-                                              reason='already created')
-        for name, default in _JSON_DEFAULTS.items():
-            if not self.obj_attr_is_set(name):
-                setattr(self, name, type(default)())
-        names = [n for n in self.fields
-                 if self.obj_attr_is_set(n) and n not in ('id', 'fault')]
-        values = self._db_values(names)
-        values.setdefault('created_at', base.utcnow())
+        values = self._new_row()
         values['updated_at'] = clock.utc_now()
-        values['deleted'] = 0
-        for name in ('memory_mb', 'vcpus', 'root_gb', 'ephemeral_gb'):
-            values[name] = getattr(self.flavor, name)
         try:
             with db.cell_session(self._context) as session:
                 row = models.Instance(**values)
@@ -260,21 +248,10 @@ class Instance(base.NovaLiteObject):
         now = base.utcnow()
         rows = []
         for instance in instances:
-            if instance.obj_attr_is_set('id'):
-                raise exception.ObjectActionError(action='create',
-                                                  reason='already created')
             instance._set_create_defaults()
-            names = [n for n in instance.fields
-                     if instance.obj_attr_is_set(n) and
-                     n not in ('id', 'fault')]
-            values = dict(_ROW_DEFAULTS, deleted=0)
+            values = dict(_ROW_DEFAULTS)
             values.update((_COLUMN_NAME.get(key, key), value) for key, value
-                          in instance._db_values(names).items())
-            values['deleted'] = 0
-            if values['created_at'] is None:
-                values['created_at'] = now
-            for name in ('memory_mb', 'vcpus', 'root_gb', 'ephemeral_gb'):
-                values[name] = getattr(instance.flavor, name)
+                          in instance._new_row(now).items())
             rows.append(values)
         actions = [dict(action=action, instance_uuid=instance.uuid,
                         request_id=context.request_id,
@@ -310,12 +287,29 @@ class Instance(base.NovaLiteObject):
             instance.updated_at = base.utcnow()
             instance.obj_reset_changes(recursive=True)
 
-    def _set_create_defaults(self):
-        """Give the fields a new row stores a default for that default,
-        as reading the row back would."""
+    def _new_row(self, now=None):
+        """The column values (by attribute) of the row ``create`` adds
+        for this new instance, but for updated_at."""
+        if self.obj_attr_is_set('id'):
+            raise exception.ObjectActionError(action='create',
+                                              reason='already created')
         for name, default in _JSON_DEFAULTS.items():
             if not self.obj_attr_is_set(name):
                 setattr(self, name, type(default)())
+        values = self._db_values([n for n in self.fields
+                                  if self.obj_attr_is_set(n) and
+                                  n not in ('id', 'fault')])
+        if values.get('created_at') is None:
+            values['created_at'] = now or base.utcnow()
+        values['deleted'] = 0
+        for name in ('memory_mb', 'vcpus', 'root_gb', 'ephemeral_gb'):
+            values[name] = getattr(self.flavor, name)
+        return values
+
+    def _set_create_defaults(self):
+        """Give the fields a new row stores a default for that default,
+        as reading the row back would (``_new_row`` sets the JSON
+        ones)."""
         for name in _RESIZE_FLAVORS + ('key_data', 'trusted_certs'):
             if not self.obj_attr_is_set(name):
                 setattr(self, name, None)
