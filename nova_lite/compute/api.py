@@ -32,7 +32,9 @@ from oslo_utils import uuidutils
 from nova_lite import cells
 from nova_lite import context as nova_context
 from nova_lite import exception
+from nova_lite import lifecycle
 from nova_lite import objects
+from nova_lite import placement_client
 from nova_lite import servicegroup
 from nova_lite.compute import instance_actions
 from nova_lite.compute import server_common
@@ -104,6 +106,7 @@ class API:
         self._ports = None
         self._conductor = None
         self._compute_rpc = None
+        self._reportclient = None
 
     # RPC clients are created on first use: rpc.init() must have run.
     @property
@@ -112,6 +115,12 @@ class API:
             from nova_lite.network import api as network_api
             self._ports = network_api.PortClient()
         return self._ports
+
+    @property
+    def reportclient(self):
+        if self._reportclient is None:
+            self._reportclient = placement_client.PlacementClient()
+        return self._reportclient
 
     @property
     def conductor_api(self):
@@ -555,25 +564,33 @@ class API:
         with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
             instance._context = cctxt
             if mapping.cell_mapping.is_cell0 or not instance.host:
-                self._local_delete(instance)
+                self._local_delete(
+                    instance, in_cell0=mapping.cell_mapping.is_cell0)
             elif servicegroup.compute_is_up(cctxt, instance.host):
                 self._terminate_on_compute(cctxt, instance)
             else:
                 LOG.warning('Compute %s of instance %s is down; deleting it '
-                            'locally. Its allocation is left to the '
-                            'compute\'s audit when it returns.',
-                            instance.host, instance.uuid)
+                            'locally.', instance.host, instance.uuid)
                 self._local_delete(instance)
 
-    def _local_delete(self, instance):
-        # Its compute is down, or it has none (offloaded): no one else
-        # will give its ports back.
+    def _local_delete(self, instance, in_cell0=False):
+        """Delete a server no compute will delete: its compute is down,
+        or it has none (offloaded, in cell0, or scheduled and not yet
+        taken over by its compute). No one else gives back its ports,
+        nor -- at once -- what it holds in placement: the scheduler's
+        claim of a server not yet taken over would be held until its
+        compute got the build (for as long as that compute is away), a
+        down compute's until it returned. A compute that takes the build
+        over later finds the server gone and gives back again (nothing).
+        A server in cell0 holds nothing."""
         has_ports = bool(instance.host) or \
             instance.vm_state == states.SHELVED_OFFLOADED
         try:
             instance.destroy()
         except exception.InstanceNotFound:
             pass  # deleted concurrently: the outcome is the same
+        if not in_cell0:
+            lifecycle.give_back(self.reportclient, instance.uuid)
         if has_ports:
             from nova_lite.network import api as network_api
             network_api.release_ports(self.port_client, instance)

@@ -198,7 +198,7 @@ class TestComputeAway(PlacementMixin, base.ControlPlaneTestCase):
 
     computes = 1
 
-    def test_local_delete_is_cleaned_by_the_audit_when_compute_returns(self):
+    def test_local_delete_gives_back_at_once(self):
         server = self.boot('local-delete')
         compute = self.plane.daemons['compute1']
         compute.stop()
@@ -208,11 +208,20 @@ class TestComputeAway(PlacementMixin, base.ControlPlaneTestCase):
             timeout=30, what='compute1 down')
         self.admin.delete('/servers/%s' % server['id'])
         self.admin.wait_for_gone(server['id'])
-        # Nobody held the compute's side: the allocation is still there.
-        self.assertNotEqual({}, self.allocations(server['id']))
+        # Its compute is away: the API gave the allocation back (as
+        # Nova's does), not the compute when it returns.
+        self.assertEqual({}, self.allocations(server['id']))
+        log_before = len(compute.log())
         self.plane.start_compute(1)
-        self.wait_for_allocations(server['id'], {}, timeout=60)
         self.plane.wait_for_compute_up('compute1')
+        fixtures.wait_for(
+            lambda: 'is serving' in compute.log()[log_before:],
+            timeout=60, what='compute1 serving again')
+        # Returning, it finds nothing of the server to give back, and
+        # writes nothing back for it.
+        self.assertNotIn('Deleting allocations of %s' % server['id'],
+                         compute.log()[log_before:])
+        self.assertEqual({}, self.allocations(server['id']))
 
     def test_placement_away_for_a_while(self):
         self.plane.wait_for_compute_up('compute1')

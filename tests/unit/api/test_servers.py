@@ -11,6 +11,7 @@ from nova_lite.compute import states
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite import placement_client
 from nova_lite import rpc
 from tests.unit.api import base
 from tests.unit import fixtures as nova_fixtures
@@ -541,12 +542,42 @@ class TestDelete(ServersTestCase):
         self.assertError(self.request('GET', '/v2.1/servers/' +
                                       instance.uuid), 404, 'itemNotFound')
 
+    def held_in_placement(self, instance):
+        """A placement of this test's own holding an allocation of
+        ``instance`` on a node: as the scheduler's claim would."""
+        placement = self.useFixture(nova_fixtures.PlacementServer())
+        node = uuidutils.generate_uuid()
+        placement.add_compute_node(node, 'host1')
+        client = placement_client.PlacementClient(
+            endpoint=placement.endpoint)
+        client.put_allocations(
+            instance.uuid, {node: {'resources': {'VCPU': 1}}},
+            instance.project_id, instance.user_id)
+        self.assertNotEqual(
+            {}, client.get_allocations(instance.uuid)['allocations'])
+        return client
+
     def test_delete_with_compute_down_is_local(self):
         instance = self.instance_in_cell(self.cell1, host='host1')
+        placement = self.held_in_placement(instance)
         response = self.request('DELETE', '/v2.1/servers/' + instance.uuid)
         self.assertEqual(204, response.status_int)
         self.assertEqual([], self.request('GET', '/v2.1/servers'
                                           ).json['servers'])
+        # No compute gives it back: the delete does (as Nova's API).
+        self.assertEqual(
+            {}, placement.get_allocations(instance.uuid)['allocations'])
+
+    def test_delete_before_the_compute_took_the_build_gives_back(self):
+        """Scheduled, in its cell, not yet taken over by its compute (no
+        host): the scheduler's claim goes with it, not when that compute
+        gets the build -- which may be away for long."""
+        instance = self.instance_in_cell(self.cell1, host=None)
+        placement = self.held_in_placement(instance)
+        response = self.request('DELETE', '/v2.1/servers/' + instance.uuid)
+        self.assertEqual(204, response.status_int)
+        self.assertEqual(
+            {}, placement.get_allocations(instance.uuid)['allocations'])
 
     def test_delete_with_compute_up_casts_terminate(self):
         instance = self.instance_in_cell(self.cell1, host='host1')
