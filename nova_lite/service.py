@@ -124,8 +124,12 @@ class _ServiceBase:
     def _start_periodic_tasks(self):
         callables = []
         for method, spacing in self._periodic_callables():
-            callables.append((periodics.periodic(spacing)(
-                self._guarded(method)), (), {}))
+            # The heartbeat beats at once: a daemon restarted after a
+            # while is reported down until its first beat, and would
+            # otherwise be for a whole report_interval while it serves.
+            callables.append((periodics.periodic(
+                spacing, run_immediately=method == self.report_state)(
+                    self._guarded(method)), (), {}))
         # Each task on its own worker: a slow audit (say, waiting on an
         # unreachable placement) must never delay the heartbeat, or the
         # service would be reported down.

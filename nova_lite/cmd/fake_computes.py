@@ -307,10 +307,17 @@ class SimulatedHosts:
     def _run_heartbeats(self):
         from nova_lite import context as nova_context
         from nova_lite import objects
-        interval = CONF.report_interval
-        while not self._stopping.wait(interval):
+        # The first beat as soon as a host is registered (one restarted
+        # after a while is reported down until its first), then one each
+        # report_interval.
+        pause = 0
+        while not self._stopping.wait(pause):
             ids = [svc.service_ref.id for svc in self.services
                    if svc.service_ref is not None]
+            if not ids:
+                pause = 0.2
+                continue
+            pause = CONF.report_interval
             try:
                 found = objects.Service.heartbeat_many(
                     nova_context.get_admin_context(), ids)

@@ -175,23 +175,32 @@ class MemoryTrace:
         self.frames = frames
         self.directory = os.path.join(plane.workdir, 'memory-snapshots')
 
-    def start(self):
+    def start(self, timeout=180):
+        """Restart the daemons traced; return once each serves again
+        (its service's heartbeat, still fresh from before the restart,
+        does not tell: a daemon importing under tracemalloc takes tens of
+        seconds to start)."""
         os.makedirs(self.directory, exist_ok=True)
+        logged = {}
         for name in self.names:
             daemon = self.plane.daemons[name]
             daemon.stop()
             daemon.env = dict(daemon.env,
                               PYTHONTRACEMALLOC=str(self.frames),
                               NOVA_LITE_MEMORY_SNAPSHOTS=self.directory)
+            logged[name] = len(daemon.log())
             daemon.start()
         for name in self.names:
+            daemon = self.plane.daemons[name]
+            fixtures.wait_for(
+                lambda: 'is serving' in daemon.log()[logged[name]:],
+                timeout=timeout, what='%s serving again' % name)
             # A compute's host is its name, and so is that of a second
             # daemon of a kind (conductor2); the first runs on the
             # plane's default host, the machine's name.
             host = name if name[-1].isdigit() else socket.gethostname()
             self.plane.wait_for_service_up(
-                host, 'nova-lite-' + self.plane.daemons[name].module,
-                timeout=120)
+                host, 'nova-lite-' + daemon.module, timeout=timeout)
 
     def snapshot(self, timeout=120):
         """{daemon: the path of a snapshot it wrote now}."""

@@ -1,11 +1,13 @@
 """Whether a service is up: a recent heartbeat and not forced down."""
 
 import datetime
+import threading
 
 from oslo_utils import timeutils
 import testtools
 
 from nova_lite import objects
+from nova_lite import service
 from nova_lite import servicegroup
 from tests.unit import fixtures as nova_fixtures
 
@@ -62,3 +64,28 @@ class TestServiceIsUp(testtools.TestCase):
 
     def test_never_seen_is_down(self):
         self.assertFalse(servicegroup.service_is_up(make_service()))
+
+
+class _Record:
+    """A service record that counts its heartbeats."""
+
+    def __init__(self):
+        self.beat = threading.Event()
+
+    def heartbeat(self):
+        self.beat.set()
+
+
+class TestFirstHeartbeat(testtools.TestCase):
+    """A daemon restarted after a while is reported down until its first
+    heartbeat: that beat comes as it starts, not a report_interval on."""
+
+    def test_the_first_heartbeat_is_at_once(self):
+        config = self.useFixture(nova_fixtures.Config())
+        config.config(report_interval=3600)
+        daemon = service._ServiceBase('nova-lite-test', host='host1')
+        daemon.service_ref = _Record()
+        daemon._start_periodic_tasks()
+        self.addCleanup(daemon._wait_periodic_tasks)
+        self.addCleanup(daemon._stop_periodic_tasks)
+        self.assertTrue(daemon.service_ref.beat.wait(10))
