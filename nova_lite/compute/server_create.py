@@ -283,22 +283,20 @@ def _new_instance(context, flavor, image, display_name, description,
 
 
 def _record_in_api_db(context, instances, specs, group=None):
-    build_requests = []
     try:
         if group is not None:
             _join_group(context, group, instances)
-        for instance, spec in zip(instances, specs):
-            spec.create()
-            build_request = objects.BuildRequest(
-                context, instance_uuid=instance.uuid,
-                project_id=instance.project_id, instance=instance)
-            build_request.create()
-            build_requests.append(build_request)
+        build_requests = [objects.BuildRequest(
+            context, instance_uuid=instance.uuid,
+            project_id=instance.project_id, instance=instance)
+            for instance in instances]
+        # All the servers' records at once, all or nothing.
+        objects.BuildRequest.create_all(context, build_requests, specs, [
             objects.InstanceMapping(
                 context, instance_uuid=instance.uuid, cell_mapping=None,
                 project_id=instance.project_id,
-                user_id=instance.user_id,
-                queued_for_delete=False).create()
+                user_id=instance.user_id, queued_for_delete=False)
+            for instance in instances])
     except Exception:
         with server_common.logged_cleanup('API database records of a failed '
                                           'create'):

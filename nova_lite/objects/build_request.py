@@ -56,10 +56,7 @@ class BuildRequest(base.NovaLiteObject):
     @db.retried
     def create(self):
         now = base.utcnow()
-        row = models.BuildRequest(
-            instance_uuid=self.instance_uuid, project_id=self.project_id,
-            instance=jsonutils.dumps(self.instance.obj_to_primitive()),
-            created_at=now, updated_at=now)
+        row = models.BuildRequest(**self._new_row(now))
         try:
             with db.api_session() as session:
                 session.add(row)
@@ -67,9 +64,55 @@ class BuildRequest(base.NovaLiteObject):
         except db.DBDuplicateEntry:
             raise exception.Conflict(reason='build request for %s exists' %
                                      self.instance_uuid)
-        self.id = row.id
+        self._created(row.id, now)
+
+    def _new_row(self, now):
+        """The column values of the row ``create`` adds."""
+        return dict(
+            instance_uuid=self.instance_uuid, project_id=self.project_id,
+            instance=jsonutils.dumps(self.instance.obj_to_primitive()),
+            created_at=now, updated_at=now)
+
+    def _created(self, row_id, now):
+        self.id = row_id
         self.created_at = self.updated_at = now
         self.obj_reset_changes()
+
+    @classmethod
+    @db.retried
+    def create_all(cls, context, build_requests, specs, mappings):
+        """The API database's records of new servers -- the ``create``
+        of each of their request specs, build requests and instance
+        mappings -- in one transaction: a multi-row INSERT into each
+        table and a read of the rows' ids. Nothing is written if any of
+        it fails (Conflict: a server of these has records already)."""
+        if not build_requests:
+            return
+        now = base.utcnow()
+        uuids = [request.instance_uuid for request in build_requests]
+        tables = [(models.RequestSpec.__table__, specs),
+                  (models.BuildRequest.__table__, build_requests),
+                  (models.InstanceMapping.__table__, mappings)]
+        ids = []
+        try:
+            with db.api_session() as session:
+                for table, records in tables:
+                    session.execute(sa.insert(table),
+                                    [r._new_row(now) for r in records])
+                    ids.append(dict(session.execute(
+                        sa.select(table.c.instance_uuid, table.c.id)
+                        .where(table.c.instance_uuid.in_(uuids))).all()))
+        except db.DBDuplicateEntry:
+            raise exception.Conflict(
+                reason='records of %s exist' % ', '.join(uuids))
+        spec_ids, request_ids, mapping_ids = ids
+        for spec in specs:
+            spec.id = spec_ids[spec.instance_uuid]
+            spec.obj_reset_changes()
+        for request in build_requests:
+            request._created(request_ids[request.instance_uuid], now)
+        for mapping in mappings:
+            mapping._created(mapping_ids[mapping.instance_uuid])
 
     @classmethod
     @db.retried

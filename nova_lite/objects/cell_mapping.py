@@ -221,18 +221,26 @@ class InstanceMapping(base.NovaLiteObject):
                                  if self.cell_mapping is not None else None)
         return values
 
-    @db.retried
-    def create(self):
+    def _new_row(self, now):
+        """The column values of the row ``create`` adds."""
         values = self._column_values()
-        values['created_at'] = base.utcnow()
-        with db.api_session() as session:
-            row = models.InstanceMapping(**values)
-            session.add(row)
-            session.flush()
-        self.id = row.id
+        values['created_at'] = now
+        return values
+
+    def _created(self, row_id):
+        """This mapping as ``create`` leaves it, its row ``row_id``."""
+        self.id = row_id
         if not self.obj_attr_is_set('cell_mapping'):
             self.cell_mapping = None
         self.obj_reset_changes()
+
+    @db.retried
+    def create(self):
+        with db.api_session() as session:
+            row = models.InstanceMapping(**self._new_row(base.utcnow()))
+            session.add(row)
+            session.flush()
+        self._created(row.id)
 
     @db.retried
     def save(self, build_owner=None):

@@ -253,13 +253,15 @@ class RequestSpec(base.NovaLiteObject):
             raise exception.RequestSpecNotFound(instance_uuid=instance_uuid)
         return cls._from_db(context, row)
 
+    def _new_row(self, now):
+        """The column values of the row ``create`` adds."""
+        return dict(instance_uuid=self.instance_uuid, spec=self._blob(),
+                    created_at=now, updated_at=now)
+
     @db.retried
     def create(self):
-        now = base.utcnow()
         with db.api_session() as session:
-            row = models.RequestSpec(instance_uuid=self.instance_uuid,
-                                     spec=self._blob(), created_at=now,
-                                     updated_at=now)
+            row = models.RequestSpec(**self._new_row(base.utcnow()))
             session.add(row)
             session.flush()
         self.id = row.id

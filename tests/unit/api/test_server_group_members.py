@@ -155,9 +155,9 @@ class TestCreateStaysAtomic(GroupMembersTestCase):
     def test_a_failure_after_joining_removes_the_new_members(self):
         group_id = self.make_group()
 
-        def broken(self):
+        def broken(*args):
             raise RuntimeError('API database hiccup')
-        self.patch(objects.InstanceMapping, 'create', broken)
+        self.patch(objects.BuildRequest, 'create_all', broken)
         response = self.boot_into(group_id)
         self.assertEqual(500, response.status_int)
         self.assertEqual([], self.members(group_id))

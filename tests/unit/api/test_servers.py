@@ -550,6 +550,9 @@ class TestDelete(ServersTestCase):
         placement.add_compute_node(node, 'host1')
         client = placement_client.PlacementClient(
             endpoint=placement.endpoint)
+        # The API's client (made once per process) calls this placement.
+        from nova_lite.api.compute import servers
+        self.patch(servers._API, '_reportclient', client)
         client.put_allocations(
             instance.uuid, {node: {'resources': {'VCPU': 1}}},
             instance.project_id, instance.user_id)

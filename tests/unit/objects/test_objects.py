@@ -488,6 +488,73 @@ class TestBuildRequest(DatabaseTestCase):
                           build_request.destroy)
 
 
+class TestCreateAll(DatabaseTestCase):
+    """The API database's records of new servers, all at once."""
+
+    def records(self, count):
+        uuids = [uuidutils.generate_uuid() for _ in range(count)]
+        requests = [
+            objects.BuildRequest(
+                self.admin_context, instance_uuid=uuid, project_id='demo',
+                instance=objects.Instance(uuid=uuid, project_id='demo',
+                                          flavor=make_flavor()))
+            for uuid in uuids]
+        specs = [objects.RequestSpec(
+            self.admin_context, instance_uuid=uuid, project_id='demo',
+            num_instances=count, flavor=make_flavor()) for uuid in uuids]
+        mappings = [objects.InstanceMapping(
+            self.admin_context, instance_uuid=uuid, cell_mapping=None,
+            project_id='demo', user_id='demo', queued_for_delete=False)
+            for uuid in uuids]
+        return requests, specs, mappings
+
+    def test_each_is_left_as_its_create_would_leave_it(self):
+        requests, specs, mappings = self.records(3)
+        objects.BuildRequest.create_all(self.admin_context, requests, specs,
+                                        mappings)
+        alone = self.records(1)
+        for record in alone:
+            record[0].create()
+        for made, one in zip((requests, specs, mappings), alone):
+            self.assertEqual(set(one[0].obj_what_changed()),
+                             set(made[0].obj_what_changed()))
+            self.assertEqual(
+                sorted(n for n in one[0].fields
+                       if one[0].obj_attr_is_set(n)),
+                sorted(n for n in made[0].fields
+                       if made[0].obj_attr_is_set(n)))
+        for request, spec, mapping in zip(requests, specs, mappings):
+            uuid = request.instance_uuid
+            read = objects.BuildRequest.get_by_instance_uuid(
+                self.admin_context, uuid)
+            self.assertEqual((request.id, uuid), (read.id, read.instance.uuid))
+            read = objects.RequestSpec.get_by_instance_uuid(
+                self.admin_context, uuid)
+            self.assertEqual(spec.id, read.id)
+            read = objects.InstanceMapping.get_by_instance_uuid(
+                self.admin_context, uuid)
+            self.assertEqual((mapping.id, None, False),
+                             (read.id, read.cell_mapping,
+                              read.queued_for_delete))
+
+    def test_nothing_is_written_when_one_of_them_exists(self):
+        requests, specs, mappings = self.records(3)
+        # The last server's mapping exists already.
+        objects.InstanceMapping(
+            self.admin_context, instance_uuid=requests[-1].instance_uuid,
+            project_id='demo', user_id='demo').create()
+        self.assertRaises(exception.Conflict,
+                          objects.BuildRequest.create_all,
+                          self.admin_context, requests, specs, mappings)
+        for request in requests:
+            self.assertRaises(exception.BuildRequestNotFound,
+                              objects.BuildRequest.get_by_instance_uuid,
+                              self.admin_context, request.instance_uuid)
+            self.assertRaises(exception.RequestSpecNotFound,
+                              objects.RequestSpec.get_by_instance_uuid,
+                              self.admin_context, request.instance_uuid)
+
+
 class TestInstanceMapping(DatabaseTestCase):
 
     def make_mapping(self):
