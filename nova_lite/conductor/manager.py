@@ -5,6 +5,7 @@ is here; each orchestrated flow lives in its own module under
 ``conductor/tasks``.
 """
 
+import threading
 import time
 
 from oslo_log import log as logging
@@ -117,6 +118,9 @@ class ConductorManager(manager.Manager):
         self.moves = move_leases.MovesInProgress()
         # The object calls of computes answered lately, for their repeats.
         self.answers = answers.Answers()
+        # The create requests built at once ([conductor] build_workers).
+        self._build_turns = threading.BoundedSemaphore(
+            CONF.conductor.build_workers)
 
     # -- object indirection ------------------------------------------------
 
@@ -213,11 +217,13 @@ class ConductorManager(manager.Manager):
                                      request_specs, image,
                                      requested_networks=None,
                                      block_device_mapping=None, tags=None):
-        build.ScheduleAndBuildTask(
-            context, self.scheduler_rpcapi, self.compute_rpcapi,
-            build_requests, request_specs, image, self.reportclient,
-            requested_networks=objects.NetworkRequestList.from_api(
-                requested_networks), leases=self.build_leases.task()).execute()
+        with self._build_turns:
+            build.ScheduleAndBuildTask(
+                context, self.scheduler_rpcapi, self.compute_rpcapi,
+                build_requests, request_specs, image, self.reportclient,
+                requested_networks=objects.NetworkRequestList.from_api(
+                    requested_networks),
+                leases=self.build_leases.task()).execute()
 
     def rebuild_instance_in_cell0(self, context, build_request, request_spec,
                                   image):
