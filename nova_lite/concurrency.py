@@ -61,3 +61,13 @@ def green():
     eventlet = sys.modules.get('eventlet')
     return eventlet is not None and \
         eventlet.patcher.is_monkey_patched('thread')
+
+
+def executor(workers):
+    """A pool of ``workers`` threads of the configured backend (green ones
+    under eventlet) for work handed off by RPC handlers and periodic
+    tasks."""
+    import futurist
+    if backend() == 'eventlet':
+        return futurist.GreenThreadPoolExecutor(workers)
+    return futurist.ThreadPoolExecutor(workers)

@@ -155,11 +155,8 @@ class _LentPool:
 
 
 def _executor(threads):
-    import futurist
     from nova_lite import concurrency
-    if concurrency.backend() == 'eventlet':
-        return futurist.GreenThreadPoolExecutor(threads)
-    return futurist.ThreadPoolExecutor(threads)
+    return concurrency.executor(threads)
 
 
 def _keep_connections(client, count):

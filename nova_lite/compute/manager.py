@@ -13,7 +13,6 @@ per-instance bookkeeping (``work``), the periodic tasks and the start.
 
 import time
 
-import futurist
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
@@ -67,14 +66,8 @@ class ComputeManager(manager.Manager):
         self.work = work.InstanceWork()
         self.rt.port_allocations_of = self._port_allocations_of
         self.rt.idle_instance = self.work.idle
-        if builds is not None:
-            self._builds = builds
-        elif concurrency.backend() == 'eventlet':
-            self._builds = futurist.GreenThreadPoolExecutor(
-                CONF.compute.max_concurrent_builds)
-        else:
-            self._builds = futurist.ThreadPoolExecutor(
-                CONF.compute.max_concurrent_builds)
+        self._builds = builds or concurrency.executor(
+            CONF.compute.max_concurrent_builds)
 
     # -- lifecycle -----------------------------------------------------------
 

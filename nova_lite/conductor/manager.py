@@ -5,7 +5,6 @@ is here; each orchestrated flow lives in its own module under
 ``conductor/tasks``.
 """
 
-import threading
 import time
 
 from oslo_log import log as logging
@@ -22,6 +21,7 @@ from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import rebuild_from_cell0
 from nova_lite.conductor.tasks import recover
 from nova_lite.conductor.tasks import unshelve
+from nova_lite import concurrency
 from nova_lite import conf as nova_conf
 from nova_lite import context as nova_context
 from nova_lite import exception
@@ -118,9 +118,10 @@ class ConductorManager(manager.Manager):
         self.moves = move_leases.MovesInProgress()
         # The object calls of computes answered lately, for their repeats.
         self.answers = answers.Answers()
-        # The create requests built at once ([conductor] build_workers).
-        self._build_turns = threading.BoundedSemaphore(
-            CONF.conductor.build_workers)
+        # The pool that builds create requests, [conductor] build_workers
+        # at once: the RPC threads are free again as soon as a cast is
+        # handed to it, for the computes' object calls and heartbeats.
+        self._builds = concurrency.executor(CONF.conductor.build_workers)
 
     # -- object indirection ------------------------------------------------
 
@@ -217,13 +218,27 @@ class ConductorManager(manager.Manager):
                                      request_specs, image,
                                      requested_networks=None,
                                      block_device_mapping=None, tags=None):
-        with self._build_turns:
-            build.ScheduleAndBuildTask(
-                context, self.scheduler_rpcapi, self.compute_rpcapi,
-                build_requests, request_specs, image, self.reportclient,
-                requested_networks=objects.NetworkRequestList.from_api(
-                    requested_networks),
-                leases=self.build_leases.task()).execute()
+        task = build.ScheduleAndBuildTask(
+            context, self.scheduler_rpcapi, self.compute_rpcapi,
+            build_requests, request_specs, image, self.reportclient,
+            requested_networks=objects.NetworkRequestList.from_api(
+                requested_networks), leases=self.build_leases.task())
+
+        def run():
+            # The request's context is the thread's, for its log lines.
+            context.update_store()
+            try:
+                task.execute()
+            except Exception:
+                LOG.exception('The build of %s failed', [
+                    br.instance_uuid for br in build_requests])
+        self._builds.submit(run)
+
+    def cleanup_host(self):
+        # The builds received are finished before the process ends (a
+        # stop bounded by the service's graceful_shutdown_timeout): one
+        # left undone would wait for a takeover.
+        self._builds.shutdown(wait=True)
 
     def rebuild_instance_in_cell0(self, context, build_request, request_spec,
                                   image):

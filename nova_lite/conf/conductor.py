@@ -38,13 +38,15 @@ conductor_opts = [
     cfg.IntOpt('build_workers', default=4, min=1,
                help='How many create requests (each a server or a '
                     'multi-create of several) this conductor builds at '
-                    'once; the others wait their turn here, their RPC '
-                    'messages received. Dozens of builds at once cost '
-                    'more CPU per server than a few (their threads '
-                    'contend for the interpreter); a few at once keep '
-                    'both cores busy while each waits on the scheduler '
-                    'and the databases. A build waiting its turn longer '
-                    'than interrupted_task_timeout is taken over, as one '
+                    'once, on a pool of its own; the others wait their '
+                    'turn there, their RPC messages received (the RPC '
+                    'threads stay free for the computes\' calls). '
+                    'Dozens of builds at once cost more CPU per server '
+                    'than a few (their threads contend for the '
+                    'interpreter); a few at once keep both cores busy '
+                    'while each waits on the scheduler and the '
+                    'databases. A build waiting its turn longer than '
+                    'interrupted_task_timeout is taken over, as one '
                     'whose message was lost.'),
     cfg.IntOpt('recovery_interval', default=30, min=0,
                help='Seconds between two looks for interrupted builds and '

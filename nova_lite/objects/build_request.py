@@ -107,8 +107,7 @@ class BuildRequest(base.NovaLiteObject):
                 reason='records of %s exist' % ', '.join(uuids))
         spec_ids, request_ids, mapping_ids = ids
         for spec in specs:
-            spec.id = spec_ids[spec.instance_uuid]
-            spec.obj_reset_changes()
+            spec._created(spec_ids[spec.instance_uuid])
         for request in build_requests:
             request._created(request_ids[request.instance_uuid], now)
         for mapping in mappings:

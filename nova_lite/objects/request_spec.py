@@ -264,7 +264,11 @@ class RequestSpec(base.NovaLiteObject):
             row = models.RequestSpec(**self._new_row(base.utcnow()))
             session.add(row)
             session.flush()
-        self.id = row.id
+        self._created(row.id)
+
+    def _created(self, row_id):
+        """This spec as ``create`` leaves it, its row ``row_id``."""
+        self.id = row_id
         self.obj_reset_changes()
 
     @db.retried
