@@ -61,6 +61,7 @@ STATUS_DISABLED = 'COMPUTE_STATUS_DISABLED'
 # The task states of a server whose record still names the host it is
 # leaving (see ResourceTracker._departed).
 _LEAVING = (states.RESIZE_REVERTING, states.MIGRATING)
+_NONE = object()
 
 
 def is_boot_from_volume(instance):
@@ -136,6 +137,12 @@ class ResourceTracker:
         # reverted resize's destination, until the source takes the
         # record back. The audit does not count them again meanwhile.
         self._departed = set()
+        # Instances dropped here in the middle of a task (a delete, a
+        # failed build) -> that task_state: their record still names this
+        # host until the task writes it (destroys it, sends it elsewhere),
+        # and an audit that reads it meanwhile must not count it again.
+        # Forgotten once the record is gone or its task_state changed.
+        self._dropped = {}
         # While an audit reads the instances of this host: the ones that
         # left meanwhile (deleted, failed, migrated away), so that its
         # snapshot does not count them again. None between audits.
@@ -424,6 +431,11 @@ class ResourceTracker:
             left = left | {i.uuid for i in instances
                            if i.uuid in self._departed and
                            i.task_state in _LEAVING}
+            # Dropped, and its task has not written its record yet.
+            self._dropped = {i.uuid: i.task_state for i in instances
+                             if self._dropped.get(i.uuid, _NONE) ==
+                             i.task_state}
+            left |= set(self._dropped)
             node = self._ensure_node(context, nodename, resources)
             in_flight = {uuid: usage for uuid, usage in self.tracked.items()
                          if uuid in self._claiming}
@@ -613,6 +625,7 @@ class ResourceTracker:
         with self._lock:
             node = self._ensure_node(context, nodename, resources)
             self._check(node, usage, limits)
+            self._dropped.pop(instance.uuid, None)
             self.tracked[instance.uuid] = usage
             self.activity[instance.uuid] = stats.activity_of(instance)
             self._claiming.add(instance.uuid)
@@ -731,6 +744,7 @@ class ResourceTracker:
                 self.tracked.pop(instance.uuid, None)
                 self.activity.pop(instance.uuid, None)
             else:
+                self._dropped.pop(instance.uuid, None)
                 self.tracked[instance.uuid] = usage
                 self.activity[instance.uuid] = stats.activity_of(instance)
             self._save_node(nodename)
@@ -789,6 +803,9 @@ class ResourceTracker:
         claimed for it too."""
         with self._changing():
             self._note_left(instance.uuid)
+            if instance.obj_attr_is_set('task_state') and \
+                    instance.task_state is not None:
+                self._dropped[instance.uuid] = instance.task_state
             known = self.tracked.pop(instance.uuid, None) is not None
             self.activity.pop(instance.uuid, None)
             node = self.compute_nodes.get(nodename)

@@ -141,6 +141,52 @@ class TestAudit(ResourceTrackerTestCase):
         self.assertEqual((RESERVED_MB + 1024, 1),
                          (node.memory_mb_used, node.running_vms))
 
+    def test_a_server_dropped_before_its_record_goes_is_not_counted_again(
+            self):
+        # A delete here gives back what the server used, then releases its
+        # ports, then destroys its record: an audit that reads the record
+        # in between must not count the server again (a boot right after
+        # was refused room that placement had given it).
+        self.make_instance()
+        doomed = self.make_instance()
+        self.spawn(doomed)
+        doomed.task_state = states.DELETING
+        doomed.save()
+        self.tracker.drop_instance(self.context, doomed, self.node,
+                                   only_here=False)
+        self.audit()
+        self.assertEqual((RESERVED_MB + 1024, 1),
+                         (self.stored_node().memory_mb_used,
+                          self.stored_node().running_vms))
+        doomed.destroy()
+        self.audit()
+        self.assertEqual(1, self.stored_node().running_vms)
+
+    def test_a_dropped_server_whose_task_ended_here_counts_again(self):
+        # The task that dropped it left it here, its task_state reset (a
+        # delete that failed): counted again, as any server at rest.
+        instance = self.make_instance()
+        self.spawn(instance)
+        instance.task_state = states.DELETING
+        instance.save()
+        self.tracker.drop_instance(self.context, instance, self.node)
+        self.audit()
+        self.assertEqual(0, self.stored_node().running_vms)
+        instance.task_state = None
+        instance.save()
+        self.audit()
+        self.assertEqual(1, self.stored_node().running_vms)
+
+    def test_a_dropped_server_claimed_again_counts(self):
+        instance = self.make_instance()
+        instance.task_state = states.SPAWNING
+        instance.save()
+        self.spawn(instance)
+        self.tracker.drop_instance(self.context, instance, self.node)
+        self.spawn(instance)
+        self.audit()
+        self.assertEqual(1, self.stored_node().running_vms)
+
     def test_a_reverted_resize_forgotten_here_is_not_counted_again(self):
         # The destination forgot the server; its record names this host
         # until the source finishes the revert. An audit in between must
