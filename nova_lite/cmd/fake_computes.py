@@ -31,6 +31,7 @@ import time
 from oslo_log import log as logging
 
 from nova_lite.cmd import common
+from nova_lite import concurrency
 from nova_lite import exception
 
 CONF = common.CONF
@@ -154,11 +155,6 @@ class _LentPool:
         pass
 
 
-def _executor(threads):
-    from nova_lite import concurrency
-    return concurrency.executor(threads)
-
-
 def _keep_connections(client, count):
     """Let ``client``'s HTTP session keep ``count`` connections to its
     peer (requests keeps 10): with more threads calling it at once, each
@@ -174,7 +170,7 @@ def _all_at_once(function, items, threads, what):
     """``function(item)`` for every item, ``threads`` at a time; the
     first error is raised once all have run."""
     errors = []
-    pool = _executor(max(1, min(threads, len(items))))
+    pool = concurrency.executor(max(1, min(threads, len(items))))
     try:
         for future in [pool.submit(function, item) for item in items]:
             try:
@@ -218,7 +214,7 @@ class SimulatedHosts:
         _keep_connections(self.reportclient, callers)
         _keep_connections(self.ports, callers)
         self.compute_rpcapi = compute_rpcapi.ComputeAPI()
-        self.builds = _executor(options.max_concurrent_builds)
+        self.builds = concurrency.executor(options.max_concurrent_builds)
         lent = _LentPool(self.builds)
         self.services = [
             service.Service(
@@ -275,7 +271,8 @@ class SimulatedHosts:
             for method, spacing in service.periodic_tasks_of(svc.manager):
                 tasks.append((_HostTask(svc.host, method), spacing))
         self.timetable.start(tasks)
-        self._periodic = _executor(CONF.fake_computes.periodic_threads)
+        self._periodic = concurrency.executor(
+            CONF.fake_computes.periodic_threads)
         self._start_thread(self._run_timetable, 'periodic-tasks')
 
     # -- the lanes -----------------------------------------------------------

@@ -10,6 +10,7 @@ import fixtures
 import testtools
 
 from nova_lite.cmd import fake_computes
+from nova_lite import concurrency
 from nova_lite import conf as nova_conf
 from nova_lite import objects
 from nova_lite.objects import base as objects_base
@@ -222,7 +223,7 @@ class TestLanes(_CommandTestCase):
         # An audit due every second that takes far longer.
         hosts.timetable.start([(fake_computes._HostTask('sim7', audit),
                                 1)])
-        hosts._periodic = fake_computes._executor(2)
+        hosts._periodic = concurrency.executor(2)
         self.addCleanup(hosts._periodic.shutdown, wait=False)
         hosts._start_thread(hosts._run_timetable, 'periodic-tasks')
         hosts._start_thread(hosts._run_heartbeats, 'heartbeats')
