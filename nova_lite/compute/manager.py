@@ -266,6 +266,7 @@ class ComputeManager(manager.Manager):
     def live_migration_abort(self, context, instance, migration_id):
         live_migration.abort(self, context, instance, migration_id)
 
+    @messaging.expected_exceptions(exception.UnexpectedDeletingTaskStateError)
     def post_live_migration_at_destination(self, context, instance,
                                            migrate_data):
         live_migration.post_at_destination(self, context, instance,

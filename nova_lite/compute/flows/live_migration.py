@@ -287,6 +287,13 @@ def finish(compute, context, instance, migration, migrate_data):
     try:
         compute.compute_rpcapi.post_live_migration_at_destination(
             context, instance, dest, migrate_data)
+    except exception.UnexpectedDeletingTaskStateError:
+        # Deleted meanwhile: the destination dropped its guest, and the
+        # delete (waiting for this flow to let the server go) removes
+        # what the server holds anywhere, its ports and its record.
+        LOG.info('Instance %s was deleted as it finished its live '
+                 'migration to %s; the delete removes it', instance.uuid,
+                 dest)
     except Exception as error:
         # The guest, its bindings and its allocation are on the
         # destination now: the record follows them there, in ERROR
@@ -336,7 +343,11 @@ def post_at_destination(compute, context, instance, migrate_data):
     instance.node = migrate_data.dest_node or compute.driver.nodename
     instance.power_state = states.RUNNING
     instance.task_state = None
-    instance.save(expected_task_state=[states.MIGRATING])
+    try:
+        instance.save(expected_task_state=[states.MIGRATING])
+    except exception.UnexpectedDeletingTaskStateError:
+        compute.driver.destroy(context, instance)
+        raise
     compute.rt.track_instance(context, instance, instance.node)
 
 

@@ -48,9 +48,13 @@ class DirectComputeRPC:
 
     def _call(self, method, context, instance, host, migrate_data):
         self.calls.append((method, host, self.status_of()))
-        return getattr(self.managers[host], method)(
-            context, over_the_wire(context, instance),
-            over_the_wire(context, migrate_data))
+        try:
+            return getattr(self.managers[host], method)(
+                context, over_the_wire(context, instance),
+                over_the_wire(context, migrate_data))
+        except messaging.ExpectedException as wrapped:
+            # What the RPC server sends back: the error the method raised
+            raise wrapped.exc_info[1]
 
     def pre_live_migration(self, context, instance, host, migrate_data):
         return self._call('pre_live_migration', context, instance, host,
@@ -376,6 +380,61 @@ class TestDeletedWhileItIsUnderWay(LiveMigrationTestCase):
     def test_the_destination_claim_goes_with_the_server(self):
         self.manager.terminate_instance(self.context, self.instance)
         self.assertEqual({}, self.resources(self.instance.uuid))
+
+
+class DeletedBeforeTheLastStepRPC(DirectComputeRPC):
+    """The API marks the server deleting just before the source asks the
+    destination to take it over (the delete's cast waits behind the
+    source's lock on the server)."""
+
+    def __init__(self, managers, status_of, context, instance):
+        super().__init__(managers, status_of)
+        self.context = context
+        self.instance = instance
+
+    def post_live_migration_at_destination(self, context, instance, host,
+                                           migrate_data):
+        deleting = objects.Instance.get_by_uuid(self.context,
+                                                self.instance.uuid)
+        deleting.task_state = states.DELETING
+        deleting.save()
+        return super().post_live_migration_at_destination(
+            context, instance, host, migrate_data)
+
+
+class TestDeletedBeforeTheLastStep(LiveMigrationTestCase):
+    """The guest is on the destination when the delete arrives: the
+    server is left to the delete (not put in ERROR), the destination's
+    guest goes, and once the delete has run nothing stays anywhere."""
+
+    def setUp(self):
+        super().setUp()
+        self.manager.compute_rpcapi = DeletedBeforeTheLastStepRPC(
+            {'dst': self.dest}, lambda: self.stored_migration().status,
+            self.context, self.instance)
+        self.live_migrate()
+
+    def test_the_server_is_left_to_the_delete(self):
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ACTIVE, states.DELETING, None),
+                         (stored.vm_state, stored.task_state, stored.fault))
+
+    def test_no_guest_stays_on_either_side(self):
+        self.assertEqual(([], []), (self.guests(), self.guests(self.dest)))
+
+    def test_the_move_itself_completed(self):
+        self.assertEqual('completed', self.stored_migration().status)
+
+    def test_nothing_stays_once_the_delete_ran(self):
+        self.manager.terminate_instance(
+            self.context, objects.Instance.get_by_uuid(self.context,
+                                                       self.instance.uuid))
+        self.assertEqual(({}, {}), (self.resources(self.instance.uuid),
+                                    self.resources(self.migration.uuid)))
+        self.assertEqual(set(), set(self.bindings()) & {'src', 'dst'})
+        self.assertRaises(exception.InstanceNotFound,
+                          objects.Instance.get_by_uuid, self.context,
+                          self.instance.uuid)
 
 
 # -- when the destination or the source goes away -----------------------------
