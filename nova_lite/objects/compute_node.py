@@ -24,6 +24,12 @@ _COLUMNS = (
     'deleted_at', 'deleted')
 
 
+_NODES = models.ComputeNode.__table__
+# A compute's resource audit saves its node often: the statement is made
+# once; it sets the columns its other parameters name.
+_UPDATE_NODE = sa.update(_NODES).where(_NODES.c.id == sa.bindparam('b_id'))
+
+
 @base.NovaLiteObjectRegistry.register
 class ComputeNode(base.NovaLiteObject):
     # Version 1.0: Initial version
@@ -115,9 +121,7 @@ class ComputeNode(base.NovaLiteObject):
             return
         values['updated_at'] = base.utcnow()
         with db.cell_session(self._context) as session:
-            session.execute(sa.update(models.ComputeNode).where(
-                models.ComputeNode.id == self.id).values(**values),
-                execution_options=db.NO_SYNC)
+            session.execute(_UPDATE_NODE, dict(values, b_id=self.id))
         self.updated_at = values['updated_at']
         self.obj_reset_changes()
 

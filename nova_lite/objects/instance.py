@@ -366,29 +366,18 @@ class Instance(base.NovaLiteObject):
                 with db.cell_session(self._context) as session:
                     also(session)
             return
-        values = self._db_values(changed)
-        values['updated_at'] = clock.utc_now()
-        query = sa.update(models.Instance).where(
-            models.Instance.uuid == self.uuid,
-            models.Instance.deleted == 0)
-        if expected_task_state is not None:
-            expected = (expected_task_state
-                        if isinstance(expected_task_state, (list, tuple))
-                        else [expected_task_state])
-            query = query.where(_in_or_null(models.Instance.task_state,
-                                            expected))
-        if expected_vm_state is not None:
-            expected = (expected_vm_state
-                        if isinstance(expected_vm_state, (list, tuple))
-                        else [expected_vm_state])
-            query = query.where(_in_or_null(models.Instance.vm_state,
-                                            expected))
-        if stale_for is not None:
-            query = query.where(
-                models.Instance.updated_at < clock.utc_now(-stale_for))
+        params = {_COLUMN_NAME.get(name, name): value for name, value
+                  in self._db_values(changed).items()}
+        params.pop('updated_at', None)  # the database's now (the UPDATE)
+        params['b_uuid'] = self.uuid
+        shape = (_expecting(params, 'b_task_state', expected_task_state),
+                 _expecting(params, 'b_vm_state', expected_vm_state),
+                 stale_for)
+        query = _UPDATES.get(shape)
+        if query is None:
+            query = _UPDATES[shape] = _update_statement(*shape)
         with db.cell_session(self._context) as session:
-            result = session.execute(query.values(**values),
-                                     execution_options=db.NO_SYNC)
+            result = session.execute(query, params)
             if not result.rowcount:
                 row = session.execute(sa.select(models.Instance).where(
                     models.Instance.uuid == self.uuid)).scalar_one_or_none()
@@ -528,14 +517,59 @@ class Instance(base.NovaLiteObject):
         return new
 
 
-def _in_or_null(column, values):
-    clauses = []
-    if None in values:
-        clauses.append(column.is_(None))
-    present = [v for v in values if v is not None]
-    if present:
-        clauses.append(column.in_(present))
-    return sa.or_(*clauses)
+_INSTANCES = models.Instance.__table__
+# Instance._write's UPDATE statements, one per shape of its conditions
+# (``_update_statement``), made on first use: building one costs more
+# than running it.
+_UPDATES = {}
+
+
+def _expecting(params, name, expected):
+    """Add the states ``expected`` (None, a value or a list) to an UPDATE's
+    ``params`` under ``name``; which condition they make: None (none),
+    'in', 'null' (IS NULL only) or 'in_or_null'."""
+    if expected is None:
+        return None
+    expected = (expected if isinstance(expected, (list, tuple))
+                else [expected])
+    present = [value for value in expected if value is not None]
+    if len(present) == len(expected):
+        params[name] = present
+        return 'in'
+    if not present:
+        return 'null'
+    params[name] = present
+    return 'in_or_null'
+
+
+def _state_condition(column, name, kind):
+    is_in = column.in_(sa.bindparam(name, expanding=True))
+    if kind == 'in':
+        return is_in
+    if kind == 'null':
+        return column.is_(None)
+    return sa.or_(column.is_(None), is_in)
+
+
+def _update_statement(task_state, vm_state, stale_for):
+    """The UPDATE of one live instance by ``b_uuid``, while its task and
+    vm states are as expected (``_expecting``) and, with ``stale_for``,
+    while it was not written for that many seconds (by the database's
+    clock); it sets updated_at (the database's now) and the columns its
+    other parameters name."""
+    query = sa.update(_INSTANCES).values(updated_at=clock.utc_now()).where(
+        _INSTANCES.c.uuid == sa.bindparam('b_uuid'),
+        _INSTANCES.c.deleted == 0)
+    if task_state is not None:
+        query = query.where(_state_condition(
+            _INSTANCES.c.task_state, 'b_task_state', task_state))
+    if vm_state is not None:
+        query = query.where(_state_condition(
+            _INSTANCES.c.vm_state, 'b_vm_state', vm_state))
+    if stale_for is not None:
+        query = query.where(
+            _INSTANCES.c.updated_at < clock.utc_now(-stale_for))
+    return query
 
 
 class Listed(collections.namedtuple('Listed', [

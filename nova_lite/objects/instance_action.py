@@ -247,16 +247,48 @@ _ACTIONS = models.InstanceAction.__table__
 _EVENTS = models.InstanceActionEvent.__table__
 
 
+# The statements every build's saves run, made once: building one costs
+# more than running it. Their parameters are named b_*; an UPDATE sets
+# the columns its other parameters name.
+_ACTION_OF_REQUEST = (
+    sa.select(_ACTIONS.c.id)
+    .where(_ACTIONS.c.instance_uuid == sa.bindparam('b_instance_uuid'),
+           _ACTIONS.c.request_id == sa.bindparam('b_request_id'))
+    .order_by(_ACTIONS.c.id.desc())
+    .limit(1))
+_UPDATE_ACTION = sa.update(_ACTIONS).where(
+    _ACTIONS.c.id == sa.bindparam('b_action_id'))
+_INSERT_EVENT = sa.insert(_EVENTS)
+_UPDATE_EVENT = sa.update(_EVENTS).where(
+    _EVENTS.c.id == sa.bindparam('b_event_id'))
+
+
+def _event_to_finish(by_host):
+    """The latest unfinished event of a name (and of a host) of the
+    request's latest action, with that action's id."""
+    query = sa.select(
+        *(_EVENTS.c[name] for name in _EVENT_COLUMNS)).where(
+        _EVENTS.c.action_id == _ACTION_OF_REQUEST.with_only_columns(
+            _ACTIONS.c.id).scalar_subquery(),
+        _EVENTS.c.event == sa.bindparam('b_event'))
+    if by_host:
+        query = query.where(_EVENTS.c.host == sa.bindparam('b_host'))
+    # Unfinished first (false sorts before true), then the newest.
+    return query.order_by(_EVENTS.c.finish_time.is_not(None),
+                          _EVENTS.c.id.desc()).limit(1)
+
+
+_EVENT_TO_FINISH = {False: _event_to_finish(False),
+                    True: _event_to_finish(True)}
+
+
 def _action_id(session, instance_uuid, request_id):
     """The id of the request's (latest) action on the instance, or None."""
     if request_id is None:
         return None
-    return session.execute(
-        sa.select(_ACTIONS.c.id)
-        .where(_ACTIONS.c.instance_uuid == instance_uuid,
-               _ACTIONS.c.request_id == request_id)
-        .order_by(_ACTIONS.c.id.desc())
-        .limit(1)).scalar()
+    return session.execute(_ACTION_OF_REQUEST, {
+        'b_instance_uuid': instance_uuid,
+        'b_request_id': request_id}).scalar()
 
 
 # The event writes are statements, not ORM objects: they ride on the
@@ -272,13 +304,12 @@ def _start_in(session, context, instance_uuid, event, host, action):
         action_id = _new_action_row(session, context, instance_uuid,
                                     action or event, now).id
     else:
-        session.execute(sa.update(_ACTIONS)
-                        .where(_ACTIONS.c.id == action_id)
-                        .values(updated_at=now))
+        session.execute(_UPDATE_ACTION, {'b_action_id': action_id,
+                                         'updated_at': now})
     values = dict(action_id=action_id, event=event, start_time=now,
                   finish_time=None, result=None, traceback=None, host=host,
                   details=None, created_at=now, updated_at=now)
-    inserted = session.execute(sa.insert(_EVENTS).values(**values))
+    inserted = session.execute(_INSERT_EVENT, values)
     return types.SimpleNamespace(id=inserted.inserted_primary_key[0],
                                  **values)
 
@@ -288,32 +319,26 @@ def _finish_in(session, context, instance_uuid, event, result, traceback,
     """``InstanceActionEvent.event_finish`` in the caller's transaction;
     the event's columns. It raises before it writes anything."""
     now = base.utcnow()
-    action_id = _action_id(session, instance_uuid, context.request_id)
-    if action_id is None:
-        raise exception.InstanceActionNotFound(
-            request_id=context.request_id, instance_uuid=instance_uuid)
-    query = sa.select(*(_EVENTS.c[name] for name in _EVENT_COLUMNS)).where(
-        _EVENTS.c.action_id == action_id, _EVENTS.c.event == event)
-    if host is not None:
-        query = query.where(_EVENTS.c.host == host)
-    row = session.execute(
-        query
-        # Unfinished first (false sorts before true), then the newest.
-        .order_by(_EVENTS.c.finish_time.is_not(None), _EVENTS.c.id.desc())
-        .limit(1)).one_or_none()
+    row = None
+    if context.request_id is not None:
+        row = session.execute(_EVENT_TO_FINISH[host is not None], {
+            'b_instance_uuid': instance_uuid,
+            'b_request_id': context.request_id, 'b_event': event,
+            'b_host': host}).one_or_none()
     if row is None:
+        if _action_id(session, instance_uuid, context.request_id) is None:
+            raise exception.InstanceActionNotFound(
+                request_id=context.request_id, instance_uuid=instance_uuid)
         raise exception.InstanceActionEventNotFound(
             event=event, request_id=context.request_id,
             instance_uuid=instance_uuid)
     changes = dict(finish_time=now, updated_at=now, result=result,
                    traceback=traceback, details=details)
-    session.execute(sa.update(_EVENTS).where(_EVENTS.c.id == row.id)
-                    .values(**changes))
-    action_changes = {'updated_at': now}
+    session.execute(_UPDATE_EVENT, dict(changes, b_event_id=row.id))
+    action_changes = {'b_action_id': row.action_id, 'updated_at': now}
     if result == RESULT_ERROR:
         action_changes['message'] = MESSAGE_ERROR
-    session.execute(sa.update(_ACTIONS).where(_ACTIONS.c.id == action_id)
-                    .values(**action_changes))
+    session.execute(_UPDATE_ACTION, action_changes)
     return types.SimpleNamespace(**dict(row._mapping, **changes))
 
 
