@@ -405,6 +405,47 @@ class TestInstance(DatabaseTestCase):
         found = objects.Instance.get_by_uuid(self.context, instance.uuid)
         self.assertEqual(states.ACTIVE, found.vm_state)
 
+    def test_expecting_only_none_refuses_a_row_in_a_task(self):
+        instance = self.make_instance(task_state=None)
+        self.set_task_state_behind_its_back(instance, states.SPAWNING)
+        instance.vm_state = states.ERROR
+        self.assertRaises(exception.UnexpectedTaskStateError, instance.save,
+                          expected_task_state=[None])
+        instance = self.make_instance(task_state=None)
+        instance.vm_state = states.ERROR
+        instance.save(expected_task_state=[None])
+        self.assertEqual(states.ERROR, objects.Instance.get_by_uuid(
+            self.context, instance.uuid).vm_state)
+
+    def test_none_in_the_list_still_refuses_another_task(self):
+        instance = self.make_instance(task_state=states.SCHEDULING)
+        self.set_task_state_behind_its_back(instance, states.MIGRATING)
+        instance.vm_state = states.ERROR
+        self.assertRaises(exception.UnexpectedTaskStateError, instance.save,
+                          expected_task_state=[None, states.SCHEDULING])
+
+    def test_save_with_the_expected_vm_state_and_task_state(self):
+        instance = self.make_instance(task_state=states.SPAWNING)
+        instance.task_state = None
+        self.assertRaises(exception.UnexpectedTaskStateError, instance.save,
+                          expected_vm_state=[states.ACTIVE],
+                          expected_task_state=states.SPAWNING)
+        instance.save(expected_vm_state=[states.BUILDING],
+                      expected_task_state=states.SPAWNING)
+        self.assertIsNone(objects.Instance.get_by_uuid(
+            self.context, instance.uuid).task_state)
+
+    def test_expected_states_do_not_carry_over_between_saves(self):
+        # The UPDATEs of one shape are made once; what one save expects
+        # is not what the next of the same shape is held to.
+        first = self.make_instance(task_state=states.SPAWNING)
+        second = self.make_instance(task_state=states.SCHEDULING)
+        first.task_state = second.task_state = None
+        first.save(expected_task_state=[states.SPAWNING])
+        self.assertRaises(exception.UnexpectedTaskStateError, second.save,
+                          expected_task_state=[states.SPAWNING])
+        second.save(expected_task_state=[states.SCHEDULING])
+
     def test_save_expecting_a_task_state_the_row_lost_is_refused(self):
         instance = self.make_instance(task_state=states.SCHEDULING)
         self.set_task_state_behind_its_back(instance, states.SPAWNING)
