@@ -85,6 +85,13 @@ class TestBenchmarksRun(testtools.TestCase):
         self.assertIn('fake-computes2 ', output)
         self.assertIn('fake-computes cast.build_and_run_instance', output)
 
+    def test_save_bench(self):
+        output = self.bench('save_bench.py', '--builds', '5', '--runs', '1',
+                            expect='5 builds per run')
+        self.assertRegex(output, r'save_cpu_ms_per_build: [0-9.]+ ')
+        # The take-over and the last save, each with its action event.
+        self.assertIn('statements_per_build: 8.0', output)
+
     def test_list_bench(self):
         output = self.bench('list_bench.py', '--servers', '30', '--limit',
                             '10', '--repeat', '2', expect='pages of 10')
