@@ -533,13 +533,10 @@ def _expecting(params, name, expected):
     expected = (expected if isinstance(expected, (list, tuple))
                 else [expected])
     present = [value for value in expected if value is not None]
-    if len(present) == len(expected):
-        params[name] = present
-        return 'in'
-    if not present:
+    if len(present) < len(expected) and not present:
         return 'null'
     params[name] = present
-    return 'in_or_null'
+    return 'in' if len(present) == len(expected) else 'in_or_null'
 
 
 def _state_condition(column, name, kind):

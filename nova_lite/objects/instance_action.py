@@ -268,8 +268,7 @@ def _event_to_finish(by_host):
     request's latest action, with that action's id."""
     query = sa.select(
         *(_EVENTS.c[name] for name in _EVENT_COLUMNS)).where(
-        _EVENTS.c.action_id == _ACTION_OF_REQUEST.with_only_columns(
-            _ACTIONS.c.id).scalar_subquery(),
+        _EVENTS.c.action_id == _ACTION_OF_REQUEST.scalar_subquery(),
         _EVENTS.c.event == sa.bindparam('b_event'))
     if by_host:
         query = query.where(_EVENTS.c.host == sa.bindparam('b_host'))

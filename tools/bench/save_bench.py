@@ -10,7 +10,8 @@ compute's build asks the conductor for: the take-over (host set, task
 action event) and the last one (ACTIVE, expecting ``spawning``, with the
 event's finish). Prints this process's CPU and the wall time per build
 (``save_cpu_ms_per_build: X``, ``save_wall_ms_per_build: Y``) and the
-statements per build; asserts nothing. The database is dropped at the
+statements and commits per build (``nova_lite.counters``); asserts
+nothing. The database is dropped at the
 end.
 
     tools/bench/save_bench.py --builds 1000 --runs 3
@@ -28,10 +29,10 @@ sys.path.insert(0, ROOT)
 
 from oslo_utils import uuidutils  # noqa: E402
 import pymysql  # noqa: E402
-import sqlalchemy as sa  # noqa: E402
 
 from nova_lite import conf  # noqa: E402
 from nova_lite import context as nova_context  # noqa: E402
+from nova_lite import counters  # noqa: E402
 from nova_lite.db import api as db  # noqa: E402
 from nova_lite.db import migration  # noqa: E402
 from nova_lite import objects  # noqa: E402
@@ -94,27 +95,26 @@ def main():
     conf.CONF.set_override('connection', url, 'database')
     objects.register_all()
     migration.db_sync(url, 'main')
-    statements = []
-
-    def count(*_args, **_kwargs):
-        statements.append(1)
-
-    sa.event.listen(db.get_engine(url), 'before_cursor_execute', count)
     try:
         print('%d builds per run, %d runs' % (args.builds, args.runs))
         for run in range(args.runs):
             servers = waiting_servers(args.builds)
-            del statements[:]
+            counted = counters.snapshot()
             cpu, wall = cpu_seconds(), time.perf_counter()
             for instance in servers:
                 build(instance)
             cpu = cpu_seconds() - cpu
             wall = time.perf_counter() - wall
+            now = counters.snapshot()
+            statements, commits = (
+                now.get(name, 0) - counted.get(name, 0)
+                for name in ('db.statements', 'db.commits'))
             print('run %d: save_cpu_ms_per_build: %.2f  '
                   'save_wall_ms_per_build: %.2f  statements_per_build: %.1f'
+                  '  commits_per_build: %.1f'
                   % (run + 1, cpu * 1000 / args.builds,
-                     wall * 1000 / args.builds,
-                     len(statements) / args.builds))
+                     wall * 1000 / args.builds, statements / args.builds,
+                     commits / args.builds))
     finally:
         db.dispose_all()
         user, _, address = args.mysql.partition('@')
