@@ -135,6 +135,20 @@ class Instance(base.NovaLiteObject):
                 # (1 ms an instance, most of a server list's time).
                 originals[name] = dict(getattr(self, name))
 
+    @classmethod
+    def _obj_from_primitive(cls, context, objver, primitive):
+        # An instance read from the wire compares its dicts with what it
+        # was sent, as one read from the database does: a compute changes
+        # system_metadata in place (a resize's old vm state, a shelve's
+        # image), and that change would not be seen, sent nor saved.
+        self = super()._obj_from_primitive(context, objver, primitive)
+        originals = self.__dict__.setdefault('_originals', {})
+        for name in self._CHANGED_IN_PLACE:
+            if self.obj_attr_is_set(name) and \
+                    name not in self._changed_fields:
+                originals[name] = dict(getattr(self, name))
+        return self
+
     def obj_what_changed(self):
         changed = super().obj_what_changed()
         for name, original in self.__dict__.get('_originals', {}).items():

@@ -258,6 +258,10 @@ class TestMoveClients(base.ControlPlaneTestCase):
     bandwidth, forcing a compute down, evacuation and shelve."""
 
     computes = 2
+    # A shelved server is offloaded by the computes' periodic task, which
+    # reads when it was shelved from its system_metadata.
+    compute_conf = dict.fromkeys(
+        (1, 2), '[compute]\nshelved_offload_time = 2\n')
 
     def _connect(self):
         return openstack.connect(

@@ -147,6 +147,34 @@ class ResizeTest(test_port_resources.PortServiceMixin,
         self.assertEqual(profile, self.port(port['id'])['binding:profile'])
         self.assert_bound_here(reverted, port['id'])
 
+    def test_a_stopped_server_stays_stopped_after_revert_and_confirm(self):
+        # The vm state to end in is kept in the server's system_metadata,
+        # changed in place by the source compute, and read back from the
+        # database by the revert and by the confirm.
+        server, port = self.boot_on_compute1('rz-stopped')
+        self.action(server['id'], {'os-stop': None})
+        self.admin.wait_for_status(server['id'], 'SHUTOFF')
+        self.action(server['id'], {'resize': {'flavorRef': MEDIUM}})
+        self.wait_for_verify(server['id'])
+        self.action(server['id'], {'revertResize': None})
+        fixtures.wait_for(lambda: self.migration(server['id'])[
+            'status'] == 'reverted', what='the resize reverted')
+        reverted = self.admin.wait_for_status(server['id'], 'SHUTOFF')
+        self.assertEqual('compute1', reverted['OS-EXT-SRV-ATTR:host'])
+
+        self.action(server['id'], {'resize': {'flavorRef': MEDIUM}})
+        self.wait_for_verify(server['id'])
+        self.action(server['id'], {'confirmResize': None}, status=204)
+        fixtures.wait_for(lambda: fixtures.query(
+            self.plane.databases[1],
+            'SELECT status FROM migrations WHERE instance_uuid = %s '
+            'ORDER BY id DESC LIMIT 1', server['id'])[0][
+                'status'] == 'confirmed', what='the resize confirmed')
+        confirmed = self.admin.wait_for_status(server['id'], 'SHUTOFF')
+        self.assertEqual(('compute3', MEDIUM),
+                         (confirmed['OS-EXT-SRV-ATTR:host'],
+                          confirmed['flavor']['id']))
+
     def test_migrate_with_a_host_through_the_cli(self):
         server, port = self.boot_on_compute1('rz-cli-host')
         before = self.allocations(server['id'])

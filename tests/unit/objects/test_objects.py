@@ -897,6 +897,29 @@ class TestObjectIndirection(DatabaseTestCase):
         self.assertEqual('m1.tiny', updates['flavor'][
             'nova_lite_object.data']['name'])
 
+    def test_system_metadata_changed_in_place_on_a_compute_is_saved(self):
+        # As a resize records the vm state to go back to, and a shelve
+        # its image, on an instance the compute was sent.
+        instance = objects.Instance.get_by_uuid(self.compute_context,
+                                                self.instance.uuid)
+        instance.system_metadata['old_vm_state'] = states.ACTIVE
+        instance.system_metadata.update({'shelved_host': 'compute1'})
+        self.assertEqual({'system_metadata'}, instance.obj_what_changed())
+        instance.save()
+        with conductor_side():
+            stored = objects.Instance.get_by_uuid(self.context,
+                                                  self.instance.uuid)
+        self.assertEqual({'old_vm_state': states.ACTIVE,
+                          'shelved_host': 'compute1'},
+                         stored.system_metadata)
+        del instance.system_metadata['old_vm_state']
+        instance.save()
+        with conductor_side():
+            stored = objects.Instance.get_by_uuid(self.context,
+                                                  self.instance.uuid)
+        self.assertEqual({'shelved_host': 'compute1'},
+                         stored.system_metadata)
+
     def test_instance_save_refusal_reaches_the_compute(self):
         with conductor_side():
             self.set_task_state_behind_its_back(self.instance,
