@@ -61,9 +61,12 @@ class ConductorAPI:
             args=args, kwargs=kwargs)
 
     def object_action(self, context, objinst, objmethod, args, kwargs):
+        # A save carries only its row's identity and what changed: the
+        # conductor's method reads nothing else, whatever its version.
         return self._object_call(
             context, 'object_action',
-            '%s.%s' % (objinst.obj_name(), objmethod), objinst=objinst,
+            '%s.%s' % (objinst.obj_name(), objmethod),
+            objinst=objinst.obj_for_call(objmethod),
             objmethod=objmethod, args=args, kwargs=kwargs)
 
     def _object_call(self, context, method, what, **kwargs):

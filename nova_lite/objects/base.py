@@ -64,6 +64,33 @@ class NovaLiteObject(ovo_base.VersionedObject):
     def obj_reset_changes(self, fields=None, recursive=False):
         super().obj_reset_changes(fields, recursive=recursive)
 
+    # {remotable method: the fields it reads besides those changed}. A
+    # compute sends such a call only those (``obj_for_call``): a save
+    # writes the changed fields of the row those name, and the rest of
+    # the object would only be serialised, sent and read back for
+    # nothing (a fifth of a compute's build and a tenth of the
+    # conductor's answer went into that).
+    obj_sent_for = {}
+
+    def obj_for_call(self, method):
+        """What a call of the remotable ``method`` sends the conductor:
+        this object, or a copy holding only what the method reads
+        (``obj_sent_for``) and the changed fields, as changed. The
+        conductor's answer is applied to this object, as for any call."""
+        keep = self.obj_sent_for.get(method)
+        if keep is None:
+            return self
+        changed = self.obj_what_changed()
+        sent = type(self)()
+        sent._context = self._context
+        for name in changed.union(keep):
+            if self.obj_attr_is_set(name):
+                # The value as set (coerced already), not set again.
+                attribute = '_obj_' + name
+                setattr(sent, attribute, getattr(self, attribute))
+        sent._changed_fields = set(changed)
+        return sent
+
     def obj_attr_is_set(self, attrname):
         # As oslo's, without building the list of every field name on each
         # call: it is asked of every field whenever an object is

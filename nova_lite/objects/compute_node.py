@@ -62,6 +62,9 @@ class ComputeNode(base.NovaLiteObject):
         'mapped': fields.BooleanField(default=False),
     })
 
+    # A save writes the changed fields of the row with this id.
+    obj_sent_for = {'save': ('id',)}
+
     @classmethod
     def _from_db(cls, context, node, row):
         base.copy_from_row(node, row, _COLUMNS)

@@ -119,6 +119,9 @@ class Instance(base.NovaLiteObject):
 
     obj_relationships = {'block_device_mapping': [('1.1', '1.0')]}
 
+    # A save writes the changed fields of the row with this uuid.
+    obj_sent_for = {'save': ('id', 'uuid')}
+
     # Dict fields callers change in place (instance.system_metadata[k] =
     # v): a change is found by comparing with the value at the last reset,
     # since no attribute is set.

@@ -13,6 +13,7 @@ import testtools
 
 from nova_lite.compute import states
 from nova_lite.conductor import manager as conductor_manager
+from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import objects
@@ -793,6 +794,8 @@ class InProcessConductor:
         self.manager = conductor_manager.ConductorManager()
         self.serializer = rpc.RequestContextSerializer()
         self.calls = []
+        # The primitive of each object an object_action sent.
+        self.sent = []
 
     def _wire(self, context, value):
         sent = jsonutils.dumps(self.serializer.serialize_entity(context,
@@ -823,10 +826,13 @@ class InProcessConductor:
                           object_versions=object_versions, args=args,
                           kwargs=kwargs)
 
-    def object_action(self, context, objinst, objmethod, args, kwargs):
-        self.calls.append((objinst.obj_name(), objmethod))
-        return self._call(context, 'object_action', objinst=objinst,
-                          objmethod=objmethod, args=args, kwargs=kwargs)
+    # The compute's own: what it sends is what ConductorAPI sends.
+    object_action = conductor_rpcapi.ConductorAPI.object_action
+
+    def _object_call(self, context, method, what, **kwargs):
+        self.calls.append(tuple(what.split('.')))
+        self.sent.append(kwargs['objinst'].obj_to_primitive())
+        return self._call(context, method, **kwargs)
 
     def object_backport_versions(self, context, objinst, object_versions):
         return self._call(context, 'object_backport_versions',
@@ -897,6 +903,36 @@ class TestObjectIndirection(DatabaseTestCase):
         self.assertEqual('m1.tiny', updates['flavor'][
             'nova_lite_object.data']['name'])
 
+    def sent_data(self):
+        return self.conductor.sent[-1]['nova_lite_object.data']
+
+    def test_a_save_sends_only_the_identity_and_the_changes(self):
+        instance = objects.Instance.get_by_uuid(self.compute_context,
+                                                self.instance.uuid)
+        before = instance.obj_to_primitive()['nova_lite_object.data']
+        instance.vm_state = states.ACTIVE
+        instance.task_state = None
+        instance.metadata['role'] = 'web'  # changed in place
+        instance.save(expected_task_state=states.SPAWNING)
+        self.assertEqual(
+            {'id', 'uuid', 'vm_state', 'task_state', 'metadata'},
+            set(self.sent_data()))
+        self.assertEqual(
+            {'vm_state', 'task_state', 'metadata'},
+            set(self.conductor.sent[-1]['nova_lite_object.changes']))
+        with conductor_side():
+            stored = objects.Instance.get_by_uuid(self.context,
+                                                  self.instance.uuid)
+        self.assertEqual((states.ACTIVE, None, {'role': 'web'}, 'm1.tiny',
+                          'compute1'),
+                         (stored.vm_state, stored.task_state, stored.metadata,
+                          stored.flavor.name, stored.host))
+        # The compute's object keeps what it did not send, saved.
+        after = instance.obj_to_primitive()['nova_lite_object.data']
+        self.assertEqual(set(before), set(after))
+        self.assertEqual(before['flavor'], after['flavor'])
+        self.assertEqual(set(), instance.obj_what_changed())
+
     def test_system_metadata_changed_in_place_on_a_compute_is_saved(self):
         # As a resize records the vm state to go back to, and a shelve
         # its image, on an instance the compute was sent.
@@ -919,6 +955,62 @@ class TestObjectIndirection(DatabaseTestCase):
                                                   self.instance.uuid)
         self.assertEqual({'shelved_host': 'compute1'},
                          stored.system_metadata)
+
+    def test_a_save_sends_a_nested_object_changed_in_place(self):
+        instance = objects.Instance.get_by_uuid(self.compute_context,
+                                                self.instance.uuid)
+        instance.flavor.extra_specs = {'hw:cpu_policy': 'dedicated'}
+        instance.save()
+        self.assertEqual({'id', 'uuid', 'flavor'}, set(self.sent_data()))
+        with conductor_side():
+            stored = objects.Instance.get_by_uuid(self.context,
+                                                  self.instance.uuid)
+        self.assertEqual({'hw:cpu_policy': 'dedicated'},
+                         stored.flavor.extra_specs)
+
+    def test_a_refused_save_leaves_the_compute_its_changes(self):
+        with conductor_side():
+            self.set_task_state_behind_its_back(self.instance,
+                                                states.DELETING)
+        instance = objects.Instance.get_by_uuid(self.compute_context,
+                                                self.instance.uuid)
+        instance.task_state = None
+        self.assertRaises(exception.UnexpectedDeletingTaskStateError,
+                          instance.save, expected_task_state=states.SPAWNING)
+        self.assertEqual({'task_state'}, instance.obj_what_changed())
+        self.assertEqual('m1.tiny', instance.flavor.name)
+
+    def test_a_compute_node_save_sends_its_id_and_the_changes(self):
+        node = objects.ComputeNode(
+            self.compute_context, host='compute1',
+            hypervisor_hostname='compute1', hypervisor_type='fake',
+            hypervisor_version=1000, vcpus=16, memory_mb=32768,
+            local_gb=1000, vcpus_used=0, memory_mb_used=512,
+            local_gb_used=0, free_ram_mb=32256, free_disk_gb=1000,
+            running_vms=0, current_workload=0, cpu_allocation_ratio=16.0,
+            ram_allocation_ratio=1.5, disk_allocation_ratio=1.0)
+        node.create()
+        node.running_vms = 1
+        node.memory_mb_used = 1024
+        node.save()
+        self.assertEqual({'id', 'running_vms', 'memory_mb_used'},
+                         set(self.sent_data()))
+        with conductor_side():
+            stored = objects.ComputeNode.get_by_host_and_nodename(
+                self.context, 'compute1', 'compute1')
+        self.assertEqual((1, 1024, 32256), (stored.running_vms,
+                                            stored.memory_mb_used,
+                                            stored.free_ram_mb))
+        self.assertEqual((1, 'fake', set()),
+                         (node.running_vms, node.hypervisor_type,
+                          node.obj_what_changed()))
+
+    def test_other_calls_send_the_whole_object(self):
+        instance = objects.Instance.get_by_uuid(self.compute_context,
+                                                self.instance.uuid)
+        instance.refresh()
+        self.assertIn('flavor', self.sent_data())
+        self.assertIn('display_name', self.sent_data())
 
     def test_instance_save_refusal_reaches_the_compute(self):
         with conductor_side():
