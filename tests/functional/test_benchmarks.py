@@ -56,6 +56,8 @@ class TestBenchmarksRun(testtools.TestCase):
                             '--computes', '1', '--pings', '5',
                             '--by-statement', expect='servers/s')
         self.assertIn('CPU per boot, by process', output)
+        self.assertRegex(output, r'CPU per ping \(ms\): caller [0-9.]+, '
+                                 r'conductor [0-9.]+, rabbitmq [0-9.]+')
         # Every boot inserts its instance in the cell database.
         self.assertRegex(output, r'conductor +INSERT INTO instances ')
         for line in ('cpu_ms_per_boot: ', 'boots_per_s: ',

@@ -66,13 +66,15 @@ api = rpcapi.ConductorAPI()
 ctxt = context.get_admin_context()
 api.ping(ctxt, 'warm-up')
 samples = []
+cpu = time.process_time()
 for i in range(int(sys.argv[1])):
     start = time.perf_counter()
     api.ping(ctxt, i)
     samples.append((time.perf_counter() - start) * 1000)
+cpu = (time.process_time() - cpu) * 1000 / len(samples)
 samples.sort()
-print('%.3f %.3f' % (statistics.median(samples),
-                     samples[math.ceil(len(samples) * 0.95) - 1]))
+print('%.3f %.3f %.3f' % (statistics.median(samples),
+                          samples[math.ceil(len(samples) * 0.95) - 1], cpu))
 '''
 
 
@@ -482,13 +484,20 @@ def main():
         work = None if args.no_counters else counted_work(
             counted_before, read_counters(plane))
 
+        before_pings = processes_cpu_ms(pids)
         ping = subprocess.run(
             [sys.executable, '-c', PING_SCRIPT, str(args.pings),
              '--config-file', plane.conf],
             capture_output=True, text=True, cwd=ROOT, env=plane.env)
         if ping.returncode:
             raise SystemExit(ping.stderr)
-        median, p95 = ping.stdout.split()
+        median, p95, caller_cpu = ping.stdout.split()
+        # What a no-op call costs each side: the floor under every
+        # object call a boot makes (the daemons' share counts their idle
+        # work while the caller started, a few ms).
+        ping_cpu = {name: (used - before_pings[name]) / args.pings
+                    for name, used in processes_cpu_ms(pids).items()
+                    if name in ('conductor', 'rabbitmq')}
         print('servers: %d on %s, batches of %d' % (
             args.servers, '%d simulated hosts' % args.hosts if args.hosts
             else '%d computes' % args.computes, args.batch))
@@ -509,6 +518,8 @@ def main():
             print_counted_work(work, args.servers)
         print('conductor ping round trip over RabbitMQ: median %s ms, '
               'p95 %s ms (%d calls)' % (median, p95, args.pings))
+        print('  CPU per ping (ms): caller %s, %s' % (caller_cpu, ', '.join(
+            '%s %.2f' % item for item in sorted(ping_cpu.items()))))
     finally:
         plane.stop()
         if broker is not None:
