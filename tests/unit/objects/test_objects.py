@@ -903,6 +903,16 @@ class TestObjectIndirection(DatabaseTestCase):
         self.assertEqual('m1.tiny', updates['flavor'][
             'nova_lite_object.data']['name'])
 
+    def new_compute_node(self):
+        return objects.ComputeNode(
+            self.compute_context, host='compute1',
+            hypervisor_hostname='compute1', hypervisor_type='fake',
+            hypervisor_version=1000, vcpus=16, memory_mb=32768,
+            local_gb=1000, vcpus_used=0, memory_mb_used=512,
+            local_gb_used=0, free_ram_mb=32256, free_disk_gb=1000,
+            running_vms=0, current_workload=0, cpu_allocation_ratio=16.0,
+            ram_allocation_ratio=1.5, disk_allocation_ratio=1.0)
+
     def sent_data(self):
         return self.conductor.sent[-1]['nova_lite_object.data']
 
@@ -968,27 +978,8 @@ class TestObjectIndirection(DatabaseTestCase):
         self.assertEqual({'hw:cpu_policy': 'dedicated'},
                          stored.flavor.extra_specs)
 
-    def test_a_refused_save_leaves_the_compute_its_changes(self):
-        with conductor_side():
-            self.set_task_state_behind_its_back(self.instance,
-                                                states.DELETING)
-        instance = objects.Instance.get_by_uuid(self.compute_context,
-                                                self.instance.uuid)
-        instance.task_state = None
-        self.assertRaises(exception.UnexpectedDeletingTaskStateError,
-                          instance.save, expected_task_state=states.SPAWNING)
-        self.assertEqual({'task_state'}, instance.obj_what_changed())
-        self.assertEqual('m1.tiny', instance.flavor.name)
-
     def test_a_compute_node_save_sends_its_id_and_the_changes(self):
-        node = objects.ComputeNode(
-            self.compute_context, host='compute1',
-            hypervisor_hostname='compute1', hypervisor_type='fake',
-            hypervisor_version=1000, vcpus=16, memory_mb=32768,
-            local_gb=1000, vcpus_used=0, memory_mb_used=512,
-            local_gb_used=0, free_ram_mb=32256, free_disk_gb=1000,
-            running_vms=0, current_workload=0, cpu_allocation_ratio=16.0,
-            ram_allocation_ratio=1.5, disk_allocation_ratio=1.0)
+        node = self.new_compute_node()
         node.create()
         node.running_vms = 1
         node.memory_mb_used = 1024
@@ -1021,6 +1012,9 @@ class TestObjectIndirection(DatabaseTestCase):
         instance.task_state = None
         self.assertRaises(exception.UnexpectedDeletingTaskStateError,
                           instance.save, expected_task_state=states.SPAWNING)
+        # The compute keeps its change, and all it did not send.
+        self.assertEqual({'task_state'}, instance.obj_what_changed())
+        self.assertEqual('m1.tiny', instance.flavor.name)
 
     def test_instance_fault_create_lands_in_the_database(self):
         fault = objects.InstanceFault(
@@ -1037,14 +1031,7 @@ class TestObjectIndirection(DatabaseTestCase):
                           stored.fault.host))
 
     def test_compute_node_create_lands_in_the_database(self):
-        node = objects.ComputeNode(
-            self.compute_context, host='compute1',
-            hypervisor_hostname='compute1', hypervisor_type='fake',
-            hypervisor_version=1000, vcpus=16, memory_mb=32768,
-            local_gb=1000, vcpus_used=0, memory_mb_used=512,
-            local_gb_used=0, free_ram_mb=32256, free_disk_gb=1000,
-            running_vms=0, current_workload=0, cpu_allocation_ratio=16.0,
-            ram_allocation_ratio=1.5, disk_allocation_ratio=1.0)
+        node = self.new_compute_node()
         node.create()
         self.assertEqual([('ComputeNode', 'create')], self.conductor.calls)
         self.assertTrue(uuidutils.is_uuid_like(node.uuid))
