@@ -495,6 +495,26 @@ class PlacementClient:
             return False
         self._check(response, 'claim for %s' % consumer_uuid)
 
+    def claim_all(self, requests, project_id, user_id):
+        """``claim_resources`` of several new consumers ({consumer:
+        allocation request}) in one POST /allocations, which placement
+        writes whole or not at all: True when written; False when it
+        refused them (a provider filled up meanwhile, or a consumer holds
+        allocations already), and nothing was written."""
+        response = self._request('POST', '/allocations', {
+            consumer: {'allocations': request['allocations'],
+                       'project_id': project_id, 'user_id': user_id,
+                       'consumer_generation': None}
+            for consumer, request in requests.items()})
+        if response.status_code == 204:
+            return True
+        if response.status_code == 409:
+            LOG.info('Placement refused the claims of %d instances together '
+                     '(each is claimed alone): %s', len(requests),
+                     _error_detail(response))
+            return False
+        self._check(response, 'claims of %s' % ', '.join(requests))
+
     def adopt_allocations(self, consumer_uuid, held):
         """Make the allocations ``held`` (as GET /allocations/{consumer}
         read them) this caller's: they are written again unchanged, which

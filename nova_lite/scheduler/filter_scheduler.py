@@ -479,6 +479,20 @@ def _not_offered(query):
         query.describe())
 
 
+def _claim_later(offers, later):
+    """A ``claim`` for ``schedule`` that writes nothing: each instance's
+    claim is the chosen host's first allocation request, kept in
+    ``later`` ({instance uuid: (host state, request)}) to be written
+    together."""
+    def claim(state, instance_uuid):
+        requests = offers.get(state.uuid)
+        if not requests:
+            return False
+        later[instance_uuid] = (state, requests[0])
+        return True
+    return claim
+
+
 def _needs_instances(spec):
     """Whether any filter or weigher will look at who runs where: a server
     group, or the same_host / different_host hints."""
@@ -605,14 +619,31 @@ class FilterScheduler:
                         self.host_manager.hosts_of(
                             spec.instance_group.members) |
                         {state.host for state in held_at.values()})
-                chosen = []
-                if to_place or not instance_uuids:
-                    chosen = schedule(
+
+                def place(claim):
+                    return schedule(
                         spec, to_place, host_states, self.filters,
                         self.weighers, max_alternates,
                         CONF.filter_scheduler.host_subset_size,
                         claim=claim if instance_uuids else None,
                         set_aside=set_aside)
+
+                chosen = []
+                if len(to_place) > 1 and spec.instance_group is None:
+                    # A multi-create's claims go to placement in one
+                    # request, once all are placed. Should placement
+                    # refuse them (it then writes none), the hosts get
+                    # back what they lent and each instance is placed and
+                    # claimed alone, as below.
+                    later = {}
+                    chosen = place(_claim_later(offers, later))
+                    if not self._claim_together(later, project_id, user_id,
+                                                claims):
+                        for uuid, (state, _request) in later.items():
+                            state.give_back_instance(spec, uuid)
+                        chosen = place(claim)
+                elif to_place or not instance_uuids:
+                    chosen = place(claim)
         except placement_client.ConsumerExists:
             self._give_back(claims, keep=adopted)
             raise
@@ -655,6 +686,26 @@ class FilterScheduler:
                  ', '.join(s[0].service_host for s in selections),
                  ' (%d adopted)' % len(adopted) if adopted else '')
         return selections
+
+    def _claim_together(self, later, project_id, user_id, claims):
+        """Write the claims ``later`` ({instance uuid: (host state,
+        allocation request)}) in one request and add them to ``claims``:
+        whether placement took them."""
+        requests = {uuid: request for uuid, (_state, request)
+                    in later.items()}
+        try:
+            taken = self.reportclient.claim_all(requests, project_id,
+                                                user_id)
+        except placement_client.PlacementUnavailable as e:
+            raise exception.PlacementUnreachable(
+                reason='the claims could not be written to placement '
+                       '(%s)' % e)
+        if taken:
+            for instance_uuid, request in requests.items():
+                claims[instance_uuid] = (
+                    request, placement_client.NEW_CONSUMER_GENERATION,
+                    project_id, user_id)
+        return taken
 
     def _adopted_hosts(self, context, spec, adopted):
         """{instance uuid: the HostState of the compute node its adopted

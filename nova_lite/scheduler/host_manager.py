@@ -174,6 +174,19 @@ class HostState:
             self.instances.add(instance_uuid)
             self.placed.add(instance_uuid)
 
+    def give_back_instance(self, spec, instance_uuid):
+        """Undo ``consume_from_instance``: a multi-create placed the
+        instance here, and placement refused the claims of its
+        instances together."""
+        flavor = spec.flavor
+        self.free_ram_mb += flavor.memory_mb
+        self.free_disk_mb += (flavor.root_gb + flavor.ephemeral_gb) * 1024
+        self.vcpus_used -= flavor.vcpus
+        self.num_instances -= 1
+        self.num_io_ops -= 1
+        self.instances.discard(instance_uuid)
+        self.placed.discard(instance_uuid)
+
     def __repr__(self):
         return ('(%s, %s) ram: %sMB disk: %sMB io_ops: %s instances: %s' %
                 (self.host, self.nodename, self.free_ram_mb,

@@ -77,6 +77,24 @@ class RacingReportClient(placement_client.PlacementClient):
         return answer
 
 
+class CountingReportClient(RacingReportClient):
+    """Placement, with the claims asked of it, in order."""
+
+    def __init__(self, after_candidates=lambda: None):
+        super().__init__(after_candidates)
+        self.claims = []
+
+    def claim_all(self, requests, project_id, user_id):
+        self.claims.append(('together', len(requests)))
+        return super().claim_all(requests, project_id, user_id)
+
+    def claim_resources(self, consumer_uuid, allocation_request, project_id,
+                        user_id):
+        self.claims.append(('alone', consumer_uuid))
+        return super().claim_resources(consumer_uuid, allocation_request,
+                                       project_id, user_id)
+
+
 class FilterSchedulerTestCase(testtools.TestCase):
 
     def setUp(self):
@@ -287,6 +305,36 @@ class TestPlacement(FilterSchedulerTestCase):
                           scheduler.select_destinations, None,
                           make_spec(group=group), uuids)
         self.assertEqual([[], []], [self.held_by(u) for u in uuids])
+
+    def test_a_multi_create_claims_its_instances_in_one_request(self):
+        hosts = [make_host('h1'), make_host('h2')]
+        client = CountingReportClient()
+        lists = self.select(hosts, num=3, reportclient=client)
+        self.assertEqual([('together', 3)], client.claims)
+        for uuid, [chosen, *_alternates] in zip(self.uuids, lists):
+            self.assertEqual([chosen.compute_node_uuid], self.held_by(uuid))
+        self.assertEqual([2, 1], sorted(
+            (len(s.placed) for s in hosts), reverse=True))
+
+    def test_claims_refused_together_are_placed_and_claimed_alone(self):
+        # Another scheduler fills h2 right after the candidates are read:
+        # the instances placed on h1 and h2 cannot be claimed together.
+        hosts = [make_host('h1'), make_host('h2')]
+        self.placement.add_host_states(hosts)
+        client = CountingReportClient(lambda: self.take(hosts[1], 4096))
+        lists = self.select(hosts, num=2, reportclient=client)
+        self.assertEqual(('together', 2), client.claims[0])
+        self.assertEqual({'alone'}, {how for how, _ in client.claims[1:]})
+        self.assertEqual(set(self.uuids),
+                         {uuid for _, uuid in client.claims[1:]})
+        self.assertEqual(['h1', 'h1'],
+                         [chosen.service_host for chosen, *_ in lists])
+        for uuid in self.uuids:
+            self.assertEqual([hosts[0].uuid], self.held_by(uuid))
+        # What the first placing took from h2 was given back.
+        self.assertEqual(
+            [(set(self.uuids), 2, 4096 - 1024), (set(), 0, 4096)],
+            [(s.placed, s.num_instances, s.free_ram_mb) for s in hosts])
 
     def test_only_the_offered_hosts_are_read(self):
         hosts = [make_host('h1'), make_host('full')]
