@@ -162,6 +162,40 @@ class LiveMigrationTest(test_port_resources.PortServiceMixin,
             host: b['status'] for host, b in
             self.bindings(port['id']).items()})
 
+    def test_a_delete_during_the_transfer_removes_the_server_everywhere(self):
+        # The delete reaches the source while the transfer runs, and waits
+        # for it there; the destination's last step then finds the server
+        # being deleted and drops the guest it received.
+        server, port = self.boot_on_compute1('deleted-mid-lm')
+        self.migrate(server['id'])
+        fixtures.wait_for(
+            lambda: self.migrations(server['id']) and self.migrations(
+                server['id'])[-1]['status'] == 'running',
+            30, interval=0.05, what='migration running')
+        response = self.admin.delete('/servers/%s' % server['id'])
+        self.assertEqual(204, response.status_code, response.text)
+        self.admin.wait_for_gone(server['id'])
+        [migration] = [m for m in self.migrations(server['id'])
+                       if m['dest_compute'] == 'compute3']
+        self.assertEqual('completed', migration['status'])
+        self.assertEqual(({}, {}), (self.allocations(server['id']),
+                                    self.allocations(migration['uuid'])))
+        # The port is left unbound, on no host, and to no server.
+        self.assertEqual([''], list(self.bindings(port['id'])))
+        self.assertEqual(('', ''), (self.port(port['id'])['device_id'],
+                                    self.port(port['id'])['binding:host_id']))
+        # It was the race: the source saw its transfer end with the
+        # server being deleted.
+        self.assertIn('Instance %s was deleted as it finished its live '
+                      'migration' % server['id'],
+                      self.plane.daemons['compute1'].log())
+        for host in ('compute1', 'compute3'):
+            errors = [line for line in self.plane.daemons[host].log()
+                      .splitlines() if ' ERROR ' in line and
+                      server['id'] in line]
+            self.assertEqual([], errors, host)
+        # (The audit after the test finds no guest left on either host.)
+
     def anti_affinity_pair(self, name):
         """The ids of two members of a new anti-affinity group, the first
         on compute1, the second on compute3."""
