@@ -7,6 +7,7 @@ import datetime
 from oslo_serialization import jsonutils
 import oslo_messaging as messaging
 from oslo_utils import uuidutils
+from oslo_versionedobjects import base as ovo_base
 from oslo_versionedobjects import fixture as ovo_fixture
 import sqlalchemy as sa
 import testtools
@@ -258,6 +259,36 @@ class DatabaseTestCase(testtools.TestCase):
         other = objects.Instance.get_by_uuid(self.context, instance.uuid)
         other.task_state = task_state
         other.save()
+
+
+class TestWhatChanged(testtools.TestCase):
+    """NovaLiteObject.obj_what_changed answers as oslo's, which reads
+    every field to find the objects among them."""
+
+    def setUp(self):
+        super().setUp()
+        objects.register_all()
+
+    def oslo_answer(self, obj):
+        return ovo_base.VersionedObject.obj_what_changed(obj)
+
+    def test_nested_objects_changed_in_place_count(self):
+        instance = objects.Instance(uuid=uuidutils.generate_uuid(),
+                                    flavor=make_flavor(), old_flavor=None,
+                                    block_device_mapping=[])
+        instance.obj_reset_changes(recursive=True)
+        self.assertEqual(set(), instance.obj_what_changed())
+        instance.flavor.name = 'renamed'
+        instance.host = 'compute1'
+        self.assertEqual({'flavor', 'host'}, instance.obj_what_changed())
+        self.assertEqual(self.oslo_answer(instance),
+                         base.NovaLiteObject.obj_what_changed(instance))
+
+    def test_an_object_without_object_fields(self):
+        node = objects.ComputeNode(host='compute1', running_vms=1)
+        node.obj_reset_changes(['host'])
+        self.assertEqual({'running_vms'}, node.obj_what_changed())
+        self.assertEqual(self.oslo_answer(node), node.obj_what_changed())
 
 
 class TestInstance(DatabaseTestCase):
