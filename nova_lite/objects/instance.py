@@ -129,6 +129,11 @@ class Instance(base.NovaLiteObject):
 
     def obj_reset_changes(self, fields=None, recursive=False):
         super().obj_reset_changes(fields, recursive=recursive)
+        self._remember_originals(fields)
+
+    def _remember_originals(self, fields=None):
+        """What the dicts changed in place (``_CHANGED_IN_PLACE``) among
+        ``fields`` (None: all) are compared with from now on."""
         originals = self.__dict__.setdefault('_originals', {})
         for name in self._CHANGED_IN_PLACE:
             if (fields is None or name in fields) and \
@@ -145,11 +150,8 @@ class Instance(base.NovaLiteObject):
         # system_metadata in place (a resize's old vm state, a shelve's
         # image), and that change would not be seen, sent nor saved.
         self = super()._obj_from_primitive(context, objver, primitive)
-        originals = self.__dict__.setdefault('_originals', {})
-        for name in self._CHANGED_IN_PLACE:
-            if self.obj_attr_is_set(name) and \
-                    name not in self._changed_fields:
-                originals[name] = dict(getattr(self, name))
+        self._remember_originals([name for name in self._CHANGED_IN_PLACE
+                                  if name not in self._changed_fields])
         return self
 
     def obj_what_changed(self):

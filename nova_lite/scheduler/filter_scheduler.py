@@ -577,21 +577,40 @@ class FilterScheduler:
         project_id = spec.project_id or context.project_id
         user_id = spec.user_id or context.user_id
 
-        def claim(state, instance_uuid):
-            for request in offers.get(state.uuid, ()):
-                try:
-                    taken = self.reportclient.claim_resources(
-                        instance_uuid, request, project_id, user_id)
-                except placement_client.PlacementUnavailable as e:
-                    raise exception.PlacementUnreachable(
-                        reason='the claim on %s could not be written to '
-                               'placement (%s)' % (state.host, e))
-                if taken:
+        def written(what, write, requests):
+            """Whether placement took the claims ``write()`` asks for:
+            ``requests`` ({instance uuid: allocation request}), then
+            kept in ``claims``."""
+            try:
+                taken = write()
+            except placement_client.PlacementUnavailable as e:
+                raise exception.PlacementUnreachable(
+                    reason='%s could not be written to placement (%s)' %
+                    (what, e))
+            if taken:
+                for instance_uuid, request in requests.items():
                     claims[instance_uuid] = (
                         request, placement_client.NEW_CONSUMER_GENERATION,
                         project_id, user_id)
+            return taken
+
+        def claim(state, instance_uuid):
+            for request in offers.get(state.uuid, ()):
+                if written('the claim on %s' % state.host,
+                           lambda: self.reportclient.claim_resources(
+                               instance_uuid, request, project_id, user_id),
+                           {instance_uuid: request}):
                     return True
             return False
+
+        def claim_together(later):
+            requests = {uuid: request
+                        for uuid, (_state, request) in later.items()}
+            return written(
+                'the claims of %d instances' % len(requests),
+                lambda: self.reportclient.claim_all(requests, project_id,
+                                                    user_id),
+                requests)
 
         def set_aside():
             # Only for a NoValidHost's explanation: every other host.
@@ -637,8 +656,7 @@ class FilterScheduler:
                     # claimed alone, as below.
                     later = {}
                     chosen = place(_claim_later(offers, later))
-                    if not self._claim_together(later, project_id, user_id,
-                                                claims):
+                    if not claim_together(later):
                         for uuid, (state, _request) in later.items():
                             state.give_back_instance(spec, uuid)
                         chosen = place(claim)
@@ -686,26 +704,6 @@ class FilterScheduler:
                  ', '.join(s[0].service_host for s in selections),
                  ' (%d adopted)' % len(adopted) if adopted else '')
         return selections
-
-    def _claim_together(self, later, project_id, user_id, claims):
-        """Write the claims ``later`` ({instance uuid: (host state,
-        allocation request)}) in one request and add them to ``claims``:
-        whether placement took them."""
-        requests = {uuid: request for uuid, (_state, request)
-                    in later.items()}
-        try:
-            taken = self.reportclient.claim_all(requests, project_id,
-                                                user_id)
-        except placement_client.PlacementUnavailable as e:
-            raise exception.PlacementUnreachable(
-                reason='the claims could not be written to placement '
-                       '(%s)' % e)
-        if taken:
-            for instance_uuid, request in requests.items():
-                claims[instance_uuid] = (
-                    request, placement_client.NEW_CONSUMER_GENERATION,
-                    project_id, user_id)
-        return taken
 
     def _adopted_hosts(self, context, spec, adopted):
         """{instance uuid: the HostState of the compute node its adopted
