@@ -94,6 +94,18 @@ class TestBenchmarksRun(testtools.TestCase):
         # The take-over and the last save, each with its action event.
         self.assertIn('statements_per_build: 8.0', output)
 
+    def test_wire_bench(self):
+        output = self.bench('wire_bench.py', '--calls', '5',
+                            expect='5 calls each')
+        for name in ('save_wire_us_whole', 'save_wire_us_sent',
+                     'obj_what_changed_us', 'obj_to_primitive_us'):
+            self.assertRegex(output, r'%s: [0-9.]+\n' % name)
+        # A save sends less than the whole instance.
+        whole, sent = (int(re.search(r'save_wire_bytes_%s: (\d+)' % name,
+                                     output).group(1))
+                       for name in ('whole', 'sent'))
+        self.assertLess(sent, whole)
+
     def test_list_bench(self):
         output = self.bench('list_bench.py', '--servers', '30', '--limit',
                             '10', '--repeat', '2', expect='pages of 10')
