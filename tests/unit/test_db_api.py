@@ -147,6 +147,55 @@ class PlacementEngineTestCase(testtools.TestCase):
                          engine.pool._reset_on_return)
         # The ping of an idle connection (_fewer_round_trips).
         self.assertTrue(engine.pool.dispatch.checkout)
+        # The process's one TLS context (_one_tls_context).
+        self.assertTrue(engine.dialect.dispatch.do_connect)
+
+
+class SharedTlsContextTestCase(testtools.TestCase):
+    """PyMySQL's opportunistic TLS context is built once per process,
+    not on each connection."""
+
+    def connected(self, engine, **params):
+        params = dict(host='127.0.0.1', defer_connect=True, **params)
+        made = [listener(engine.dialect, None, [], params)
+                for listener in engine.dialect.dispatch.do_connect]
+        self.assertEqual(1, len(made))
+        return made[0]
+
+    def setUp(self):
+        super().setUp()
+        self.engine = sa.create_engine('mysql+pymysql://u:p@127.0.0.1:1/x')
+        self.addCleanup(self.engine.dispose)
+        db._one_tls_context(self.engine)
+
+    def test_connections_that_ask_for_no_tls_share_one_context(self):
+        first = self.connected(self.engine)
+        second = self.connected(self.engine)
+        self.assertIsInstance(first, pymysql.connections.Connection)
+        self.assertIs(first.ctx, second.ctx)
+        self.assertFalse(first._ssl_required)
+
+    def test_the_shared_context_is_the_one_pymysql_would_build(self):
+        shared = self.connected(self.engine).ctx
+        own = pymysql.connections.Connection(
+            host='127.0.0.1', defer_connect=True).ctx
+        self.assertIsNot(shared, own)
+        for name in ('verify_mode', 'check_hostname', 'options',
+                     'verify_flags', 'minimum_version', 'protocol'):
+            self.assertEqual(getattr(own, name), getattr(shared, name),
+                             name)
+
+    def test_a_connection_that_asks_for_tls_builds_its_own(self):
+        shared = self.connected(self.engine).ctx
+        asked = self.connected(self.engine, ssl={'verify_mode': 'none'})
+        self.assertIsNot(shared, asked.ctx)
+        self.assertTrue(asked._ssl_required)
+
+    def test_only_pymysql_engines_get_it(self):
+        engine = sa.create_engine('sqlite://')
+        self.addCleanup(engine.dispose)
+        db._one_tls_context(engine)
+        self.assertFalse(engine.dialect.dispatch.do_connect)
 
 
 class _Record:
