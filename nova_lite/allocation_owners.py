@@ -76,8 +76,7 @@ def look(context, reportclient, known=None):
     consumers = sorted(allocations)
 
     def holders_in(cctxt, cell):
-        holders = {i.uuid for i in objects.InstanceList.get_by_filters(
-            cctxt, {'uuid': consumers})}
+        holders = objects.InstanceList.uuids_among(cctxt, consumers, {})
         if cell.uuid != cell_mapping_obj.CELL0_UUID:
             holders.update(m.uuid for m in objects.MigrationList
                            .get_by_filters(cctxt, {'uuids': consumers}))

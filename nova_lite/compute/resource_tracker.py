@@ -468,8 +468,9 @@ class ResourceTracker:
                         instance.uuid not in self._claiming and \
                         instance.task_state is None:
                     self._heal_allocation(context, instance, node)
-            for consumer in set(on_provider) - here - self._claiming:
-                self._remove_stale_consumer(context, consumer, node)
+            stale = set(on_provider) - here - self._claiming
+            if stale:
+                self._remove_stale_consumers(context, stale, node)
         except (placement_client.PlacementUnavailable,
                 placement_client.PlacementConflict) as e:
             LOG.warning('Allocation audit of %s incomplete (will retry): '
@@ -503,14 +504,27 @@ class ResourceTracker:
             LOG.info('Writing missing allocation of %s', instance.uuid)
             self._write_allocations(current, node, ports)
 
-    def _remove_stale_consumer(self, context, consumer, node):
-        """An allocation on this node whose consumer is not here."""
-        try:
-            instance = objects.Instance.get_by_uuid(
-                context.elevated(read_deleted='yes'), consumer)
-        except exception.InstanceNotFound:
-            self._remove_finished_move(context, consumer, node)
-            return
+    def _remove_stale_consumers(self, context, consumers, node):
+        """Allocations on this node whose consumers are not here.
+
+        Their instances are read in one call: while builds queue up for
+        this host, every one the scheduler has claimed it for and the
+        conductor has sent, but this compute has not taken over yet, is
+        such a consumer (hundreds, in a burst).
+        """
+        found = {i.uuid: i for i in objects.InstanceList.get_by_filters(
+            context.elevated(read_deleted='yes'),
+            {'uuid': sorted(consumers)})}
+        for consumer in sorted(consumers):
+            instance = found.get(consumer)
+            if instance is None:
+                self._remove_finished_move(context, consumer, node)
+            else:
+                self._remove_stale_consumer(consumer, instance, node)
+
+    def _remove_stale_consumer(self, consumer, instance, node):
+        """An allocation on this node whose consumer, ``instance``, is
+        not here."""
         if instance.deleted:
             LOG.info('Deleting allocations of %s: the instance is gone '
                      '(deleted while this compute was away)', consumer)

@@ -520,6 +520,41 @@ class TestPlacementReports(ResourceTrackerTestCase):
         self.assertEqual(
             {}, self.client().get_allocations(instance.uuid)['allocations'])
 
+    def test_audit_reads_the_holders_of_stale_allocations_in_one_call(self):
+        # A burst of builds queued for this host: each is an allocation
+        # whose instance is not listed here yet.
+        node = self.audit()
+        on_their_way = [self.make_instance(host=None)]
+        failed = self.make_instance(host=None)
+        failed.vm_state = states.ERROR
+        failed.task_state = None
+        failed.save()
+        deleted = self.make_instance(host=None)
+        not_created = uuidutils.generate_uuid()
+        for consumer in [i.uuid for i in on_their_way] + [
+                failed.uuid, deleted.uuid, not_created]:
+            self.scheduler_claim(node, consumer)
+        deleted.destroy()
+        reads = []
+        for owner, name in ((objects.Instance, 'get_by_uuid'),
+                            (objects.InstanceList, 'get_by_filters')):
+            real = getattr(owner, name)
+
+            def counted(*args, real=real, name=name, **kwargs):
+                reads.append(name)
+                return real(*args, **kwargs)
+            self.useFixture(fixtures.MockPatchObject(owner, name, counted))
+        self.audit()
+        # The host's list, and one read of the four stale consumers.
+        self.assertEqual(['get_by_filters', 'get_by_filters'], reads)
+        held = {consumer: list(self.client().get_allocations(consumer)[
+            'allocations']) for consumer in [i.uuid for i in on_their_way]
+            + [failed.uuid, deleted.uuid, not_created]}
+        self.assertEqual(
+            dict({i.uuid: [node.uuid] for i in on_their_way},
+                 **{failed.uuid: [], deleted.uuid: [],
+                    not_created: [node.uuid]}), held)
+
     def test_claim_keeps_the_schedulers_identical_allocation(self):
         node = self.audit()
         instance = self.make_instance(memory_mb=512, root_gb=10)
