@@ -516,11 +516,11 @@ class ResourceTracker:
             context.elevated(read_deleted='yes'),
             {'uuid': sorted(consumers)})}
         for consumer in sorted(consumers):
-            instance = found.get(consumer)
-            if instance is None:
-                self._remove_finished_move(context, consumer, node)
-            else:
-                self._remove_stale_consumer(consumer, instance, node)
+            if consumer in found:
+                self._remove_stale_consumer(consumer, found[consumer], node)
+        unknown = set(consumers) - set(found)
+        if unknown:
+            self._remove_finished_moves(context, unknown, node)
 
     def _remove_stale_consumer(self, consumer, instance, node):
         """An allocation on this node whose consumer, ``instance``, is
@@ -561,29 +561,33 @@ class ResourceTracker:
                 placement_client.PlacementConflict):
             return {node.uuid}
 
-    def _remove_finished_move(self, context, consumer, node):
-        """A consumer with no instance record: a move's migration record
-        whose move is over holds nothing any more; anything else is most
-        likely a new instance the scheduler has just claimed this node for
-        and the conductor has not created yet -- left alone (an orphan is
-        what `nova-lite-manage placement audit` is for)."""
+    def _remove_finished_moves(self, context, consumers, node):
+        """Consumers with no instance record, read in one call: a move's
+        migration record whose move is over holds nothing any more;
+        anything else is most likely a new instance the scheduler has just
+        claimed this node for and the conductor has not created yet --
+        left alone (an orphan is what `nova-lite-manage placement audit`
+        is for)."""
         try:
-            migration = objects.Migration.get_by_uuid(context, consumer)
-        except exception.NotFound:
-            LOG.debug('Allocation of %s on %s has no instance record (yet); '
-                      'leaving it', consumer, node.hypervisor_hostname)
-            return
+            migrations = {m.uuid: m for m in
+                          objects.MigrationList.get_by_uuids(
+                              context, sorted(consumers))}
         except Exception as e:
-            LOG.debug('Consumer %s not looked up as a migration: %s',
-                      consumer, e)
+            LOG.debug('Consumers %s not looked up as migrations: %s',
+                      sorted(consumers), e)
             return
-        if migration.in_progress:
-            return
-        LOG.info('Deleting the allocation of migration %s (%s of %s, now '
-                 '%s) on %s', consumer, migration.migration_type,
-                 migration.instance_uuid, migration.status,
-                 node.hypervisor_hostname)
-        self.reportclient.delete_allocations(consumer)
+        for consumer in sorted(consumers):
+            migration = migrations.get(consumer)
+            if migration is None:
+                LOG.debug('Allocation of %s on %s has no instance record '
+                          '(yet); leaving it', consumer,
+                          node.hypervisor_hostname)
+            elif not migration.in_progress:
+                LOG.info('Deleting the allocation of migration %s (%s of '
+                         '%s, now %s) on %s', consumer,
+                         migration.migration_type, migration.instance_uuid,
+                         migration.status, node.hypervisor_hostname)
+                self.reportclient.delete_allocations(consumer)
 
     # -- claims ---------------------------------------------------------------
 

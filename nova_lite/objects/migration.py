@@ -237,7 +237,8 @@ class Migration(base.NovaLiteObject):
 class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version
     # Version 1.1: Added get_resizes_of_host()
-    VERSION = '1.1'
+    # Version 1.2: Added get_by_uuids()
+    VERSION = '1.2'
 
     fields = {'objects': fields.ListOfObjectsField('Migration')}
 
@@ -265,6 +266,15 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     def get_by_instance(cls, context, instance_uuid):
         return cls._query(context,
                           models.Migration.instance_uuid == instance_uuid)
+
+    @classmethod
+    @base.remotable
+    def get_by_uuids(cls, context, uuids):
+        """The migrations among ``uuids``; those with no record are left
+        out. For a compute's audit of the allocations on its node."""
+        if not uuids:
+            return cls(context, objects=[])
+        return cls._query(context, models.Migration.uuid.in_(sorted(uuids)))
 
     @classmethod
     @base.remotable

@@ -71,6 +71,9 @@ SERVICE_VERSION_HISTORY = (
     # Version 16: Instance 1.4 (save records a compute's action event in
     # the same conductor call; conductors first, as always)
     {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.7'},
+    # Version 17: MigrationList 1.2 (get_by_uuids: a compute's audit reads
+    # the migrations among its node's stale consumers in one call)
+    {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.7'},
 )
 
 _COLUMNS = ('id', 'uuid', 'host', 'binary', 'topic', 'report_count',

@@ -520,9 +520,23 @@ class TestPlacementReports(ResourceTrackerTestCase):
         self.assertEqual(
             {}, self.client().get_allocations(instance.uuid)['allocations'])
 
+    def migration(self, status):
+        """A cold migration's record (its uuid a consumer, as a move's
+        source side is) in ``status``."""
+        server = self.make_instance(host='elsewhere')
+        migration = objects.Migration(
+            self.context, instance_uuid=server.uuid,
+            migration_type='migration', status=status,
+            source_compute=HOST, source_node=self.node,
+            dest_compute='elsewhere', dest_node='elsewhere')
+        migration.create()
+        return migration
+
     def test_audit_reads_the_holders_of_stale_allocations_in_one_call(self):
         # A burst of builds queued for this host: each is an allocation
-        # whose instance is not listed here yet.
+        # whose instance is not listed here yet. Among them, the source
+        # sides of two moves: one still going, one over.
+        self.config.config(cpu_allocation_ratio=2.0)
         node = self.audit()
         on_their_way = [self.make_instance(host=None)]
         failed = self.make_instance(host=None)
@@ -530,30 +544,39 @@ class TestPlacementReports(ResourceTrackerTestCase):
         failed.task_state = None
         failed.save()
         deleted = self.make_instance(host=None)
-        not_created = uuidutils.generate_uuid()
-        for consumer in [i.uuid for i in on_their_way] + [
-                failed.uuid, deleted.uuid, not_created]:
-            self.scheduler_claim(node, consumer)
+        not_created = [uuidutils.generate_uuid() for _ in range(2)]
+        moving = self.migration('migrating')
+        moved = self.migration('confirmed')
+        consumers = [i.uuid for i in on_their_way] + [
+            failed.uuid, deleted.uuid, moving.uuid, moved.uuid] + not_created
+        for consumer in consumers:
+            self.scheduler_claim(node, consumer, memory_mb=64)
         deleted.destroy()
         reads = []
         for owner, name in ((objects.Instance, 'get_by_uuid'),
-                            (objects.InstanceList, 'get_by_filters')):
+                            (objects.InstanceList, 'get_by_filters'),
+                            (objects.Migration, 'get_by_uuid'),
+                            (objects.MigrationList, 'get_by_uuids')):
             real = getattr(owner, name)
 
-            def counted(*args, real=real, name=name, **kwargs):
-                reads.append(name)
+            def counted(*args, real=real, owner=owner, name=name,
+                        **kwargs):
+                reads.append('%s.%s' % (owner.__name__, name))
                 return real(*args, **kwargs)
             self.useFixture(fixtures.MockPatchObject(owner, name, counted))
         self.audit()
-        # The host's list, and one read of the four stale consumers.
-        self.assertEqual(['get_by_filters', 'get_by_filters'], reads)
+        # The host's list, one read of the stale consumers' instances and
+        # one of the migrations among those with none.
+        self.assertEqual(['InstanceList.get_by_filters',
+                          'InstanceList.get_by_filters',
+                          'MigrationList.get_by_uuids'], reads)
         held = {consumer: list(self.client().get_allocations(consumer)[
-            'allocations']) for consumer in [i.uuid for i in on_their_way]
-            + [failed.uuid, deleted.uuid, not_created]}
+            'allocations']) for consumer in consumers}
         self.assertEqual(
             dict({i.uuid: [node.uuid] for i in on_their_way},
                  **{failed.uuid: [], deleted.uuid: [],
-                    not_created: [node.uuid]}), held)
+                    moving.uuid: [node.uuid], moved.uuid: []},
+                 **{uuid: [node.uuid] for uuid in not_created}), held)
 
     def test_claim_keeps_the_schedulers_identical_allocation(self):
         node = self.audit()

@@ -59,7 +59,7 @@ OBJECT_HASHES = {
     'QuotaClass': '1.0-1d8d55efb0d92254d6fa7ca6c5346f49',
     'LiveMigrateData': '1.0-09af264c3779d8f7e6f5e5744a9366f5',
     'Migration': '1.4-c82ed16d5a77cc4b80446c675070d63d',
-    'MigrationList': '1.1-1e2e3a7d9a67eb3af7f8a5320c91fd5f',
+    'MigrationList': '1.2-b4ec1a227e3c95ed769d35e542b74009',
     'NetworkRequest': '1.0-724e969a2f094fc2427e729ca87d5d72',
     'NetworkRequestList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
     'RequestGroup': '1.0-58af1ebc52025f911871f1edeaba1cc4',
