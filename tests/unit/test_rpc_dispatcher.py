@@ -23,6 +23,7 @@ from nova_lite import rpc
 from tests.unit import fixtures as nova_fixtures
 
 TOPIC = 'hostile-test'
+UUID = '3f1c9a52-6b7e-4d3a-9c55-0d2e8f41a7b6'
 
 
 class Endpoint:
@@ -195,7 +196,7 @@ class TestRefusedMessages(testtools.TestCase):
         self._assert_still_serving()
 
     def test_object_of_an_unknown_version_is_unreadable(self):
-        primitive = objects.Instance(uuid='u1').obj_to_primitive()
+        primitive = objects.Instance(uuid=UUID).obj_to_primitive()
         primitive['nova_lite_object.version'] = '99.0'
         error = self.assertRaises(exception.UnreadableObject,
                                   self._client().call, self.context,
@@ -204,8 +205,8 @@ class TestRefusedMessages(testtools.TestCase):
         self._assert_still_serving()
 
     def test_a_good_call_still_works(self):
-        instance = objects.Instance(uuid='u1')
-        self.assertEqual('u1', self._client().call(
+        instance = objects.Instance(uuid=UUID)
+        self.assertEqual(UUID, self._client().call(
             self.context, 'terminate_instance', instance=instance))
         self.assertEqual('', self.log.output)
 

@@ -15,6 +15,8 @@ from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import base
 
+UUID = '3f1c9a52-6b7e-4d3a-9c55-0d2e8f41a7b6'
+
 
 class TestUnreadablePrimitives(testtools.TestCase):
 
@@ -24,7 +26,7 @@ class TestUnreadablePrimitives(testtools.TestCase):
         self.log = self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
         self.serializer = base.NovaLiteObjectSerializer()
         self.context = nova_context.get_admin_context()
-        self.primitive = objects.Instance(uuid='u1').obj_to_primitive()
+        self.primitive = objects.Instance(uuid=UUID).obj_to_primitive()
 
     def _unreadable(self, **changes):
         primitive = dict(self.primitive)
@@ -60,7 +62,7 @@ class TestUnreadablePrimitives(testtools.TestCase):
         self.assertIn('its data is not a mapping', error.message)
 
     def test_field_of_the_wrong_type(self):
-        error = self._unreadable(data={'uuid': 'u1', 'vcpus': 'many'})
+        error = self._unreadable(data={'uuid': UUID, 'vcpus': 'many'})
         self.assertIn('Cannot read object nova_lite.Instance: ValueError',
                       error.message)
 
@@ -73,4 +75,4 @@ class TestUnreadablePrimitives(testtools.TestCase):
     def test_a_good_primitive_still_reads(self):
         instance = self.serializer.deserialize_entity(self.context,
                                                       dict(self.primitive))
-        self.assertEqual('u1', instance.uuid)
+        self.assertEqual(UUID, instance.uuid)
