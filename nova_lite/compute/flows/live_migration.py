@@ -48,6 +48,7 @@ their undos, from there it finishes the move.
 """
 
 from oslo_log import log as logging
+import oslo_messaging as messaging
 
 from nova_lite.compute.flows import common
 from nova_lite.compute import instance_actions
@@ -57,6 +58,7 @@ from nova_lite import exception
 from nova_lite import flow as flows
 from nova_lite import lifecycle
 from nova_lite import objects
+from nova_lite import outage
 
 CONF = nova_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -285,8 +287,14 @@ def finish(compute, context, instance, migration, migrate_data):
                     'now; the audit of %s will: %s', instance.uuid,
                     migration.uuid, compute.host, e)
     try:
-        compute.compute_rpcapi.post_live_migration_at_destination(
-            context, instance, dest, migrate_data)
+        # Safe to repeat (the destination takes over a server it already
+        # holds as done): a call whose request or answer a broker blink
+        # lost is sent again, until [DEFAULT] outage_wait is over.
+        outage.ride_out(
+            lambda: compute.compute_rpcapi.post_live_migration_at_destination(
+                context, instance, dest, migrate_data),
+            outage.BROKER_AWAY + (messaging.MessagingTimeout,),
+            'Handing %s over to %s' % (instance.uuid, dest))
     except exception.UnexpectedDeletingTaskStateError:
         # Deleted meanwhile: the destination dropped its guest, and the
         # delete (waiting for this flow to let the server go) removes
@@ -338,6 +346,9 @@ def take_over(compute, context, instance, migration, steps):
 
 
 def post_at_destination(compute, context, instance, migrate_data):
+    """Take over the live migrated server. Asked again (the source's
+    call, or its answer, was lost to a broker blink), a server already
+    taken over -- here, with no task -- is done."""
     compute.driver.accept_migrated(instance)
     instance.host = compute.host
     instance.node = migrate_data.dest_node or compute.driver.nodename
@@ -348,6 +359,12 @@ def post_at_destination(compute, context, instance, migrate_data):
     except exception.UnexpectedDeletingTaskStateError:
         compute.driver.destroy(context, instance)
         raise
+    except exception.UnexpectedTaskStateError:
+        current = objects.Instance.get_by_uuid(context, instance.uuid)
+        if current.host != compute.host or current.task_state is not None:
+            raise
+        LOG.info('Instance %s was taken over here already', instance.uuid)
+        instance = current
     compute.rt.track_instance(context, instance, instance.node)
 
 

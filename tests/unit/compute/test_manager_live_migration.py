@@ -16,6 +16,7 @@ scheduler); the server's port with an INACTIVE binding on ``dst`` whose
 ``allocation`` is the destination's bandwidth provider.
 """
 
+import fixtures
 import futurist
 import oslo_messaging as messaging
 
@@ -26,6 +27,7 @@ from nova_lite import exception
 from nova_lite import objects
 from nova_lite.virt import fake
 from tests.unit.compute import test_manager_moves as manager_fixtures
+from tests.unit.conductor import test_build_task
 from tests.unit.conductor import test_live_migrate_task as live_fakes
 
 GUEST_MEMORY = fake.FakeDriver.GUEST_MEMORY_BYTES
@@ -450,13 +452,122 @@ class UnreachableDestinationRPC(DirectComputeRPC):
         raise messaging.MessagingTimeout('no answer from dst')
 
 
-class TestDestinationCannotFinish(LiveMigrationTestCase):
+class BlinkingBrokerRPC(DirectComputeRPC):
+    """RabbitMQ blinks as the source hands the server over: the first
+    post_live_migration_at_destination is not delivered (``lost`` is
+    'request') or its answer is lost after the destination ran it
+    ('answer')."""
+
+    def __init__(self, managers, status_of, lost):
+        super().__init__(managers, status_of)
+        self.lost = lost
+
+    def post_live_migration_at_destination(self, context, instance, host,
+                                           migrate_data):
+        tries = self.methods().count('post_live_migration_at_destination')
+        if tries == 0 and self.lost == 'request':
+            self.calls.append(('post_live_migration_at_destination', host,
+                               self.status_of()))
+            raise messaging.MessageDeliveryFailure('broker away')
+        result = super().post_live_migration_at_destination(
+            context, instance, host, migrate_data)
+        if tries == 0 and self.lost == 'answer':
+            raise messaging.MessagingTimeout('no reply on topic compute')
+        return result
+
+
+class OutageClockMixin:
+    """The outage clock only: pauses between tries take no time."""
+
+    def use_outage_clock(self, wait):
+        clock = test_build_task.FakeClock()
+        self.pauses = clock.pauses
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+        self.config.config(outage_wait=wait)
+
+
+class TestHandOverRidesOutABrokerBlink(LiveMigrationTestCase,
+                                       OutageClockMixin):
+    """The hand-over is made again after a blink, and a destination asked
+    again for a server it took over already is done: the move completes,
+    with no fault."""
+
+    def hand_over(self, lost):
+        self.use_outage_clock(wait=30)
+        self.rpc = BlinkingBrokerRPC({'dst': self.dest},
+                                     lambda: self.stored_migration().status,
+                                     lost)
+        self.manager.compute_rpcapi = self.rpc
+        self.live_migrate()
+
+    def assertCompletedOnTheDestination(self):
+        self.assertEqual([1], self.pauses)
+        self.assertEqual(['pre_live_migration'] +
+                         ['post_live_migration_at_destination'] * 2,
+                         self.rpc.methods())
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ACTIVE, None, 'dst', 'dst', None),
+                         (stored.vm_state, stored.task_state, stored.host,
+                          stored.node, stored.fault))
+        self.assertEqual('completed', self.stored_migration().status)
+        self.assertEqual(([], [self.instance.uuid]),
+                         (self.guests(), self.guests(self.dest)))
+        self.assertIn(self.instance.uuid, self.dest.rt.tracked)
+        self.assertEqual(
+            (self.allocation_on('dst'), {},
+             {'dst': ('ACTIVE', {'allocation': self.nics['dst']})}),
+            (self.resources(self.instance.uuid),
+             self.resources(self.migration.uuid), self.bindings()))
+
+    def test_a_request_the_broker_did_not_deliver_is_sent_again(self):
+        self.hand_over('request')
+        self.assertCompletedOnTheDestination()
+
+    def test_an_answer_lost_after_the_destination_took_it_over(self):
+        self.hand_over('answer')
+        self.assertCompletedOnTheDestination()
+
+
+class TestDestinationTakesOverOnce(LiveMigrationTestCase):
+
+    def test_asked_again_it_is_done(self):
+        self.live_migrate()
+        again = objects.Instance.get_by_uuid(self.context,
+                                             self.instance.uuid)
+        again.host, again.task_state = 'src', states.MIGRATING
+        again.obj_reset_changes()  # as the source's copy still says
+        self.dest.post_live_migration_at_destination(
+            self.context, again, self.migrate_data)
+        stored = self.stored(self.instance)
+        self.assertEqual((states.ACTIVE, None, 'dst'),
+                         (stored.vm_state, stored.task_state, stored.host))
+
+    def test_a_server_that_went_elsewhere_is_not_taken(self):
+        moved = self.stored(self.instance)
+        moved.task_state = None  # rolled back to its source meanwhile
+        moved.save()
+        self.assertRaises(exception.UnexpectedTaskStateError,
+                          self.dest.post_live_migration_at_destination,
+                          self.context, self.instance, self.migrate_data)
+        self.assertEqual('src', self.stored(self.instance).host)
+
+
+class TestDestinationCannotFinish(LiveMigrationTestCase, OutageClockMixin):
 
     def setUp(self):
         super().setUp()
+        self.use_outage_clock(wait=10)
         self.manager.compute_rpcapi = UnreachableDestinationRPC(
             {'dst': self.dest}, lambda: self.stored_migration().status)
         self.live_migrate()
+
+    def test_it_was_asked_until_the_outage_wait_was_over(self):
+        self.assertEqual([1, 2, 4], self.pauses)
+        self.assertEqual(4, self.rpc_calls())
+
+    def rpc_calls(self):
+        return self.manager.compute_rpcapi.methods().count(
+            'post_live_migration_at_destination')
 
     def test_the_server_is_error_on_the_destination_with_a_fault(self):
         stored = self.stored(self.instance)
