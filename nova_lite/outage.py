@@ -47,16 +47,16 @@ def sleep(seconds):
     time.sleep(seconds)
 
 
-def ride_out(call, transient, what, wait=None):
+def ride_out(call, transient, what, wait=None, unless=()):
     """``call()``, made again after each pause while it raises one of
-    ``transient`` (exception types); the last failure is raised once the
-    wait is over. ``what`` names the work for the log ("the build of
-    X")."""
+    ``transient`` (exception types) but none of ``unless``; the last
+    failure is raised once the wait is over. ``what`` names the work for
+    the log ("the build of X")."""
     for pause in itertools.chain(pauses(wait), [None]):
         try:
             return call()
         except transient as error:
-            if pause is None:
+            if pause is None or isinstance(error, unless):
                 raise
             LOG.warning('%s waits for an outage to end (%s); trying again '
                         'in %d s', what, error, pause)

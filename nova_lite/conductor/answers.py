@@ -13,7 +13,10 @@ time, a fault is recorded twice. So the conductor runs each id once:
 - a repeat of a call still running waits for it and gets its answer.
 
 Only writes are kept: a read asked again is run again
-(``ConductorManager``). Answers are kept for ``[DEFAULT] outage_wait`` plus
+(``ConductorManager``), and so is a write refused because its database
+could not serve it (DatabaseUnavailable: nothing of it was written), so
+that a compute asking again once the database is back gets it done.
+Answers are kept for ``[DEFAULT] outage_wait`` plus
 ``rpc_response_timeout`` (how long a compute keeps asking), at most
 ``MOST`` of them, oldest forgotten first. A repeat that reaches another
 conductor, or this one restarted, is run again; the flows are built for
@@ -26,11 +29,20 @@ import threading
 import time
 
 from nova_lite import conf as nova_conf
+from nova_lite import exception
 
 CONF = nova_conf.CONF
 
 # How many answers a conductor keeps at most.
 MOST = 4096
+
+
+def _not_run(error):
+    """Whether ``error`` says the database did none of the call: it
+    could not be reached, or refused to serve (a Galera node out of its
+    cluster). A connection lost mid-way may have committed."""
+    return isinstance(error, exception.DatabaseUnavailable) and \
+        not isinstance(error, exception.DatabaseConnectionLost)
 
 
 class _Call:
@@ -73,6 +85,10 @@ class Answers:
             call.result = run()
         except Exception as error:
             call.error = error
+            if _not_run(error):
+                with self._lock:
+                    if self._calls.get(call_id) is call:
+                        del self._calls[call_id]
             raise
         finally:
             call.finished_at = time.monotonic()

@@ -70,12 +70,17 @@ class ConductorAPI:
             objmethod=objmethod, args=args, kwargs=kwargs)
 
     def _object_call(self, context, method, what, **kwargs):
-        """An object call, asked again while the broker is away or the
+        """An object call, asked again while the broker is away, the
         answer does not come (the broker restarted under it, the
-        conductor did), for up to [DEFAULT] outage_wait: a compute that
-        cannot read or write its records has nothing else to do. From
-        1.4 the call carries an id, and a conductor runs it once however
-        often it is asked (``conductor/answers.py``)."""
+        conductor did) or the conductor's database cannot serve it (it
+        restarts, a Galera node rejoins its cluster), for up to [DEFAULT]
+        outage_wait: a compute that cannot read or write its records has
+        nothing else to do. From 1.4 the call carries an id, and a
+        conductor runs it once however often it is asked
+        (``conductor/answers.py``) -- but again when its database did
+        none of it. A connection lost mid-way, which the conductor tried
+        again already and whose write may have happened, is not asked
+        again."""
         if self.client.can_send_version('1.4'):
             cctxt = self.client.prepare(version='1.4')
             kwargs['call_id'] = uuidutils.generate_uuid()
@@ -83,8 +88,10 @@ class ConductorAPI:
             cctxt = self.client.prepare()
         return outage.ride_out(
             lambda: cctxt.call(context, method, **kwargs),
-            (messaging.MessagingTimeout,) + outage.BROKER_AWAY,
-            'The conductor call %s' % what)
+            (messaging.MessagingTimeout, exception.DatabaseUnavailable) +
+            outage.BROKER_AWAY,
+            'The conductor call %s' % what,
+            unless=exception.DatabaseConnectionLost)
 
     def object_backport_versions(self, context, objinst, object_versions):
         cctxt = self.client.prepare()

@@ -22,6 +22,7 @@ from nova_lite.conductor import answers
 from nova_lite.conductor import manager as conductor_manager
 from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite import context as nova_context
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite import outage
 from nova_lite import rpc
@@ -56,6 +57,25 @@ class TestAnswers(testtools.TestCase):
         self.assertRaises(ValueError, self.run_once, 'c1', error=first)
         again = self.assertRaises(ValueError, self.run_once, 'c1')
         self.assertIs(first, again)
+        self.assertEqual(['c1'], self.runs)
+
+    def test_a_call_its_database_did_none_of_is_run_again(self):
+        # The database could not serve it (a Galera node out of its
+        # cluster): asked again once it is back, it must be done.
+        down = exception.DatabaseUnavailable(url='x', reason='1047')
+        self.assertRaises(exception.DatabaseUnavailable, self.run_once,
+                          'c1', error=down)
+        self.assertEqual('done', self.run_once('c1'))
+        self.assertEqual(['c1', 'c1'], self.runs)
+
+    def test_a_call_whose_connection_was_lost_midway_is_not(self):
+        # It may have committed: the repeat gets its error again.
+        lost = exception.DatabaseConnectionLost(url='x', reason='2013')
+        self.assertRaises(exception.DatabaseConnectionLost, self.run_once,
+                          'c1', error=lost)
+        again = self.assertRaises(exception.DatabaseConnectionLost,
+                                  self.run_once, 'c1')
+        self.assertIs(lost, again)
         self.assertEqual(['c1'], self.runs)
 
     def test_calls_without_an_id_or_with_other_ids_all_run(self):
@@ -189,6 +209,22 @@ class _LosesTheFirstAnswer:
         return 'answer'
 
 
+class _DatabaseAwayOnce(_LosesTheFirstAnswer):
+    """A conductor endpoint whose database fails the first call with
+    ``error``, then serves."""
+
+    def __init__(self, error):
+        super().__init__(late_by=0)
+        self.error = error
+
+    def object_class_action_versions(self, context, *args, **kwargs):
+        answer = super().object_class_action_versions(context, *args,
+                                                      **kwargs)
+        if len(self.calls) == 1:
+            raise self.error
+        return answer
+
+
 class TestTheComputeAsksAgain(testtools.TestCase):
 
     def setUp(self):
@@ -198,8 +234,16 @@ class TestTheComputeAsksAgain(testtools.TestCase):
         self.config.config(rpc_response_timeout=1)
         self.useFixture(fixtures.MockPatchObject(outage, 'sleep'))
         objects.register_all()
-        self.endpoint = _LosesTheFirstAnswer(late_by=1.5)
-        server = rpc_server.RPCServer(
+        self.serve(_LosesTheFirstAnswer(late_by=1.5))
+        self.context = nova_context.get_admin_context()
+
+    def serve(self, endpoint):
+        """The conductor is ``endpoint`` (instead of the one before)."""
+        if getattr(self, 'server', None) is not None:
+            self.server.stop()
+            self.server.wait()
+        self.endpoint = endpoint
+        self.server = server = rpc_server.RPCServer(
             rpc.TRANSPORT,
             messaging.Target(topic=conductor_rpcapi.RPC_TOPIC,
                              server='conductor1'),
@@ -208,9 +252,12 @@ class TestTheComputeAsksAgain(testtools.TestCase):
                 rpc_dispatcher.DefaultRPCAccessPolicy),
             executor='threading')
         server.start()
-        self.addCleanup(server.wait)
-        self.addCleanup(server.stop)
-        self.context = nova_context.get_admin_context()
+        self.addCleanup(self.stop, server)
+
+    def stop(self, server):
+        if server is self.server:
+            server.stop()
+            server.wait()
 
     def ask(self):
         return conductor_rpcapi.ConductorAPI().object_class_action_versions(
@@ -235,3 +282,17 @@ class TestTheComputeAsksAgain(testtools.TestCase):
         self.endpoint.late_by = 0
         self.ask()
         self.assertEqual([None], self.endpoint.calls)
+
+    def test_a_call_its_database_could_not_serve_is_asked_again(self):
+        self.serve(_DatabaseAwayOnce(exception.DatabaseUnavailable(
+            url='mysql+pymysql://cell1', reason='(1047, WSREP has not yet '
+            'prepared node for application use)')))
+        self.assertEqual('answer', self.ask())
+        first, again = self.endpoint.calls
+        self.assertEqual(first, again)
+
+    def test_a_connection_lost_midway_is_not_asked_again(self):
+        self.serve(_DatabaseAwayOnce(exception.DatabaseConnectionLost(
+            url='mysql+pymysql://cell1', reason='(2013, Lost connection)')))
+        self.assertRaises(exception.DatabaseConnectionLost, self.ask)
+        self.assertEqual(1, len(self.endpoint.calls))
