@@ -54,6 +54,32 @@ class Config(fixtures.Fixture):
         self.conf.config(**kwargs)
 
 
+class OutageClock(fixtures.Fixture):
+    """``nova_lite.outage``'s clock, where a pause between two tries takes
+    no time: ``pauses`` lists them. Only that module's (oslo.db sleeps
+    with the time module's sleep(0) on every connection checkin). With
+    ``config`` and ``wait``, [DEFAULT] outage_wait is set too."""
+
+    def __init__(self, config=None, wait=None):
+        super().__init__()
+        self.config = config
+        self.wait = wait
+        self.now = 1000.0
+        self.pauses = []
+
+    def _setUp(self):
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', self))
+        if self.wait is not None:
+            self.config.config(outage_wait=self.wait)
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.pauses.append(seconds)
+        self.now += seconds
+
+
 class FakeRPC(fixtures.Fixture):
     """``rpc.init`` on the in-memory fake transport."""
 

@@ -35,7 +35,7 @@ from nova_lite import objects
 from tests.unit.compute import test_manager_interrupted
 from tests.unit.compute import test_manager_live_migration as live_fixtures
 from tests.unit.compute import test_move_flow_steps
-from tests.unit.conductor import test_build_task
+from tests.unit import fixtures as nl_fixtures
 from tests.unit import flow_steps
 
 IN_ORDER = list(live_migration.live_migration_undos(None, None, None, None))
@@ -196,12 +196,8 @@ class TestTheConductorBlinksAtARecord(StepTestCase):
 
     def setUp(self):
         super().setUp()
-        # The outage clock only (oslo.db yields with the time module's
-        # sleep(0) on every connection checkin).
-        clock = test_build_task.FakeClock()
-        self.pauses = clock.pauses
-        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
-        self.config.config(outage_wait=15)
+        self.pauses = self.useFixture(nl_fixtures.OutageClock(
+            self.config, wait=15)).pauses
         real = objects.Migration.record_flow
         self.records = []
 

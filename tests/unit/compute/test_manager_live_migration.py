@@ -16,7 +16,6 @@ scheduler); the server's port with an INACTIVE binding on ``dst`` whose
 ``allocation`` is the destination's bandwidth provider.
 """
 
-import fixtures
 import futurist
 import oslo_messaging as messaging
 
@@ -27,8 +26,8 @@ from nova_lite import exception
 from nova_lite import objects
 from nova_lite.virt import fake
 from tests.unit.compute import test_manager_moves as manager_fixtures
-from tests.unit.conductor import test_build_task
 from tests.unit.conductor import test_live_migrate_task as live_fakes
+from tests.unit import fixtures as nl_fixtures
 
 GUEST_MEMORY = fake.FakeDriver.GUEST_MEMORY_BYTES
 
@@ -476,24 +475,14 @@ class BlinkingBrokerRPC(DirectComputeRPC):
         return result
 
 
-class OutageClockMixin:
-    """The outage clock only: pauses between tries take no time."""
-
-    def use_outage_clock(self, wait):
-        clock = test_build_task.FakeClock()
-        self.pauses = clock.pauses
-        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
-        self.config.config(outage_wait=wait)
-
-
-class TestHandOverRidesOutABrokerBlink(LiveMigrationTestCase,
-                                       OutageClockMixin):
+class TestHandOverRidesOutABrokerBlink(LiveMigrationTestCase):
     """The hand-over is made again after a blink, and a destination asked
     again for a server it took over already is done: the move completes,
     with no fault."""
 
     def hand_over(self, lost):
-        self.use_outage_clock(wait=30)
+        self.pauses = self.useFixture(nl_fixtures.OutageClock(
+            self.config, wait=30)).pauses
         self.rpc = BlinkingBrokerRPC({'dst': self.dest},
                                      lambda: self.stored_migration().status,
                                      lost)
@@ -552,22 +541,20 @@ class TestDestinationTakesOverOnce(LiveMigrationTestCase):
         self.assertEqual('src', self.stored(self.instance).host)
 
 
-class TestDestinationCannotFinish(LiveMigrationTestCase, OutageClockMixin):
+class TestDestinationCannotFinish(LiveMigrationTestCase):
 
     def setUp(self):
         super().setUp()
-        self.use_outage_clock(wait=10)
+        self.pauses = self.useFixture(nl_fixtures.OutageClock(
+            self.config, wait=10)).pauses
         self.manager.compute_rpcapi = UnreachableDestinationRPC(
             {'dst': self.dest}, lambda: self.stored_migration().status)
         self.live_migrate()
 
     def test_it_was_asked_until_the_outage_wait_was_over(self):
         self.assertEqual([1, 2, 4], self.pauses)
-        self.assertEqual(4, self.rpc_calls())
-
-    def rpc_calls(self):
-        return self.manager.compute_rpcapi.methods().count(
-            'post_live_migration_at_destination')
+        self.assertEqual(4, self.manager.compute_rpcapi.methods().count(
+            'post_live_migration_at_destination'))
 
     def test_the_server_is_error_on_the_destination_with_a_fault(self):
         stored = self.stored(self.instance)

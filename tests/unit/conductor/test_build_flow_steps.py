@@ -20,7 +20,6 @@ placement app in this process, a stand-in scheduler that claims as the
 real one does.
 """
 
-import fixtures
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
@@ -28,8 +27,8 @@ from nova_lite.conductor.tasks import build
 from nova_lite import context as nova_context
 from nova_lite import exception
 from nova_lite import flow as flows
-from tests.unit.conductor import test_build_task
 from tests.unit.conductor import test_recover
+from tests.unit import fixtures as nl_fixtures
 from tests.unit import flow_steps
 
 STEPS = sorted(build.build_undos(None, None, None, None))
@@ -148,12 +147,7 @@ class TestEachStepMeetsADatabaseBlink(BuildFlowStepTestCase):
 
     def setUp(self):
         super().setUp()
-        # The build's own clock (the time module's sleep is oslo.db's
-        # too, which yields with sleep(0) on every connection checkin).
-        clock = test_build_task.FakeClock()
-        self.pauses = clock.pauses
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova_lite.outage.time', clock))
+        self.pauses = self.useFixture(nl_fixtures.OutageClock()).pauses
 
     def check_blink_at(self, step):
         request, spec = self.accepted()

@@ -66,21 +66,6 @@ class SchedulerWithoutPlacement(FakeScheduler):
         return super().select_destinations(context, spec, uuids)
 
 
-class FakeClock:
-    """time.monotonic and time.sleep, where sleeping takes no time."""
-
-    def __init__(self):
-        self.now = 1000.0
-        self.pauses = []
-
-    def monotonic(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.pauses.append(seconds)
-        self.now += seconds
-
-
 class BlinkingCompute:
     """Its casts cannot be delivered ``blinks`` times, then go out."""
 
@@ -229,9 +214,7 @@ class TestScheduleAndBuild(BuildTaskTestCase):
         scheduler = SchedulerWithoutPlacement(
             outages, [[self._selection()]], self.reportclient, error)
         compute = RecordingCompute()
-        clock = FakeClock()
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova_lite.outage.time', clock))
+        clock = self.useFixture(nl_fixtures.OutageClock())
         pauses = clock.pauses
         build.ScheduleAndBuildTask(self.context, scheduler, compute,
                                    [request], [spec], None,
@@ -587,8 +570,7 @@ class TestReschedule(BuildTaskTestCase):
         self.assertEqual({}, self._allocations(instance.uuid))
 
     def test_a_broker_blink_delays_the_cast_to_the_compute(self):
-        clock = FakeClock()
-        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+        clock = self.useFixture(nl_fixtures.OutageClock())
         request, spec = self._accepted()
         compute = BlinkingCompute(2)
         self._run(request, spec, [[self._selection()]], compute)
@@ -600,8 +582,7 @@ class TestReschedule(BuildTaskTestCase):
     def test_a_cast_waiting_for_the_broker_keeps_its_build_alive(self):
         # Each blink is a long one: the server's last write is aged past
         # any takeover timeout before the cast is tried again.
-        clock = FakeClock()
-        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+        self.useFixture(nl_fixtures.OutageClock())
         request, spec = self._accepted()
         compute = BlinkingCompute(2)
         last_written = []
@@ -621,8 +602,7 @@ class TestReschedule(BuildTaskTestCase):
                          [written > recent for written in last_written])
 
     def test_a_database_blink_during_the_wait_does_not_stop_the_cast(self):
-        clock = FakeClock()
-        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+        clock = self.useFixture(nl_fixtures.OutageClock())
 
         def database_away(cls, context, uuids, task_state):
             raise exception.DatabaseUnavailable(url='mysql://db',
@@ -636,8 +616,7 @@ class TestReschedule(BuildTaskTestCase):
                          (clock.pauses, compute.builds))
 
     def test_a_server_deleted_while_its_cast_waited_is_not_sent(self):
-        clock = FakeClock()
-        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.time', clock))
+        clock = self.useFixture(nl_fixtures.OutageClock())
         request, spec = self._accepted()
         compute = BlinkingCompute(1)
 
