@@ -361,7 +361,12 @@ def post_at_destination(compute, context, instance, migrate_data):
         raise
     except exception.UnexpectedTaskStateError:
         current = objects.Instance.get_by_uuid(context, instance.uuid)
-        if current.host != compute.host or current.task_state is not None:
+        if current.host != compute.host:
+            # Not taken over here (its move was rolled back meanwhile):
+            # the guest that arrived goes.
+            compute.driver.destroy(context, instance)
+            raise
+        if current.task_state is not None:
             raise
         LOG.info('Instance %s was taken over here already', instance.uuid)
         instance = current

@@ -539,6 +539,7 @@ class TestDestinationTakesOverOnce(LiveMigrationTestCase):
                           self.dest.post_live_migration_at_destination,
                           self.context, self.instance, self.migrate_data)
         self.assertEqual('src', self.stored(self.instance).host)
+        self.assertEqual([], self.guests(self.dest))
 
 
 class TestDestinationCannotFinish(LiveMigrationTestCase):
