@@ -36,14 +36,23 @@ class Owners(collections.namedtuple('Owners', [
         return set(self.allocations) - self.held
 
 
-def look(context, reportclient, known=None):
+def look(context, reportclient, known=None, most=None):
     """Read placement and every cell once; the ``Owners``. ``known``, a
     dict the caller keeps between looks ({provider: (generation,
     {consumer: resources})}), spares reading again the allocations of a
     provider whose generation did not change: placement changes a
     provider's generation with each write of an allocation on it, so
     a look at a deployment at rest reads the provider list and nothing
-    more from placement."""
+    more from placement.
+
+    ``most`` (with ``known``) bounds how many providers' allocations one
+    look reads: those never read first, then those changed, the one read
+    longest ago first; the others are read by the next looks, and until
+    then count with what was read of them last (a consumer is only ever
+    judged by whether it has a holder, so an allocation gone since is
+    at worst deleted again, and one not read yet waits). The first look
+    of a conductor at a deployment of thousands of hosts is then spread
+    over several, instead of one long storm of reads."""
     known = {} if known is None else known
 
     def nodes_in(cctxt, cell):
@@ -55,22 +64,25 @@ def look(context, reportclient, known=None):
     if nodes.down:
         return Owners({}, set(), set(), nodes.down_by_name())
     ours = set().union(*nodes.answers.values()) if nodes.answers else set()
-    allocations = collections.defaultdict(list)
-    listed = set()
+    listed = {}
     for provider in reportclient.list_providers():
-        if provider.get('root_provider_uuid', provider['uuid']) not in ours:
-            continue  # not this deployment's
-        uuid = provider['uuid']
-        listed.add(uuid)
-        generation, on_provider = known.get(uuid, (None, None))
-        if generation is None or generation != provider.get('generation'):
-            # Read after the list: at least as new as its generation.
-            on_provider = reportclient.get_provider_allocations(uuid)
-            known[uuid] = (provider.get('generation'), on_provider)
-        for consumer, resources in on_provider.items():
-            allocations[consumer].append((provider, resources))
-    for uuid in set(known) - listed:
+        if provider.get('root_provider_uuid', provider['uuid']) in ours:
+            listed[provider['uuid']] = provider  # else not this deployment's
+    for uuid in set(known) - set(listed):
         del known[uuid]
+    # ``known`` is kept in the order its entries were read, oldest first.
+    stale = [uuid for uuid in listed if uuid not in known] + [
+        uuid for uuid, (generation, _) in known.items()
+        if generation != listed[uuid].get('generation')]
+    for uuid in stale[:most]:
+        # Read after the list: at least as new as its generation.
+        on_provider = reportclient.get_provider_allocations(uuid)
+        known.pop(uuid, None)
+        known[uuid] = (listed[uuid].get('generation'), on_provider)
+    allocations = collections.defaultdict(list)
+    for uuid, provider in listed.items():
+        for consumer, resources in known.get(uuid, (None, {}))[1].items():
+            allocations[consumer].append((provider, resources))
     if not allocations:
         return Owners({}, set(), set(), {})
     consumers = sorted(allocations)

@@ -209,7 +209,8 @@ class ConductorManager(manager.Manager):
             LOG.warning('Interrupted moves undone: %d', undone)
         recover.OrphanAllocations(context, timeout, self.reportclient,
                                   self._orphans_first_seen,
-                                  self._provider_allocations).run(
+                                  self._provider_allocations,
+                                  CONF.conductor.orphan_reads_per_look).run(
                                       time.monotonic())
 
     # -- compute tasks -------------------------------------------------------

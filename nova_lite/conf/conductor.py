@@ -52,6 +52,15 @@ conductor_opts = [
                help='Seconds between two looks for interrupted builds and '
                     'moves and for allocations nobody holds (see '
                     'interrupted_task_timeout); 0 turns it off.'),
+    cfg.IntOpt('orphan_reads_per_look', default=250, min=1,
+               help='At most this many resource providers whose '
+                    'allocations one look for allocations nobody holds '
+                    'reads from placement (those never read first, then '
+                    'those whose generation changed, the one read longest '
+                    'ago first); the rest wait for the next looks. A '
+                    'conductor started at a deployment of thousands of '
+                    'hosts then spreads its first reading of every '
+                    'provider over several looks.'),
 ]
 
 

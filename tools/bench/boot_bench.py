@@ -185,6 +185,23 @@ def process_usage(pid):
             int(fields[17]))
 
 
+def wait_until_settled(window=5.0, timeout=300):
+    """Wait for the hosts' start-up work (their first reports to placement
+    and the port service, which go on after they are mapped) to be over:
+    until the machine's CPU over ``window`` seconds stops falling (at
+    least 90% of the window before). Returns the seconds waited."""
+    began = time.perf_counter()
+    previous = None
+    while time.perf_counter() - began < timeout:
+        before = machine_cpu_ms()
+        time.sleep(window)
+        used = machine_cpu_ms() - before
+        if previous is not None and used >= 0.9 * previous:
+            break
+        previous = used
+    return time.perf_counter() - began
+
+
 def print_idle_cost(plane, broker, hosts, seconds):
     """What the plane with ``hosts`` simulated hosts costs doing nothing,
     over ``seconds``: the machine's CPU, each process's, and the
@@ -431,6 +448,8 @@ def main():
                                            timeout=120 + args.hosts)
             print('simulated hosts up and mapped after %.0fs' % (
                 time.perf_counter() - began))
+            print('their start-up work over after %.0fs more' %
+                  wait_until_settled())
             print_idle_cost(plane, broker, args.hosts, args.idle_seconds)
         admin = plane.client()
         # No quota for the benchmark's project: the default (10

@@ -325,7 +325,7 @@ class OrphanAllocations:
     and ``known`` are kept by the caller between runs."""
 
     def __init__(self, context, timeout, reportclient, first_seen,
-                 known=None):
+                 known=None, most=None):
         self.context = context
         self.timeout = timeout
         self.reportclient = reportclient
@@ -333,10 +333,12 @@ class OrphanAllocations:
         # The providers' allocations read by earlier runs, by generation
         # (``allocation_owners.look``), kept by the caller too.
         self.known = known
+        # At most this many providers read per look (``look``).
+        self.most = most
 
     def run(self, now):
         owners = allocation_owners.look(self.context, self.reportclient,
-                                        self.known)
+                                        self.known, self.most)
         if owners.down:
             # Its servers' allocations would look like nobody's.
             LOG.warning('No allocation is deleted while a cell does not '

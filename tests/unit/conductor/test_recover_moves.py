@@ -279,6 +279,43 @@ class TestOrphanAllocations(MovesTestCase):
         self.assertEqual({}, self.resources(stray))
         self.assertNotEqual({}, self.resources(active.uuid))
 
+    def test_a_look_reads_at_most_its_share_the_oldest_first(self):
+        reads = []
+        real = self.reportclient.get_provider_allocations
+
+        def read(uuid):
+            reads.append(uuid)
+            return real(uuid)
+        self.reportclient.get_provider_allocations = read
+        stray = uuidutils.generate_uuid()
+        self.allocate(stray, 'h2')
+        first_seen, known = {}, {}
+
+        def sweep(now):
+            del reads[:]
+            deleted = recover.OrphanAllocations(
+                self.admin, TIMEOUT, self.reportclient, first_seen, known,
+                most=1).run(now)
+            return deleted, list(reads)
+        # Each look reads one provider; together they read every one.
+        first = sweep(1000.0)[1]
+        second = sweep(1001.0)[1]
+        self.assertEqual(1, len(first))
+        self.assertEqual(sorted(self.providers.values()),
+                         sorted(first + second))
+        self.assertEqual((0, []), sweep(1002.0))
+        # The stray was seen when h2 was read, and goes after the timeout
+        # though h2 is not read again.
+        seen = 1000.0 if first == [self.providers['h2']] else 1001.0
+        self.assertEqual(seen, first_seen[stray])
+        self.assertEqual((1, []), sweep(seen + TIMEOUT))
+        self.assertEqual({}, self.resources(stray))
+        # Both changed since: the one read longest ago is read first.
+        for host in ('h1', 'h2'):
+            self.allocate(uuidutils.generate_uuid(), host)
+        self.assertEqual(first, sweep(seen + TIMEOUT + 1)[1])
+        self.assertEqual(second, sweep(seen + TIMEOUT + 2)[1])
+
     def test_the_placement_audit_counts_a_moves_source_side_as_held(self):
         from nova_lite import allocation_owners
         _instance, migration = self.evacuating()
