@@ -431,6 +431,8 @@ def main():
     try:
         plane.start()
     except BaseException:
+        # The daemons it started would outlive the bench.
+        plane.stop()
         if broker is not None:
             broker.stop()
         raise

@@ -198,8 +198,8 @@ def main():
 
     plane = fixtures.ControlPlane(computes=0)
     print('starting control plane...')
-    plane.start()
     try:
+        plane.start()
         started = time.perf_counter()
         lists = fill(plane, args.servers)
         in_cell0, = plane.query(plane.databases[2],

@@ -75,8 +75,8 @@ def main():
 
     plane = fixtures.ControlPlane(computes=2, extra_conf=DEBUG,
                                   compute_conf={1: DEBUG, 2: DEBUG})
-    plane.start()
     try:
+        plane.start()
         admin = plane.client('admin', microversion='2.30')
         plane.wait_for_bandwidth_providers(2)
         network = _net(plane, 'POST', '/networks', {'network': {
