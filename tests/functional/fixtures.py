@@ -372,10 +372,13 @@ class ControlPlane:
                     '16384', '--vcpus', '1', '--disk', '10')
         self.image_id = self.manage(
             'image', 'create', 'cirros').stdout.strip().splitlines()[-1]
-        daemons = ['network', 'conductor', 'scheduler', 'api']
         if self.external_placement_url is None:
-            daemons.insert(0, 'placement')
-        for name in daemons:
+            # Before the daemons that report to it, as a deployment's
+            # units are ordered: a compute that finds no placement at
+            # its first audit reports at its next one, a minute later.
+            self.start_daemon('placement')
+            self.wait_for_placement(self.start_timeout)
+        for name in ('network', 'conductor', 'scheduler', 'api'):
             self.start_daemon(name)
         for index in range(1, self.num_computes + 1):
             self.start_compute(index)
@@ -630,6 +633,15 @@ class ControlPlane:
             except requests.RequestException:
                 return False
         wait_for(answers, timeout, what='API answering')
+
+    def wait_for_placement(self, timeout=60):
+        def answers():
+            self.assert_daemons_running()
+            try:
+                return requests.get(self.placement_url + '/', timeout=2).ok
+            except requests.RequestException:
+                return False
+        wait_for(answers, timeout, what='placement answering')
 
     def wait_for_hypervisors(self, count, timeout=60, host_prefix='compute',
                              interval=0.2):
