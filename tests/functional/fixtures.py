@@ -626,22 +626,20 @@ class ControlPlane:
             raise AssertionError('daemon(s) %s exited' % ', '.join(dead))
 
     def wait_for_api(self, timeout=60):
-        def answers():
-            self.assert_daemons_running()
-            try:
-                return requests.get(self.api_url + '/', timeout=2).ok
-            except requests.RequestException:
-                return False
-        wait_for(answers, timeout, what='API answering')
+        self._wait_for_version_document(self.api_url, 'API', timeout)
 
     def wait_for_placement(self, timeout=60):
+        self._wait_for_version_document(self.placement_url, 'placement',
+                                        timeout)
+
+    def _wait_for_version_document(self, url, what, timeout):
         def answers():
             self.assert_daemons_running()
             try:
-                return requests.get(self.placement_url + '/', timeout=2).ok
+                return requests.get(url + '/', timeout=2).ok
             except requests.RequestException:
                 return False
-        wait_for(answers, timeout, what='placement answering')
+        wait_for(answers, timeout, what='%s answering' % what)
 
     def wait_for_hypervisors(self, count, timeout=60, host_prefix='compute',
                              interval=0.2):

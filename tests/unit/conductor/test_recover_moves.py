@@ -218,6 +218,18 @@ class TestInterruptedUnshelve(MovesTestCase):
 
 class TestOrphanAllocations(MovesTestCase):
 
+    def record_provider_reads(self):
+        """The list of providers whose allocations placement is asked
+        for from now on, in order (placement still answers)."""
+        reads = []
+        real = self.reportclient.get_provider_allocations
+
+        def read(uuid):
+            reads.append(uuid)
+            return real(uuid)
+        self.reportclient.get_provider_allocations = read
+        return reads
+
     def test_a_server_in_cell0_loses_its_allocation_at_once(self):
         instance = self.server(states.ERROR, None, None, cell=self.cell0)
         self.allocate(instance.uuid, 'h1')
@@ -251,13 +263,7 @@ class TestOrphanAllocations(MovesTestCase):
     def test_a_provider_whose_generation_stayed_is_not_read_again(self):
         active = self.server(states.ACTIVE, None, 'h1')
         self.allocate(active.uuid, 'h1')
-        reads = []
-        real = self.reportclient.get_provider_allocations
-
-        def read(uuid):
-            reads.append(uuid)
-            return real(uuid)
-        self.reportclient.get_provider_allocations = read
+        reads = self.record_provider_reads()
         first_seen, known = {}, {}
 
         def sweep(now):
@@ -280,13 +286,7 @@ class TestOrphanAllocations(MovesTestCase):
         self.assertNotEqual({}, self.resources(active.uuid))
 
     def test_a_look_reads_at_most_its_share_the_oldest_first(self):
-        reads = []
-        real = self.reportclient.get_provider_allocations
-
-        def read(uuid):
-            reads.append(uuid)
-            return real(uuid)
-        self.reportclient.get_provider_allocations = read
+        reads = self.record_provider_reads()
         stray = uuidutils.generate_uuid()
         self.allocate(stray, 'h2')
         first_seen, known = {}, {}
