@@ -6,15 +6,20 @@ speaks, which is what ``[upgrade_levels] <service> = auto`` pins to.
 """
 
 import collections
+import datetime
 
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 from oslo_versionedobjects import fields
 import sqlalchemy as sa
 
+from nova_lite import conf as nova_conf
 from nova_lite.db import api as db
 from nova_lite.db import main_models as models
 from nova_lite import exception
 from nova_lite.objects import base
+
+CONF = nova_conf.CONF
 
 # Version 1: conductor 1.0, scheduler 1.0, compute 1.0
 # Version 2: scheduler 1.1 (select_destinations returns alternates)
@@ -231,24 +236,41 @@ class Service(base.NovaLiteObject):
         return value or 0
 
 
-# What a scheduler reads of every compute service for each request: the
-# columns that say whether it is up and enabled, as plain rows
-# (servicegroup.service_is_up reads them as it reads a Service). A
-# thousand Service objects cost it more than the rest of its decision.
+# What a scheduler reads of every compute service for each request:
+# whether it is enabled, and whether it is up, as plain rows. A thousand
+# Service objects cost it more than the rest of its decision, and so did
+# reading the three times servicegroup.service_is_up looks at (a
+# thousand rows' datetimes to parse): the database compares them.
 ServiceState = collections.namedtuple('ServiceState', (
-    'host', 'disabled', 'disabled_reason', 'forced_down', 'last_seen_up',
-    'updated_at', 'created_at'))
+    'host', 'disabled', 'disabled_reason', 'forced_down', 'up'))
+
+
+def _up(table, now):
+    """servicegroup.service_is_up as an SQL expression on ``table``'s
+    columns at ``now`` (naive UTC): not forced down, and its last sign
+    of life (last heartbeat, else last update, else creation) at most
+    service_down_time away from now. (tests/unit/objects/
+    test_service_states.py holds the two to the same answers.)"""
+    last = sa.func.coalesce(table.c.last_seen_up, table.c.updated_at,
+                            table.c.created_at)
+    window = datetime.timedelta(seconds=CONF.service_down_time)
+    return sa.and_(table.c.forced_down == sa.false(), last.is_not(None),
+                   last.between(now - window, now + window))
 
 
 def service_states(context, binary):
     """{host: ServiceState} of the live services of ``binary`` in the
-    cell ``context`` targets."""
+    cell ``context`` targets, up as of now."""
     table = models.Service.__table__
-    columns = [table.c[name] for name in ServiceState._fields]
+    up = _up(table, timeutils.utcnow().replace(tzinfo=None))
     with db.cell_session(context) as session:
-        rows = session.execute(sa.select(*columns).where(
-            table.c.deleted == 0, table.c.binary == binary)).all()
-    return {row.host: ServiceState(*row) for row in rows}
+        rows = session.execute(sa.select(
+            table.c.host, table.c.disabled, table.c.disabled_reason,
+            table.c.forced_down, sa.case((up, True), else_=False)).where(
+                table.c.deleted == 0, table.c.binary == binary)).all()
+    return {row[0]: ServiceState(row[0], bool(row[1]), row[2],
+                                 bool(row[3]), bool(row[4]))
+            for row in rows}
 
 
 @base.NovaLiteObjectRegistry.register

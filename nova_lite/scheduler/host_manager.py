@@ -119,7 +119,9 @@ class HostState:
         return found
 
     def update(self, compute_node, service):
-        self.service = {'up': servicegroup.service_is_up(service),
+        """The node's state from its record and its service's
+        (``objects.service.ServiceState``)."""
+        self.service = {'up': service.up,
                         'disabled': service.disabled,
                         'forced_down': service.forced_down,
                         'disabled_reason': service.disabled_reason}
@@ -200,8 +202,10 @@ class HostManager:
         self.instances_by_host = {}  # host -> instance uuids (last read)
         self.unread = []  # what the last get_host_states could not read
         self._lock = threading.Lock()
-        # uuid -> ComputeNode as last read (_nodes_read).
+        # uuid -> ComputeNode as last read (_nodes_read), and when it had
+        # been written as of that read.
         self._nodes = {}
+        self._written = {}
 
     def _cells(self, context):
         return [cell for cell in objects.CellMappingList.get_all(context)
@@ -293,6 +297,7 @@ class HostManager:
             kept = {state.uuid for state in self.host_states.values()}
             for uuid in set(self._nodes) - kept:
                 del self._nodes[uuid]
+                self._written.pop(uuid, None)
             return [self.host_states[key] for key in sorted(seen)]
         for key in set(self.host_states) - seen:
             if self.host_states[key].cell_uuid in read.down:
@@ -307,21 +312,18 @@ class HostManager:
     def _nodes_read(self, cctxt, uuids):
         """The live compute nodes among ``uuids``: those written since
         this scheduler last read them read again, the others as it read
-        them (their updated_at, read first, says which)."""
-        written = objects.ComputeNodeList.updated_at_by_uuid(cctxt, uuids)
-
-        def as_read(uuid):
-            # The object's time is UTC-aware, the column's naive UTC.
-            node = self._nodes.get(uuid)
-            if node is None or node.updated_at is None:
-                return None
-            return node.updated_at.replace(tzinfo=None)
-        again = [uuid for uuid, updated_at in written.items()
-                 if updated_at is None or
-                 as_read(uuid) != updated_at.replace(tzinfo=None)]
+        them (when each was last written, read first, says which)."""
+        written = objects.ComputeNodeList.written_by_uuid(cctxt, uuids)
+        again = [uuid for uuid, when in written.items()
+                 if when is None or uuid not in self._nodes or
+                 self._written.get(uuid) != when]
         if again:
             for node in objects.ComputeNodeList.get_by_uuids(cctxt, again):
                 self._nodes[node.uuid] = node
+                # When it had been written as of the first read: the node
+                # read since is as new or newer, so a write in between
+                # only makes the next question read it once more.
+                self._written[node.uuid] = written[node.uuid]
         # (A node deleted between the two reads is left out.)
         return [self._nodes[uuid] for uuid in sorted(written)
                 if uuid in self._nodes]

@@ -5,10 +5,10 @@ placement app and the fake driver (``test_resource_tracker``'s fixtures).
 """
 
 from oslo_serialization import jsonutils
-from oslo_utils import timeutils
 
 from nova_lite.compute import states
 from nova_lite import objects
+from nova_lite.objects import service as service_obj
 from nova_lite import placement_client
 from nova_lite.scheduler.filters import image_props_filter
 from nova_lite.scheduler import host_manager
@@ -36,9 +36,11 @@ class ReportsTestCase(base.ResourceTrackerTestCase):
     def host_state(self):
         """The scheduler's view of the node, from its record."""
         state = host_manager.HostState(HOST, self.node, None)
-        state.update(self.stored_node(), self.service() or objects.Service(
-            disabled=False, disabled_reason=None, forced_down=False,
-            last_seen_up=timeutils.utcnow()))
+        service = self.service()
+        state.update(self.stored_node(), service_obj.ServiceState(
+            HOST, False, None, False, True) if service is None else
+            service_obj.service_states(
+                self.context, servicegroup.COMPUTE_BINARY)[HOST])
         return state
 
     def service(self):
