@@ -11,6 +11,7 @@ before any of our code sees it: one warning in its log, the error back to a
 caller, and the daemon goes on serving (see ``RPCDispatcher``).
 """
 
+import functools
 import inspect
 import re
 import threading
@@ -84,7 +85,11 @@ class RequestContextSerializer(messaging.Serializer):
         return self._base.deserialize_entity(context, entity)
 
     def serialize_context(self, context):
-        return context.to_dict()
+        # Without the unset (None) values, which from_dict reads as unset
+        # anyway: half the keys of most contexts, each packed into the
+        # message, unpacked and deep-copied again for every call.
+        return {key: value for key, value in context.to_dict().items()
+                if value is not None}
 
     def deserialize_context(self, context):
         return nova_context.RequestContext.from_dict(context)
@@ -238,8 +243,7 @@ class RPCDispatcher(rpc_dispatcher.RPCDispatcher):
     def _check_arguments(bound_method, method, args):
         try:
             # (self, context, **args) of the function the method runs.
-            inspect.signature(_undecorated(bound_method.__func__)).bind(
-                None, None, **args)
+            _signature(bound_method.__func__).bind(None, None, **args)
         except TypeError as e:
             raise _Refused(exception.InvalidRPCMessage(
                 reason='%s: %s' % (method, e)))
@@ -260,6 +264,14 @@ class RPCDispatcher(rpc_dispatcher.RPCDispatcher):
             _check_object_argument(method, name, value)
         result = getattr(endpoint, method)(ctxt, **arguments)
         return self.serializer.serialize_entity(ctxt, result)
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(function):
+    """The signature of the function under an endpoint method's
+    decorators: worked out once per method (inspect.signature costs more
+    than the rest of the check), the endpoints' methods being few."""
+    return inspect.signature(_undecorated(function))
 
 
 def _undecorated(function):

@@ -224,6 +224,20 @@ class TestWireRoundTrips(testtools.TestCase):
         self.assertIsNone(received.db_connection)
         self.assertIsNone(received.mq_url)
 
+    def test_context_travels_without_its_unset_values_and_arrives_whole(
+            self):
+        serializer = rpc.RequestContextSerializer()
+        for context in (nova_context.get_admin_context(),
+                        nova_context.RequestContext(
+                            user_id='alice', project_id='demo',
+                            roles=['member'], request_id='req-1',
+                            global_request_id='req-0')):
+            sent = serializer.serialize_context(context)
+            self.assertNotIn(None, sent.values())
+            received = serializer.deserialize_context(jsonutils.loads(
+                jsonutils.dumps(sent)))
+            self.assertEqual(context.to_dict(), received.to_dict())
+
 
 def _plain(value):
     """A field's value, comparable: an object as its primitive."""
