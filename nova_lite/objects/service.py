@@ -254,7 +254,8 @@ def _up(table, now):
     last = sa.func.coalesce(table.c.last_seen_up, table.c.updated_at,
                             table.c.created_at)
     window = datetime.timedelta(seconds=CONF.service_down_time)
-    return sa.and_(table.c.forced_down == sa.false(), last.is_not(None),
+    # (No time at all: BETWEEN on NULL is not true, so down.)
+    return sa.and_(table.c.forced_down == sa.false(),
                    last.between(now - window, now + window))
 
 

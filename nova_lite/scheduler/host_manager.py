@@ -202,10 +202,9 @@ class HostManager:
         self.instances_by_host = {}  # host -> instance uuids (last read)
         self.unread = []  # what the last get_host_states could not read
         self._lock = threading.Lock()
-        # uuid -> ComputeNode as last read (_nodes_read), and when it had
-        # been written as of that read.
+        # uuid -> (when it had been written as of the last read, the
+        # ComputeNode then read) (_nodes_read).
         self._nodes = {}
-        self._written = {}
 
     def _cells(self, context):
         return [cell for cell in objects.CellMappingList.get_all(context)
@@ -297,7 +296,6 @@ class HostManager:
             kept = {state.uuid for state in self.host_states.values()}
             for uuid in set(self._nodes) - kept:
                 del self._nodes[uuid]
-                self._written.pop(uuid, None)
             return [self.host_states[key] for key in sorted(seen)]
         for key in set(self.host_states) - seen:
             if self.host_states[key].cell_uuid in read.down:
@@ -315,17 +313,16 @@ class HostManager:
         them (when each was last written, read first, says which)."""
         written = objects.ComputeNodeList.written_by_uuid(cctxt, uuids)
         again = [uuid for uuid, when in written.items()
-                 if when is None or uuid not in self._nodes or
-                 self._written.get(uuid) != when]
+                 if when is None or
+                 self._nodes.get(uuid, (None,))[0] != when]
         if again:
             for node in objects.ComputeNodeList.get_by_uuids(cctxt, again):
-                self._nodes[node.uuid] = node
-                # When it had been written as of the first read: the node
-                # read since is as new or newer, so a write in between
-                # only makes the next question read it once more.
-                self._written[node.uuid] = written[node.uuid]
+                # Kept with when it had been written as of the first read:
+                # the node read since is as new or newer, so a write in
+                # between only makes the next question read it once more.
+                self._nodes[node.uuid] = (written[node.uuid], node)
         # (A node deleted between the two reads is left out.)
-        return [self._nodes[uuid] for uuid in sorted(written)
+        return [self._nodes[uuid][1] for uuid in sorted(written)
                 if uuid in self._nodes]
 
     def node_uuids(self, context, host, nodename=None):
