@@ -119,12 +119,19 @@ class ComputeNode(base.NovaLiteObject):
 
     @base.remotable
     def save(self):
+        if self.obj_what_changed():
+            with db.cell_session(self._context) as session:
+                self.save_in(session)
+
+    def save_in(self, session):
+        """``save`` in the caller's transaction (``Instance.save`` with
+        ``node``: a compute's last save of an operation writes its node's
+        record too)."""
         values = self._db_values()
         if not values:
             return
         values['updated_at'] = base.utcnow()
-        with db.cell_session(self._context) as session:
-            session.execute(_UPDATE_NODE, dict(values, b_id=self.id))
+        session.execute(_UPDATE_NODE, dict(values, b_id=self.id))
         self.updated_at = values['updated_at']
         self.obj_reset_changes()
 

@@ -70,7 +70,8 @@ class Instance(base.NovaLiteObject):
     # Version 1.2: Added end_task_if_stale()
     # Version 1.3: Added old_flavor and new_flavor (resize)
     # Version 1.4: save() records an action event with the write
-    VERSION = '1.4'
+    # Version 1.5: save() writes the changes of its node's record too
+    VERSION = '1.5'
 
     fields = dict(base.NovaLitePersistentObject.fields, **{
         'id': fields.IntegerField(),
@@ -337,7 +338,7 @@ class Instance(base.NovaLiteObject):
 
     @base.remotable
     def save(self, expected_vm_state=None, expected_task_state=None,
-             action_event=None):
+             action_event=None, node=None):
         """Write the changed fields; optionally compare-and-swap states.
 
         ``expected_task_state`` (a value or a list) makes the update apply
@@ -350,13 +351,23 @@ class Instance(base.NovaLiteObject):
         call does both. Not when the write is refused. Recording is
         bookkeeping: an event that cannot be recorded (its action or its
         start is not there) is logged, and the write stays.
+
+        ``node`` (a ComputeNode holding its changes) is saved in the
+        write's transaction too, and not when the write is refused: the
+        compute's stats of the node follow the operation this save ends
+        (``ResourceTracker.usage_with_save``).
         """
-        if action_event is None:
+        if action_event is None and node is None:
             self._write(expected_vm_state, expected_task_state)
             return
-        instance_action.check_event_record(action_event)
+        if action_event is not None:
+            instance_action.check_event_record(action_event)
 
         def record(session):
+            if node is not None:
+                node.save_in(session)
+            if action_event is None:
+                return
             try:
                 instance_action.record_event_in(
                     session, self._context, self.uuid, action_event)

@@ -24,7 +24,7 @@ CONF = nova_conf.CONF
 # Version 1: conductor 1.0, scheduler 1.0, compute 1.0
 # Version 2: scheduler 1.1 (select_destinations returns alternates)
 # Version 3: scheduler 1.2 (RequestSpec 1.1 with the server group)
-SERVICE_VERSION = 16
+SERVICE_VERSION = 18
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: no version recorded
@@ -78,6 +78,10 @@ SERVICE_VERSION_HISTORY = (
     {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.7'},
     # Version 17: MigrationList 1.2 (get_by_uuids: a compute's audit reads
     # the migrations among its node's stale consumers in one call)
+    {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.7'},
+    # Version 18: Instance 1.5 (save writes the changes of the compute
+    # node's record too: an operation's last save carries its stats;
+    # conductors first, as always)
     {'conductor': '1.6', 'scheduler': '1.5', 'compute': '1.7'},
 )
 

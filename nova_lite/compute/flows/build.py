@@ -182,8 +182,10 @@ def _build(compute, context, instance, selection, request_spec, limits,
     flow.step('spawn')
     compute.driver.spawn(context, instance, image)
     common.spawned(compute, instance, was_stopped=False)
-    event.save(instance, finishing=True,
-               expected_task_state=[states.SPAWNING])
+    # The node's stats count the server ACTIVE with the same call.
+    with compute.rt.usage_with_save(context, instance) as node:
+        event.save(instance, finishing=True,
+                   expected_task_state=[states.SPAWNING], node=node)
     flow.done()
 
 

@@ -6,6 +6,7 @@ database and placement, the fake driver).
 """
 
 import threading
+from unittest import mock
 
 from nova_lite.compute import states
 from nova_lite import objects
@@ -134,6 +135,19 @@ class TestWorkloadOfOperations(ReportsTestCase):
                                            [self.nics['dst']]}),
                              self.spec, [], None, None).result(30)
         self.assertEqual(['1', '0'], claimed + [self.stats()['io_workload']])
+
+    def test_a_build_writes_its_end_with_the_servers_last_save(self):
+        # The claim's save is the node's only one of its own; the end of
+        # the build (no I/O operation left, one server ACTIVE) goes with
+        # the save that makes the server ACTIVE.
+        with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
+                               side_effect=objects.ComputeNode.save) as saves:
+            self.assertEqual('active', self.build_and_count())
+        self.assertEqual(1, saves.call_count)
+        stats = self.stats()
+        self.assertEqual(('0', '1', '0'),
+                         (stats['io_workload'], stats['num_vm_active'],
+                          stats.get('num_vm_building', '0')))
 
 
 class TestSetHostEnabled(ReportsTestCase):

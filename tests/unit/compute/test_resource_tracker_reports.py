@@ -4,9 +4,12 @@ it keeps on the node's provider -- against a real cell database, the real
 placement app and the fake driver (``test_resource_tracker``'s fixtures).
 """
 
+from unittest import mock
+
 from oslo_serialization import jsonutils
 
 from nova_lite.compute import states
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import service as service_obj
 from nova_lite import placement_client
@@ -114,6 +117,64 @@ class TestWorkload(ReportsTestCase):
         self.assertEqual((0, 0), (self.host_state().num_io_ops,
                                   self.stored_node().current_workload))
         self.assertEqual('1', self.stats()['num_vm_active'])
+
+    def test_the_end_of_a_build_can_go_with_the_servers_last_save(self):
+        self.audit()
+        instance = self.make_instance(states.BUILDING, states.SPAWNING)
+        self.spawn(instance)
+        instance.vm_state, instance.task_state = states.ACTIVE, None
+        with mock.patch.object(objects.ComputeNode, 'save') as own_save:
+            with self.tracker.usage_with_save(self.context,
+                                              instance) as node:
+                # Its identity and what changed, not the whole record.
+                self.assertEqual({'current_workload', 'stats'},
+                                 node.obj_what_changed())
+                self.assertFalse(node.obj_attr_is_set('memory_mb'))
+                instance.save(expected_task_state=[states.SPAWNING],
+                              node=node)
+        own_save.assert_not_called()
+        self.assertEqual((0, 0), (self.host_state().num_io_ops,
+                                  self.stored_node().current_workload))
+        self.assertEqual('1', self.stats()['num_vm_active'])
+        # Written: the next change writes only what is new.
+        self.assertEqual(set(), self.tracker.compute_nodes[
+            self.node].obj_what_changed())
+
+    def test_a_refused_last_save_leaves_the_build_counted(self):
+        self.audit()
+        instance = self.make_instance(states.BUILDING, states.SPAWNING)
+        self.spawn(instance)
+        deleting = objects.Instance.get_by_uuid(self.context, instance.uuid)
+        deleting.task_state = states.DELETING
+        deleting.save()
+        instance.vm_state, instance.task_state = states.ACTIVE, None
+
+        def last_save():
+            with self.tracker.usage_with_save(self.context,
+                                              instance) as node:
+                instance.save(expected_task_state=[states.SPAWNING],
+                              node=node)
+        self.assertRaises(exception.UnexpectedDeletingTaskStateError,
+                          last_save)
+        # Neither the record nor the tracker counts it ACTIVE.
+        self.assertEqual((1, '0'), (self.host_state().num_io_ops,
+                                    self.stats().get('num_vm_active', '0')))
+        self.tracker.drop_instance(self.context, instance, self.node)
+        self.assertEqual(0, self.host_state().num_io_ops)
+
+    def test_a_save_already_writing_the_node_takes_the_end_along(self):
+        self.audit()
+        instance = self.make_instance(states.BUILDING, states.SPAWNING)
+        self.spawn(instance)
+        instance.vm_state, instance.task_state = states.ACTIVE, None
+        self.tracker._writing = True  # another thread's save in flight
+        with self.tracker.usage_with_save(self.context, instance) as node:
+            self.assertIsNone(node)
+            instance.save(expected_task_state=[states.SPAWNING], node=node)
+            self.assertEqual(1, self.host_state().num_io_ops)
+            self.tracker._writing = False  # ... which ends
+        # The end is written as the block ends.
+        self.assertEqual(0, self.host_state().num_io_ops)
 
     def test_a_rebuild_starting_counts_at_once(self):
         instance = self.make_instance()

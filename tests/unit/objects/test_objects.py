@@ -42,7 +42,7 @@ OBJECT_HASHES = {
     'Image': '1.0-a45bcf04500298ef2633c069821f61e3',
     'ImageList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
     'ImageMeta': '1.0-88ce21fdd9661253a65980088d1378fb',
-    'Instance': '1.4-ed0852bcbb71b17558d4569fffa2bb56',
+    'Instance': '1.5-68c0324895e2982d6b14bbf870de2a9f',
     'InstanceAction': '1.0-c3b46d23f5064d4000392849d5b1c521',
     'InstanceActionEvent': '1.0-845366b2abca2398b761ad358684f421',
     'InstanceActionEventList': '1.0-13d92fb953030cdbfee56481756e02be',
