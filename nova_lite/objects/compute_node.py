@@ -119,21 +119,26 @@ class ComputeNode(base.NovaLiteObject):
 
     @base.remotable
     def save(self):
-        if self.obj_what_changed():
-            with db.cell_session(self._context) as session:
-                self.save_in(session)
+        if not self.obj_what_changed():
+            return
+        with db.cell_session(self._context) as session:
+            written_at = self.save_in(session)
+        if written_at is not None:
+            self.updated_at = written_at
+            self.obj_reset_changes()
 
     def save_in(self, session):
-        """``save`` in the caller's transaction (``Instance.save`` with
-        ``node``: a compute's last save of an operation writes its node's
-        record too)."""
+        """The UPDATE of ``save``, in the caller's transaction
+        (``Instance.save`` with ``node``: a compute's last save of an
+        operation writes its node's record too); when it was written, or
+        None for nothing to write. The changes stay marked: a transaction
+        that fails to commit is run again (``db.retried``) with them."""
         values = self._db_values()
         if not values:
-            return
+            return None
         values['updated_at'] = base.utcnow()
         session.execute(_UPDATE_NODE, dict(values, b_id=self.id))
-        self.updated_at = values['updated_at']
-        self.obj_reset_changes()
+        return values['updated_at']
 
     @base.remotable
     def destroy(self):

@@ -7,8 +7,11 @@ placement app and the fake driver (``test_resource_tracker``'s fixtures).
 from unittest import mock
 
 from oslo_serialization import jsonutils
+from sqlalchemy import event as sa_event
+from sqlalchemy import orm
 
 from nova_lite.compute import states
+from nova_lite.db import api as db
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import service as service_obj
@@ -118,12 +121,22 @@ class TestWorkload(ReportsTestCase):
                                   self.stored_node().current_workload))
         self.assertEqual('1', self.stats()['num_vm_active'])
 
-    def test_the_end_of_a_build_can_go_with_the_servers_last_save(self):
+    def spawned(self):
+        """A server built here whose last save is still to be made."""
         self.audit()
         instance = self.make_instance(states.BUILDING, states.SPAWNING)
         self.spawn(instance)
         instance.vm_state, instance.task_state = states.ACTIVE, None
-        with mock.patch.object(objects.ComputeNode, 'save') as own_save:
+        return instance
+
+    def last_save(self, instance):
+        with self.tracker.usage_with_save(self.context, instance) as node:
+            instance.save(expected_task_state=[states.SPAWNING], node=node)
+
+    def test_the_end_of_a_build_can_go_with_the_servers_last_save(self):
+        instance = self.spawned()
+        with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
+                               side_effect=objects.ComputeNode.save) as own:
             with self.tracker.usage_with_save(self.context,
                                               instance) as node:
                 # Its identity and what changed, not the whole record.
@@ -132,7 +145,7 @@ class TestWorkload(ReportsTestCase):
                 self.assertFalse(node.obj_attr_is_set('memory_mb'))
                 instance.save(expected_task_state=[states.SPAWNING],
                               node=node)
-        own_save.assert_not_called()
+        own.assert_not_called()
         self.assertEqual((0, 0), (self.host_state().num_io_ops,
                                   self.stored_node().current_workload))
         self.assertEqual('1', self.stats()['num_vm_active'])
@@ -140,22 +153,28 @@ class TestWorkload(ReportsTestCase):
         self.assertEqual(set(), self.tracker.compute_nodes[
             self.node].obj_what_changed())
 
+    def test_a_last_save_run_again_after_a_deadlock_writes_the_node(self):
+        instance = self.spawned()
+        failures = [db.DBDeadlock()]
+
+        def fail_once(session):
+            if failures:
+                raise failures.pop()
+        sa_event.listen(orm.Session, 'before_commit', fail_once)
+        self.addCleanup(sa_event.remove, orm.Session, 'before_commit',
+                        fail_once)
+        self.last_save(instance)
+        self.assertEqual([], failures)
+        self.assertEqual((0, '1'), (self.host_state().num_io_ops,
+                                    self.stats()['num_vm_active']))
+
     def test_a_refused_last_save_leaves_the_build_counted(self):
-        self.audit()
-        instance = self.make_instance(states.BUILDING, states.SPAWNING)
-        self.spawn(instance)
+        instance = self.spawned()
         deleting = objects.Instance.get_by_uuid(self.context, instance.uuid)
         deleting.task_state = states.DELETING
         deleting.save()
-        instance.vm_state, instance.task_state = states.ACTIVE, None
-
-        def last_save():
-            with self.tracker.usage_with_save(self.context,
-                                              instance) as node:
-                instance.save(expected_task_state=[states.SPAWNING],
-                              node=node)
         self.assertRaises(exception.UnexpectedDeletingTaskStateError,
-                          last_save)
+                          self.last_save, instance)
         # Neither the record nor the tracker counts it ACTIVE.
         self.assertEqual((1, '0'), (self.host_state().num_io_ops,
                                     self.stats().get('num_vm_active', '0')))
@@ -163,10 +182,7 @@ class TestWorkload(ReportsTestCase):
         self.assertEqual(0, self.host_state().num_io_ops)
 
     def test_a_save_already_writing_the_node_takes_the_end_along(self):
-        self.audit()
-        instance = self.make_instance(states.BUILDING, states.SPAWNING)
-        self.spawn(instance)
-        instance.vm_state, instance.task_state = states.ACTIVE, None
+        instance = self.spawned()
         self.tracker._writing = True  # another thread's save in flight
         with self.tracker.usage_with_save(self.context, instance) as node:
             self.assertIsNone(node)
