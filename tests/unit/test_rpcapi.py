@@ -464,6 +464,24 @@ class TestVersionCapAcrossCells(RPCTestCase):
         self.assertEqual('1.4', compute_rpcapi.ComputeAPI().version_cap)
 
 
+class TestServiceVersionHistory(testtools.TestCase):
+    """The record a service writes is the last entry of its history."""
+
+    def test_the_service_version_is_the_last_of_the_history(self):
+        # A version added to the history but not to SERVICE_VERSION leaves
+        # every service recording the one before, and auto pins then cap
+        # at an API the services already speak past.
+        self.assertEqual(len(service_obj.SERVICE_VERSION_HISTORY) - 1,
+                         service_obj.SERVICE_VERSION)
+
+    def test_the_last_entry_speaks_each_apis_latest_version(self):
+        self.assertEqual(
+            {'conductor': conductor_rpcapi.LATEST_VERSION,
+             'scheduler': scheduler_rpcapi.LATEST_VERSION,
+             'compute': compute_rpcapi.LATEST_VERSION},
+            service_obj.SERVICE_VERSION_HISTORY[-1])
+
+
 class RecordingCompute:
     """A 1.5 compute that notes the power actions cast to it."""
 
