@@ -97,6 +97,29 @@ default_opts = [
                default='nova',
                help='Availability zone of a compute host that is in no '
                     'aggregate with an availability zone.'),
+    cfg.FloatOpt('rpc_poll_backoff_start',
+                 default=1.0, min=0.001, max=300.0,
+                 help='Seconds an RPC listener first waits for its next '
+                      'message, after each message, before it wakes up to '
+                      'send the acknowledgements queued for it (the rabbit '
+                      'driver of oslo.messaging); it then waits twice as '
+                      'long each time, up to rpc_poll_backoff_max. The '
+                      'driver starts at 0.001: twelve wake-ups after every '
+                      'message. An RPC server and a caller waiting for '
+                      'replies acknowledge each message in the thread that '
+                      'receives it and queue nothing, so for them those '
+                      'wake-ups are only CPU. A message is received as '
+                      'soon as it arrives whatever this is.'),
+    cfg.FloatOpt('rpc_poll_backoff_max',
+                 default=30.0, min=1.0, max=300.0,
+                 help='Longest an idle RPC listener waits before it wakes '
+                      'up (the driver has 5). With many listeners in one '
+                      'process (nova-lite-fake-computes) their wake-ups are '
+                      'most of its idle CPU. The connection\'s heartbeat '
+                      'check (every heartbeat_timeout_threshold / '
+                      'heartbeat_rate / 2 seconds, 10 by default) wakes it '
+                      'in any case, and so does a server being stopped: '
+                      'more than that interval changes nothing.'),
     cfg.StrOpt('state_path',
                default='/var/lib/nova-lite',
                help='Directory where nova_lite keeps local state (the '
