@@ -33,6 +33,19 @@ def save_expecting(instance, task_state):
     return None
 
 
+def save_ending(compute, context, instance, task_state):
+    """``save_expecting`` for the last save of an operation here: the
+    node's stats see the operation end with the same conductor call
+    (``ResourceTracker.usage_with_save``)."""
+    try:
+        with compute.rt.usage_with_save(context, instance) as node:
+            instance.save(expected_task_state=[task_state], node=node)
+    except (exception.InstanceNotFound,
+            exception.UnexpectedTaskStateError) as e:
+        return e
+    return None
+
+
 def late_or_repeated(context, instance, task_state, deleted_is_late=True):
     """Why the message that asks for ``task_state`` on ``instance`` is not
     the server's current work -- the server is gone, its task moved on

@@ -72,7 +72,8 @@ def _rebuild_here(compute, context, instance, image, orig_image_ref,
     compute.driver.destroy(context, instance)
     compute.driver.spawn(context, instance, image)
     common.spawned(compute, instance, was_stopped)
-    overtaken = common.save_expecting(instance, states.REBUILD_SPAWNING)
+    overtaken = common.save_ending(compute, context, instance,
+                                   states.REBUILD_SPAWNING)
     if overtaken is not None:
         LOG.info('%s changed while it was rebuilt (%s)', instance.uuid,
                  overtaken)

@@ -201,7 +201,7 @@ def _unshelve(compute, context, instance, image, request_spec, selection):
                 compute.host, instance_actions.error_details(error)), error)
             _unshelve_failed(compute, context, instance, error)
             return
-        _unshelved(compute, instance, states.SPAWNING)
+        _unshelved(compute, context, instance, states.SPAWNING)
 
 
 def unshelve_undos(compute, context, instance):
@@ -235,14 +235,14 @@ def _power_on_shelved(compute, context, instance, step):
     except Exception as error:
         common.failed_in_place(compute, context, instance, step, error)
         return
-    _unshelved(compute, instance, states.UNSHELVING)
+    _unshelved(compute, context, instance, states.UNSHELVING)
 
 
-def _unshelved(compute, instance, task_state):
+def _unshelved(compute, context, instance, task_state):
     for key in ('shelved_image_id', 'shelved_at', 'shelved_host'):
         instance.system_metadata.pop(key, None)
     common.spawned(compute, instance, was_stopped=False)
-    overtaken = common.save_expecting(instance, task_state)
+    overtaken = common.save_ending(compute, context, instance, task_state)
     if overtaken is not None:
         LOG.info('%s changed while it was unshelved (%s)',
                  instance.uuid, overtaken)

@@ -14,6 +14,7 @@ bandwidth resource request.
 """
 
 import datetime
+from unittest import mock
 
 import fixtures
 from oslo_serialization import jsonutils
@@ -693,6 +694,20 @@ class TestUnshelveOffloaded(UnshelveOffloadedTestCase):
                                   stored.host))
         self.assertEqual((None, {}), self.binding(self.port))
         self.assertEqual([], self.guests())
+
+    def test_its_end_goes_to_the_nodes_stats_with_its_last_save(self):
+        # The claim's is the node's only save of its own; the server
+        # ACTIVE, no I/O operation left, goes with the save that ends it.
+        with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
+                               side_effect=objects.ComputeNode.save) as saves:
+            self.manager._submit(shelve.unshelve, self.context,
+                                 self.instance, None, self.spec,
+                                 self.selection()).result(30)
+        self.assertEqual(1, saves.call_count)
+        stats = objects.ComputeNode.get_by_host_and_nodename(
+            self.context, 'dst', 'dst').stats
+        self.assertEqual(('0', '1'),
+                         (stats['io_workload'], stats['num_vm_active']))
 
 
 # -- build: binding the ports -------------------------------------------------

@@ -8,6 +8,7 @@ database and placement, the fake driver).
 import threading
 from unittest import mock
 
+from nova_lite.compute.flows import rebuild
 from nova_lite.compute import states
 from nova_lite import objects
 from nova_lite import servicegroup
@@ -148,6 +149,40 @@ class TestWorkloadOfOperations(ReportsTestCase):
         self.assertEqual(('0', '1', '0'),
                          (stats['io_workload'], stats['num_vm_active'],
                           stats.get('num_vm_building', '0')))
+
+    def test_a_rebuild_writes_its_end_with_the_servers_last_save(self):
+        # Its start is a save of the node's own; its end (no I/O operation
+        # left) goes with the save that ends the rebuild.
+        instance = self.make_instance(host='dst')
+        self.manager.rt.update_available_resource(self.context, 'dst')
+        instance.task_state = states.REBUILDING
+        instance.save()
+        with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
+                               side_effect=objects.ComputeNode.save) as saves:
+            self.manager._submit(rebuild.rebuild, self.context, instance,
+                                 None, None).result(30)
+        self.assertEqual((states.ACTIVE, None),
+                         (self.stored(instance).vm_state,
+                          self.stored(instance).task_state))
+        self.assertEqual(1, saves.call_count)
+        self.assertEqual('0', self.stats()['io_workload'])
+
+    def test_a_rebuild_overtaken_at_its_end_still_counts_its_end(self):
+        # The server was deleted while it was rebuilt: its last save is
+        # refused, and the node's record is written on its own.
+        instance = self.make_instance(host='dst')
+        self.manager.rt.update_available_resource(self.context, 'dst')
+        instance.task_state = states.REBUILDING
+        instance.save()
+        real_spawn = self.manager.driver.spawn
+
+        def spawn(context, guest, image):
+            real_spawn(context, guest, image)
+            self.stored(instance).destroy()
+        self.manager.driver.spawn = spawn
+        self.manager._submit(rebuild.rebuild, self.context, instance,
+                             None, None).result(30)
+        self.assertEqual('0', self.stats()['io_workload'])
 
 
 class TestSetHostEnabled(ReportsTestCase):
