@@ -104,8 +104,8 @@ default_opts = [
                       'send the acknowledgements queued for it (the rabbit '
                       'driver of oslo.messaging); it then waits twice as '
                       'long each time, up to rpc_poll_backoff_max. The '
-                      'driver starts at 0.001: twelve wake-ups after every '
-                      'message. An RPC server and a caller waiting for '
+                      'driver starts at 0.001: thirteen wake-ups after '
+                      'every message. An RPC server and a caller waiting for '
                       'replies acknowledge each message in the thread that '
                       'receives it and queue nothing, so for them those '
                       'wake-ups are only CPU. A message is received as '
@@ -115,11 +115,14 @@ default_opts = [
                  help='Longest an idle RPC listener waits before it wakes '
                       'up (the driver has 5). With many listeners in one '
                       'process (nova-lite-fake-computes) their wake-ups are '
-                      'most of its idle CPU. The connection\'s heartbeat '
-                      'check (every heartbeat_timeout_threshold / '
-                      'heartbeat_rate / 2 seconds, 10 by default) wakes it '
-                      'in any case, and so does a server being stopped: '
-                      'more than that interval changes nothing.'),
+                      'most of its idle CPU. Above the connection\'s '
+                      'heartbeat check interval (heartbeat_timeout_threshold'
+                      ' / heartbeat_rate / 2 seconds, 10 by default) the '
+                      'listener still wakes for that check, more cheaply. '
+                      'A server being stopped notices it at its next '
+                      'wake-up: within the smaller of this and that '
+                      'interval (10 s by default; 5 s with the driver\'s '
+                      'own value).'),
     cfg.StrOpt('state_path',
                default='/var/lib/nova-lite',
                help='Directory where nova_lite keeps local state (the '

@@ -52,8 +52,10 @@ class TestListenerPacing(testtools.TestCase):
             'oslo_messaging._drivers.amqpdriver.'
             'ACK_REQUEUE_EVERY_SECONDS_MAX', None))
         del amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MAX
+        first = amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN
         with self.assertLogs('nova_lite.rpc', 'WARNING') as logs:
-            rpc._pace_listeners(1.0, 30.0)
+            rpc._pace_listeners(first + 1.0, 30.0)
+        self.assertEqual(first, amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN)
         self.assertIn('rpc_poll_backoff_start', logs.output[0])
         self.assertFalse(hasattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MAX'))
 
