@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 from nova_lite.db import api as db
 from nova_lite.db import main_models as models
+from nova_lite.db import packed
 from nova_lite import exception
 from nova_lite.objects import base
 
@@ -184,12 +185,17 @@ class ComputeNodeList(base.ObjectListBase, base.NovaLiteObject):
         which a reader has already read as they are, without a thousand
         datetimes to parse for each question (None: never written)."""
         table = models.ComputeNode.__table__
+        columns = (table.c.uuid, table.c.updated_at)
+        where = (table.c.deleted == 0, packed.uuids_in(table.c.uuid, uuids))
         with db.cell_session(context) as session:
+            found = packed.rows(session, packed.statement(
+                columns, *where, table=table), options=packed.ONCE)
+            if found is not None:
+                return {uuid: written or None for uuid, written in found}
             return dict(session.execute(
                 sa.select(table.c.uuid,
                           sa.cast(table.c.updated_at, sa.String)).where(
-                    table.c.deleted == 0,
-                    table.c.uuid.in_(sorted(uuids)))).all())
+                    *where), execution_options=packed.ONCE).all())
 
     @classmethod
     @base.remotable

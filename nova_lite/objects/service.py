@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from nova_lite import conf as nova_conf
 from nova_lite.db import api as db
 from nova_lite.db import main_models as models
+from nova_lite.db import packed
 from nova_lite import exception
 from nova_lite.objects import base
 
@@ -268,14 +269,22 @@ def service_states(context, binary):
     cell ``context`` targets, up as of now."""
     table = models.Service.__table__
     up = _up(table, timeutils.utcnow().replace(tzinfo=None))
+    columns = (table.c.host, table.c.disabled, table.c.forced_down,
+               sa.case((up, 1), else_=0), table.c.disabled_reason)
+    where = (table.c.deleted == 0, table.c.binary == binary)
     with db.cell_session(context) as session:
-        rows = session.execute(sa.select(
-            table.c.host, table.c.disabled, table.c.disabled_reason,
-            table.c.forced_down, sa.case((up, True), else_=False)).where(
-                table.c.deleted == 0, table.c.binary == binary)).all()
-    return {row[0]: ServiceState(row[0], bool(row[1]), row[2],
-                                 bool(row[3]), bool(row[4]))
-            for row in rows}
+        found = packed.rows(session, packed.statement(columns, *where,
+                                                      table=table))
+        if found is None:
+            found = session.execute(sa.select(*columns).where(*where)).all()
+        else:
+            # As text: '1' or '0', and '' for no reason.
+            found = [(host, disabled == '1', forced_down == '1',
+                      is_up == '1', reason or None)
+                     for host, disabled, forced_down, is_up, reason in found]
+    return {host: ServiceState(host, bool(disabled), reason,
+                               bool(forced_down), bool(is_up))
+            for host, disabled, forced_down, is_up, reason in found}
 
 
 @base.NovaLiteObjectRegistry.register

@@ -94,6 +94,14 @@ class TestBenchmarksRun(testtools.TestCase):
         # The take-over and the last save, each with its action event.
         self.assertIn('statements_per_build: 8.0', output)
 
+    def test_host_states_bench(self):
+        output = self.bench('host_states_bench.py', '--hosts', '5',
+                            '--reads', '2', expect='5 hosts, 2 reads')
+        for name in ('service_states', 'written_by_uuid'):
+            self.assertRegex(output, r'%s_cpu_ms: [0-9.]+  %s_wall_ms: '
+                                     r'[0-9.]+  statements: 1.0  hosts '
+                                     r'answered: 5\n' % (name, name))
+
     def test_wire_bench(self):
         output = self.bench('wire_bench.py', '--calls', '5',
                             expect='5 calls each')

@@ -28,17 +28,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, ROOT)
 
 from oslo_utils import uuidutils  # noqa: E402
-import pymysql  # noqa: E402
 
-from nova_lite import conf  # noqa: E402
 from nova_lite import context as nova_context  # noqa: E402
 from nova_lite import counters  # noqa: E402
-from nova_lite.db import api as db  # noqa: E402
-from nova_lite.db import migration  # noqa: E402
 from nova_lite import objects  # noqa: E402
 from nova_lite.objects import instance_action  # noqa: E402
 
 EVENT = 'compute_build_and_run_instance'
+import scratch_db  # noqa: E402  (tools/bench, beside this script)
 
 
 def cpu_seconds():
@@ -89,13 +86,7 @@ def main():
     parser.add_argument('--mysql', default='root@127.0.0.1:3306')
     args = parser.parse_args()
 
-    name = 'nova_lite_save_bench_%d' % os.getpid()
-    url = 'mysql+pymysql://%s/%s' % (args.mysql, name)
-    conf.CONF([], project='nova-lite')
-    conf.CONF.set_override('connection', url, 'database')
-    objects.register_all()
-    migration.db_sync(url, 'main')
-    try:
+    with scratch_db.cell_database('nova_lite_save_bench', args.mysql):
         print('%d builds per run, %d runs' % (args.builds, args.runs))
         for run in range(args.runs):
             servers = waiting_servers(args.builds)
@@ -115,16 +106,6 @@ def main():
                   % (run + 1, cpu * 1000 / args.builds,
                      wall * 1000 / args.builds, statements / args.builds,
                      commits / args.builds))
-    finally:
-        db.dispose_all()
-        user, _, address = args.mysql.partition('@')
-        host, _, port = address.partition(':')
-        connection = pymysql.connect(host=host, port=int(port or 3306),
-                                     user=user)
-        try:
-            connection.cursor().execute('DROP DATABASE IF EXISTS `%s`' % name)
-        finally:
-            connection.close()
 
 
 if __name__ == '__main__':

@@ -5,6 +5,7 @@ answer on the same record, whatever the record holds."""
 import datetime
 
 from oslo_utils import fixture as utils_fixture
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from nova_lite.db import api as db
@@ -17,6 +18,23 @@ from tests.unit.objects import test_objects
 NOW = datetime.datetime(2026, 11, 30, 12, 0, 0)
 SECOND = datetime.timedelta(seconds=1)
 MICROSECOND = datetime.timedelta(microseconds=1)
+
+
+def statements_on(context, table, function, *args):
+    """``function(*args)``, and whether each statement on ``table`` it ran
+    was packed (GROUP_CONCAT)."""
+    seen = []
+
+    def listen(conn, cursor, statement, *rest):
+        if table in statement:
+            seen.append('group_concat' in statement.lower())
+    engine = db.get_engine(context.db_connection)
+    sa.event.listen(engine, 'before_cursor_execute', listen)
+    try:
+        answer = function(*args)
+    finally:
+        sa.event.remove(engine, 'before_cursor_execute', listen)
+    return answer, seen
 
 
 class TestServiceStates(test_objects.DatabaseTestCase):
@@ -95,3 +113,92 @@ class TestServiceStates(test_objects.DatabaseTestCase):
         other.create()
         self.assertEqual({'here'}, set(service_obj.service_states(
             self.context, servicegroup.COMPUTE_BINARY)))
+
+    def statements_of(self, function, *args):
+        return statements_on(self.context, 'services', function, *args)
+
+    def test_every_service_comes_back_in_one_packed_row(self):
+        for host in ('a', 'b', 'c'):
+            self.add(host, last_seen_up=NOW)
+        self.add('off', disabled=True, last_seen_up=NOW)
+        states, statements = self.statements_of(
+            service_obj.service_states, self.context,
+            servicegroup.COMPUTE_BINARY)
+        self.assertEqual([True], statements)
+        self.assertEqual(
+            {'a': (False, None, False, True),
+             'b': (False, None, False, True),
+             'c': (False, None, False, True),
+             'off': (True, 'maintenance', False, True)},
+            {host: (state.disabled, state.disabled_reason,
+                    state.forced_down, state.up)
+             for host, state in states.items()})
+
+    def test_a_value_holding_a_separator_is_read_row_by_row(self):
+        # A reason is free text: a ',' or the unit separator in it would
+        # split the packed value wrongly, so the rows are read as rows.
+        self.add('plain', last_seen_up=NOW)
+        for host, reason in (('comma', 'disk, then RAM'),
+                             ('unit', 'odd\x1freason')):
+            self.add(host, disabled=True, last_seen_up=NOW)
+            service = self.services[host]
+            service.disabled_reason = reason
+            service.save()
+        states, statements = self.statements_of(
+            service_obj.service_states, self.context,
+            servicegroup.COMPUTE_BINARY)
+        self.assertEqual([True, False], statements)
+        self.assertEqual({'plain': None, 'comma': 'disk, then RAM',
+                          'unit': 'odd\x1freason'},
+                         {host: state.disabled_reason
+                          for host, state in states.items()})
+        self.assertTrue(all(state.up for state in states.values()))
+
+
+class TestComputeNodesWritten(test_objects.DatabaseTestCase):
+    """written_by_uuid: when each compute node asked about was last
+    written, as the database's text of it, in one packed row."""
+
+    def make_node(self, host):
+        node = objects.ComputeNode(
+            self.context, host=host, hypervisor_hostname=host,
+            hypervisor_type='fake', hypervisor_version=1, vcpus=8,
+            memory_mb=8192, local_gb=100, cpu_allocation_ratio=16.0,
+            ram_allocation_ratio=1.5, disk_allocation_ratio=1.0)
+        node.create()
+        return node
+
+    def stored_times(self):
+        with db.cell_session(self.context) as session:
+            return dict(session.execute(sa.select(
+                models.ComputeNode.uuid,
+                sa.cast(models.ComputeNode.updated_at, sa.String))).all())
+
+    def test_the_times_are_the_databases_text_of_them(self):
+        nodes = [self.make_node('host%d' % i) for i in range(3)]
+        nodes[0].vcpus_used = 2
+        nodes[0].save()
+        with db.cell_session(self.context) as session:
+            session.execute(sa.update(models.ComputeNode).where(
+                models.ComputeNode.uuid == nodes[1].uuid).values(
+                    updated_at=None))
+        deleted = self.make_node('gone')
+        deleted.destroy()
+        asked = [node.uuid for node in nodes] + [
+            deleted.uuid, uuidutils.generate_uuid()]
+        written, statements = statements_on(
+            self.context, 'compute_nodes',
+            objects.ComputeNodeList.written_by_uuid, self.context, asked)
+        self.assertEqual([True], statements)
+        stored = self.stored_times()
+        self.assertIsNone(stored[nodes[1].uuid])
+        self.assertEqual({node.uuid: stored[node.uuid] for node in nodes},
+                         written)
+
+    def test_only_uuids_in_their_stored_form_are_asked_about(self):
+        node = self.make_node('host1')
+        written = objects.ComputeNodeList.written_by_uuid(
+            self.context, [node.uuid.upper(), "x') OR ('1'='1", node.uuid])
+        self.assertEqual([node.uuid], list(written))
+        self.assertEqual({}, objects.ComputeNodeList.written_by_uuid(
+            self.context, ["x') OR ('1'='1"]))
