@@ -167,10 +167,12 @@ def _build(compute, context, instance, selection, request_spec, limits,
         groups, (selection.allocation or {}).get('mappings'))
     flow.step('claim_here', selection.nodename)
     # What the scheduler claimed in placement is not read back when it
-    # is what this claim would write (as Nova's compute trusts it).
+    # is what this claim would write (as Nova's compute trusts it). The
+    # node's record goes with the last save, if the spawn is quick.
     compute.rt.claim(context, instance, selection.nodename, limits,
                      network_api.port_allocations(groups, provider_of_port),
-                     claimed=(selection.allocation or {}).get('allocations'))
+                     claimed=(selection.allocation or {}).get('allocations'),
+                     write_soon=True)
     flow.step('bind_ports')
     # Safe to bind again: a failed try has unbound what it bound.
     outage.ride_out(

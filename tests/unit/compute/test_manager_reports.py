@@ -6,9 +6,13 @@ database and placement, the fake driver).
 """
 
 import threading
+import time
 from unittest import mock
 
+import fixtures
+
 from nova_lite.compute.flows import rebuild
+from nova_lite.compute import resource_tracker
 from nova_lite.compute import states
 from nova_lite import objects
 from nova_lite import servicegroup
@@ -121,34 +125,57 @@ class TestWorkloadOfOperations(ReportsTestCase):
         running.result(30)
         self.assertEqual(['1', '0'], during + [self.stats()['io_workload']])
 
-    def test_a_build_counts_from_its_claim_to_its_end(self):
-        claimed = []
-        real_claim = self.manager.rt.claim
+    def build_in_the_pool(self):
+        return self.manager._submit(
+            type(self.manager)._build_and_count, self.context,
+            self.instance, self.selection(mappings={
+                '': [self.nodes['dst']],
+                '_' + self.port['id']: [self.nics['dst']]}),
+            self.spec, [], None, None).result(30)
 
-        def claim(*args, **kwargs):
-            real_claim(*args, **kwargs)
-            claimed.append(self.stats()['io_workload'])
-        self.manager.rt.claim = claim
-        self.manager._submit(type(self.manager)._build_and_count,
-                             self.context, self.instance, self.selection(
-                                 mappings={'': [self.nodes['dst']],
-                                           '_' + self.port['id']:
-                                           [self.nics['dst']]}),
-                             self.spec, [], None, None).result(30)
-        self.assertEqual(['1', '0'], claimed + [self.stats()['io_workload']])
+    def test_a_build_counts_from_its_claim_to_its_end(self):
+        # A spawn longer than WRITE_SOON_SECONDS: the claim's record is
+        # written meanwhile, with a call of its own.
+        self.useFixture(fixtures.MockPatchObject(
+            resource_tracker, 'WRITE_SOON_SECONDS', 0.05))
+        during = []
+        real_spawn = self.manager.driver.spawn
+
+        def spawn(context, guest, image):
+            deadline = time.monotonic() + 30
+            while self.stats().get('io_workload') != '1' and \
+                    time.monotonic() < deadline:
+                time.sleep(0.02)
+            during.append(self.stats()['io_workload'])
+            real_spawn(context, guest, image)
+        self.manager.driver.spawn = spawn
+        self.assertEqual('active', self.build_in_the_pool())
+        self.assertEqual(['1', '0'], during + [self.stats()['io_workload']])
 
     def test_a_build_writes_its_end_with_the_servers_last_save(self):
-        # The claim's save is the node's only one of its own; the end of
-        # the build (no I/O operation left, one server ACTIVE) goes with
-        # the save that makes the server ACTIVE.
+        # A build quicker than WRITE_SOON_SECONDS writes the node's record
+        # only with the save that makes the server ACTIVE: its claim and
+        # its end (no I/O operation left, one server ACTIVE) together.
+        self.useFixture(fixtures.MockPatchObject(
+            resource_tracker, 'WRITE_SOON_SECONDS', 0.05))
         with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
                                side_effect=objects.ComputeNode.save) as saves:
-            self.assertEqual('active', self.build_and_count())
-        self.assertEqual(1, saves.call_count)
-        stats = self.stats()
+            self.assertEqual('active', self.build_in_the_pool())
+            time.sleep(0.2)  # the claim's write would have come by now
+        self.assertEqual(0, saves.call_count)
+        node = objects.ComputeNode.get_by_host_and_nodename(
+            self.context, 'dst', 'dst')
+        stats = node.stats
         self.assertEqual(('0', '1', '0'),
                          (stats['io_workload'], stats['num_vm_active'],
                           stats.get('num_vm_building', '0')))
+        self.assertEqual(self.instance.flavor.vcpus, node.vcpus_used)
+
+    def test_a_claim_outside_a_build_is_written_at_once(self):
+        with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
+                               side_effect=objects.ComputeNode.save) as saves:
+            self.manager.rt.claim(self.context, self.instance, 'dst')
+        self.assertEqual(1, saves.call_count)
 
     def test_a_rebuild_writes_its_end_with_the_servers_last_save(self):
         # Its start is a save of the node's own; its end (no I/O operation
