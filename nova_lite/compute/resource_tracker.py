@@ -159,6 +159,8 @@ class ResourceTracker:
         # whether a thread is writing them.
         self._unsaved = set()
         self._writing = False
+        # Whether a ``_write_soon`` thread is waiting to write them.
+        self._write_due = False
         # Held from reading the service's status to writing its trait, so
         # that an older reading never lands after a newer one.
         self._status_lock = threading.Lock()
@@ -771,8 +773,18 @@ class ResourceTracker:
 
     def _write_soon(self):
         """``_write_nodes`` in WRITE_SOON_SECONDS, in a thread of its
-        own; nothing then if a save took the changes meanwhile."""
-        timer = threading.Timer(WRITE_SOON_SECONDS, self._write_nodes)
+        own (nothing then if a save took the changes meanwhile); one
+        such thread at a time, which writes whatever waits by then."""
+        with self._lock:
+            if self._write_due:
+                return
+            self._write_due = True
+
+        def write():
+            with self._lock:
+                self._write_due = False
+            self._write_nodes()
+        timer = threading.Timer(WRITE_SOON_SECONDS, write)
         timer.daemon = True
         timer.start()
 

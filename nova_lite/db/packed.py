@@ -31,8 +31,9 @@ def _text(column):
 
 def statement(columns, *where, table):
     """The SELECT of ``rows``: the ``columns`` of ``table``'s rows that
-    match ``where``, packed. Build it once and keep it where it can be
-    (its parameters bound when it runs)."""
+    match ``where``, packed. SQLAlchemy keeps its compiled form by its
+    shape, so one built again for each read is compiled once (unless run
+    with ``ONCE``)."""
     # Each row ends with a unit separator too, so that a value cut
     # short, the last one included, leaves one separator fewer.
     unit = sa.literal_column("'%s'" % UNIT)
