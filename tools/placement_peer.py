@@ -23,6 +23,7 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 from tools import peer_venv  # noqa: E402
+from tools import ports  # noqa: E402
 
 VERSION = '16.0.0'
 NAME = 'placement16'
@@ -62,11 +63,7 @@ def _mysql(statement):
                     statement], check=True, capture_output=True)
 
 
-def _free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+_free_port = ports.free_port
 
 
 # OpenStack Placement's WSGI application behind nova_lite's HTTP server.

@@ -32,7 +32,6 @@ import concurrent.futures
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
@@ -623,10 +622,7 @@ class NodeCluster:
         self.stop()
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+_free_port = fixtures.free_port
 
 
 class RabbitNode:

@@ -9,7 +9,6 @@ like a client would.
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -19,16 +18,15 @@ import uuid
 
 import requests
 
+from tools import ports
+
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 MYSQL = 'mysql+pymysql://root:@127.0.0.1/%s?charset=utf8mb4'
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+free_port = ports.free_port
 
 
 def _mysql(statement, port=3306):

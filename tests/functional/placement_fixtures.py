@@ -83,14 +83,21 @@ class PlacementServer:
         self.wait_until_up()
 
     def wait_until_up(self, timeout=60, interval=0.2):
+        """Until placement answers at its URL, and its log says it is the
+        one listening there: an answer from another server on that port
+        (its own failed to bind) is not taken for it."""
+        listening = 'listening on 127.0.0.1:%d ' % self.port
+
         def answers():
             if not self.daemon.running:
                 raise AssertionError('placement exited:\n' +
                                      self.daemon.log()[-4000:])
             try:
-                return requests.get(self.url + '/', timeout=2).ok
+                if not requests.get(self.url + '/', timeout=2).ok:
+                    return False
             except requests.RequestException:
                 return False
+            return listening in self.daemon.log()
         fixtures.wait_for(answers, timeout, interval=interval,
                           what='placement answering')
 
