@@ -1,12 +1,17 @@
 """The event() recorder and record_action(): bookkeeping that never fails
 the operation it describes."""
 
+import datetime
+
 import fixtures
+from oslo_utils import fixture as utils_fixture
 from oslo_utils import uuidutils
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
 from nova_lite import context as nova_context
+from nova_lite.db import api as db
+from nova_lite.db import main_models as models
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import base
@@ -204,6 +209,113 @@ class TestEventCarriedBySaves(InstanceActionsTestCase):
         with test_objects.conductor_side():
             stored = objects.Instance.get_by_uuid(self.context, self.uuid)
         self.assertEqual(states.SCHEDULING, stored.task_state)
+
+
+class TestEventRecordedInSaves(InstanceActionsTestCase):
+    """record_event_in, as the conductor runs it for a compute's save:
+    on the request's latest action, what event_start and event_finish
+    would write."""
+
+    def setUp(self):
+        super().setUp()
+        self.clock = self.useFixture(utils_fixture.TimeFixture(
+            datetime.datetime(2026, 12, 7, 10, 0, 0)))
+        self.instance = self.make_instance(context=self.request,
+                                           uuid=self.uuid)
+        objects.InstanceAction.action_start(self.request, self.uuid,
+                                            'create')
+        self.clock.advance_time_seconds(1)
+
+    def action_by_id(self, action_id):
+        with db.cell_session(self.request) as session:
+            return session.get(models.InstanceAction, action_id)
+
+    def another_action_of_the_request(self, name):
+        """A second action of the same request on the server (event_start
+        makes one only where there is none)."""
+        with db.cell_session(self.request) as session:
+            instance_action_obj._new_action_row(
+                session, self.request, self.uuid, name, base.utcnow())
+
+    def record(self, record):
+        """Record ``record`` in a transaction of its own."""
+        with db.cell_session(self.request) as session:
+            instance_action_obj.record_event_in(session, self.request,
+                                                self.uuid, record)
+
+    def test_a_start_and_a_finish_write_the_event_and_touch_the_action(self):
+        before = self.action().updated_at
+        self.record(
+            instance_action_obj.event_start_record('build', host='c1'))
+        [started] = self.events()
+        self.assertEqual(('build', 'c1', None, None),
+                         (started.event, started.host, started.result,
+                          started.finish_time))
+        self.assertEqual(started.start_time, started.created_at)
+        self.assertEqual(started.start_time, self.action().updated_at)
+        self.assertNotEqual(before, self.action().updated_at)
+        self.clock.advance_time_seconds(1)
+        self.record(instance_action_obj.event_finish_record(
+            'build', 'Error', traceback='Traceback...', details='it broke',
+            host='c1'))
+        [finished] = self.events()
+        self.assertEqual(('Error', 'Traceback...', 'it broke'),
+                         (finished.result, finished.traceback,
+                          finished.details))
+        self.assertIsNotNone(finished.finish_time)
+        self.assertEqual((finished.finish_time, 'Error'),
+                         (self.action().updated_at, self.action().message))
+
+    def test_the_latest_action_of_the_request_is_the_one(self):
+        older = self.action()
+        self.another_action_of_the_request('rebuild')
+        newer = self.action()
+        self.clock.advance_time_seconds(1)
+        self.assertNotEqual(older.id, newer.id)
+        self.record(instance_action_obj.event_start_record('build'))
+        self.record(instance_action_obj.event_finish_record('build',
+                                                            'Success'))
+        [event] = self.events()
+        self.assertEqual((newer.id, 'Success'),
+                         (event.action_id, event.result))
+        self.assertEqual([], list(objects.InstanceActionEventList
+                                  .get_by_action(self.request, older.id)))
+        # Only the latest action was touched.
+        self.assertEqual(older.updated_at.replace(tzinfo=None),
+                         self.action_by_id(older.id).updated_at)
+        self.assertNotEqual(newer.updated_at.replace(tzinfo=None),
+                            self.action_by_id(newer.id).updated_at)
+
+    def test_the_unfinished_event_of_the_host_is_finished(self):
+        for host in ('c1', 'c2', 'c1'):
+            self.record(instance_action_obj.event_start_record('build',
+                                                               host=host))
+        first_c1 = min(e.id for e in self.events() if e.host == 'c1')
+        objects.InstanceActionEvent.event_finish(
+            self.request, self.uuid, 'build', 'Error', host='c1')
+        self.record(instance_action_obj.event_finish_record(
+            'build', 'Success', host='c1'))
+        results = {e.id: (e.host, e.result) for e in self.events()}
+        self.assertEqual(sorted([('c1', 'Error'), ('c1', 'Success'),
+                                 ('c2', None)]),
+                         sorted(results.values()))
+        # The newest c1 event was finished in Error first; the Success
+        # went to the one still unfinished, the older.
+        self.assertEqual(('c1', 'Success'), results[first_c1])
+
+    def test_a_start_without_an_action_makes_it(self):
+        self.uuid = uuidutils.generate_uuid()
+        self.record(instance_action_obj.event_start_record(
+            'build', action='rebuild'))
+        self.assertEqual('rebuild', self.action().action)
+        self.assertEqual(['build'], [e.event for e in self.events()])
+
+    def test_a_finish_never_started_raises_and_writes_nothing(self):
+        self.assertRaises(
+            exception.InstanceActionEventNotFound, self.record,
+            instance_action_obj.event_finish_record('build', 'Error'))
+        self.assertEqual([], self.events())
+        self.assertIsNone(self.action().message)
 
 
 class TestRecordAction(InstanceActionsTestCase):
