@@ -12,7 +12,9 @@ conductor, which holds the cell database credentials. Records are made with
 the caller's context: its request id ties an event to its action.
 """
 
+import collections
 import datetime
+import threading
 import types
 
 from oslo_utils import timeutils
@@ -341,6 +343,55 @@ def _finish_in(session, context, instance_uuid, event, result, traceback,
     return types.SimpleNamespace(**dict(row._mapping, **changes))
 
 
+# The events whose start this process recorded from a compute's save,
+# kept until their finish: {(cell database, instance, request, event,
+# host): (event id, action id)}. The finish that follows (the build's
+# last save, most often answered by the conductor that recorded the
+# start) then writes the event and its action by their ids, without the
+# query that finds them. A finish that finds its event finished or gone
+# (another process finished it, the archive removed it, the start's
+# transaction never committed) looks for it as any other finish does.
+_STARTED = collections.OrderedDict()
+_STARTED_MOST = 4096
+_STARTED_LOCK = threading.Lock()
+_UNFINISHED_EVENT = _UPDATE_EVENT.where(_EVENTS.c.finish_time.is_(None))
+
+
+def _started_key(context, instance_uuid, event, host):
+    if context.request_id is None:
+        return None
+    return (context.db_connection, instance_uuid, context.request_id,
+            event, host)
+
+
+def _remember_start(key, row):
+    with _STARTED_LOCK:
+        _STARTED[key] = (row.id, row.action_id)
+        while len(_STARTED) > _STARTED_MOST:
+            _STARTED.popitem(last=False)
+
+
+def _finish_remembered(session, key, result, traceback, details):
+    """Finish the event whose start is remembered under ``key`` by its
+    ids: whether it was there to finish."""
+    with _STARTED_LOCK:
+        ids = _STARTED.pop(key, None)
+    if ids is None:
+        return False
+    event_id, action_id = ids
+    now = base.utcnow()
+    finished = session.execute(_UNFINISHED_EVENT, dict(
+        b_event_id=event_id, finish_time=now, updated_at=now,
+        result=result, traceback=traceback, details=details))
+    if finished.rowcount != 1:
+        return False
+    action_changes = {'b_action_id': action_id, 'updated_at': now}
+    if result == RESULT_ERROR:
+        action_changes['message'] = MESSAGE_ERROR
+    session.execute(_UPDATE_ACTION, action_changes)
+    return True
+
+
 def event_start_record(event, host=None, action=None):
     """What ``record_event`` makes the start of ``event`` from: a record a
     remotable call can carry (an instance's save carries a compute's)."""
@@ -373,11 +424,19 @@ def record_event_in(session, context, instance_uuid, record):
     event_start and event_finish do (a finish never started raises before
     it writes anything)."""
     check_event_record(record)
+    key = _started_key(context, instance_uuid, record['event'],
+                       record['host'])
     if 'start' in record:
-        _start_in(session, context, instance_uuid, record['event'],
-                  record['host'], record['start'].get('action'))
+        row = _start_in(session, context, instance_uuid, record['event'],
+                        record['host'], record['start'].get('action'))
+        if key is not None:
+            _remember_start(key, row)
         return
     finish = record['finish']
+    if key is not None and _finish_remembered(
+            session, key, finish.get('result'), finish.get('traceback'),
+            finish.get('details')):
+        return
     _finish_in(session, context, instance_uuid, record['event'],
                finish.get('result'), finish.get('traceback'),
                finish.get('details'), record['host'])

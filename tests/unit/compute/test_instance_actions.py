@@ -6,6 +6,7 @@ import datetime
 import fixtures
 from oslo_utils import fixture as utils_fixture
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from nova_lite.compute import instance_actions
 from nova_lite.compute import states
@@ -225,6 +226,8 @@ class TestEventRecordedInSaves(InstanceActionsTestCase):
         objects.InstanceAction.action_start(self.request, self.uuid,
                                             'create')
         self.clock.advance_time_seconds(1)
+        instance_action_obj._STARTED.clear()
+        self.addCleanup(instance_action_obj._STARTED.clear)
 
     def action_by_id(self, action_id):
         with db.cell_session(self.request) as session:
@@ -237,11 +240,25 @@ class TestEventRecordedInSaves(InstanceActionsTestCase):
             instance_action_obj._new_action_row(
                 session, self.request, self.uuid, name, base.utcnow())
 
-    def record(self, record):
-        """Record ``record`` in a transaction of its own."""
-        with db.cell_session(self.request) as session:
-            instance_action_obj.record_event_in(session, self.request,
-                                                self.uuid, record)
+    def record(self, record, then_fail=False):
+        """Record ``record`` in a transaction of its own (rolled back if
+        ``then_fail``); the statements it ran on the actions tables."""
+        seen = []
+
+        def listen(conn, cursor, statement, *rest):
+            if 'instance_actions' in statement:
+                seen.append(statement.split()[0].upper())
+        engine = db.get_engine(self.request.db_connection)
+        sa.event.listen(engine, 'before_cursor_execute', listen)
+        try:
+            with db.cell_session(self.request) as session:
+                instance_action_obj.record_event_in(session, self.request,
+                                                    self.uuid, record)
+                if then_fail:
+                    raise Boom('after the record')
+        finally:
+            sa.event.remove(engine, 'before_cursor_execute', listen)
+        return seen
 
     def test_a_start_and_a_finish_write_the_event_and_touch_the_action(self):
         before = self.action().updated_at
@@ -302,6 +319,55 @@ class TestEventRecordedInSaves(InstanceActionsTestCase):
         # The newest c1 event was finished in Error first; the Success
         # went to the one still unfinished, the older.
         self.assertEqual(('c1', 'Success'), results[first_c1])
+
+    def test_a_finish_after_a_start_recorded_here_skips_the_search(self):
+        self.record(instance_action_obj.event_start_record('build',
+                                                           host='c1'))
+        self.assertEqual(['UPDATE', 'UPDATE'], self.record(
+            instance_action_obj.event_finish_record('build', 'Success',
+                                                    host='c1')))
+        [event] = self.events()
+        self.assertEqual('Success', event.result)
+        self.assertEqual({}, dict(instance_action_obj._STARTED))
+        # A finish whose start another process recorded looks for it.
+        self.record(instance_action_obj.event_start_record('other'))
+        instance_action_obj._STARTED.clear()
+        self.assertEqual(['SELECT', 'UPDATE', 'UPDATE'], self.record(
+            instance_action_obj.event_finish_record('other', 'Success')))
+
+    def test_a_remembered_event_finished_elsewhere_is_looked_for(self):
+        self.record(instance_action_obj.event_start_record('build',
+                                                           host='c1'))
+        objects.InstanceActionEvent.event_finish(
+            self.request, self.uuid, 'build', 'Error', host='c1')
+        self.clock.advance_time_seconds(1)
+        self.record(instance_action_obj.event_finish_record(
+            'build', 'Success', host='c1'))
+        # As a finish without the memory: the event finished again.
+        [event] = self.events()
+        self.assertEqual('Success', event.result)
+
+    def test_a_start_rolled_back_is_not_taken_for_one_recorded(self):
+        self.assertRaises(Boom, self.record,
+                          instance_action_obj.event_start_record('build'),
+                          then_fail=True)
+        self.assertEqual([], self.events())
+        self.assertRaises(
+            exception.InstanceActionEventNotFound, self.record,
+            instance_action_obj.event_finish_record('build', 'Success'))
+        self.assertEqual([], self.events())
+
+    def test_the_memory_keeps_the_latest_starts_only(self):
+        self.useFixture(fixtures.MockPatchObject(
+            instance_action_obj, '_STARTED_MOST', 2))
+        for name in ('one', 'two', 'three'):
+            self.record(instance_action_obj.event_start_record(name))
+        self.assertEqual(['two', 'three'], [
+            key[3] for key in instance_action_obj._STARTED])
+        for name in ('one', 'two', 'three'):
+            self.record(instance_action_obj.event_finish_record(
+                name, 'Success'))
+        self.assertEqual({'Success'}, {e.result for e in self.events()})
 
     def test_a_start_without_an_action_makes_it(self):
         self.uuid = uuidutils.generate_uuid()
