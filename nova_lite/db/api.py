@@ -372,10 +372,15 @@ def api_session():
     return _session(CONF.api_database.connection, CONF.api_database)
 
 
+def cell_url(context):
+    """The URL of the cell database ``context`` is aimed at: its own, or
+    this service's cell's."""
+    return getattr(context, 'db_connection', None) or CONF.database.connection
+
+
 def cell_session(context):
     """A transaction on the cell database ``context`` is aimed at."""
-    url = getattr(context, 'db_connection', None) or CONF.database.connection
-    return _session(url, CONF.database)
+    return _session(cell_url(context), CONF.database)
 
 
 def _worth_a_retry(error):

@@ -288,13 +288,27 @@ class Instance(base.NovaLiteObject):
                     rows)
                 session.execute(
                     sa.insert(models.InstanceAction.__table__), actions)
-                ids = dict(session.execute(
-                    sa.select(table.c.uuid, table.c.id)
-                    .where(table.c.uuid.in_(uuids))).all())
+                # The new rows' ids, and their actions' (the compute's
+                # start of its event finds the action by it).
+                made = models.InstanceAction.__table__
+                rows_made = session.execute(
+                    sa.select(table.c.uuid, table.c.id, made.c.id)
+                    .select_from(table.outerjoin(made, sa.and_(
+                        made.c.instance_uuid == table.c.uuid,
+                        made.c.request_id == context.request_id)))
+                    .where(table.c.uuid.in_(uuids))).all()
+                ids = {uuid: id_ for uuid, id_, _action in rows_made}
         except db.DBDuplicateEntry:
             raise exception.Conflict(
                 reason='an instance of %s already exists in this cell' %
                 ', '.join(uuids))
+        if context.request_id is not None:
+            action_ids = {}
+            for uuid, _id, action_id in rows_made:
+                if action_id is not None:
+                    action_ids[uuid] = max(action_id,
+                                           action_ids.get(uuid, action_id))
+            instance_action.remember_actions(context, action_ids)
         for instance, values in zip(instances, rows):
             # What reading the row back would give (``_from_db``), but
             # for updated_at: the database's clock set it; near enough.

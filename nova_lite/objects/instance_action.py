@@ -72,6 +72,8 @@ def _new_action_row(session, context, instance_uuid, action, now):
         updated_at=now)
     session.add(row)
     session.flush()
+    if context.request_id is not None:
+        remember_actions(context, {instance_uuid: row.id})
     return row
 
 
@@ -296,17 +298,63 @@ def _action_id(session, instance_uuid, request_id):
 # saves of every build (Instance.save(action_event=...)), where the
 # session's bookkeeping of a row object cost more than the statement.
 
+# The actions this process made (``_new_action_row``, and
+# ``Instance.create_all`` for the servers a conductor places together),
+# kept for the start of a compute's event, which would otherwise look its
+# action up: {(cell database, instance, request): action id}. The start
+# touches the action by that id, and only while the row is still that
+# request's (``_TOUCH_MADE_ACTION``); one gone (archived, or never
+# committed) is looked for as any other. A request has one action per
+# server, but for a history a server rebuilt from cell0 brings along.
+_MADE = collections.OrderedDict()
+_MADE_MOST = 4096
+_MADE_LOCK = threading.Lock()
+_TOUCH_MADE_ACTION = _UPDATE_ACTION.where(
+    _ACTIONS.c.instance_uuid == sa.bindparam('b_instance_uuid'),
+    _ACTIONS.c.request_id == sa.bindparam('b_request_id'))
+
+
+def remember_actions(context, action_ids):
+    """Keep the ids of the actions ({instance uuid: action id}) the
+    request of ``context`` has just created in its cell."""
+    with _MADE_LOCK:
+        for instance_uuid, action_id in action_ids.items():
+            _MADE[(db.cell_url(context), instance_uuid,
+                   context.request_id)] = action_id
+        while len(_MADE) > _MADE_MOST:
+            _MADE.popitem(last=False)
+
+
+def _touch_made_action(session, context, instance_uuid, now):
+    """The id of the request's action on the instance if this process
+    made it and it is still there, its updated_at set to ``now``; else
+    None, having written nothing."""
+    if context.request_id is None:
+        return None
+    with _MADE_LOCK:
+        action_id = _MADE.get((db.cell_url(context), instance_uuid,
+                               context.request_id))
+    if action_id is None:
+        return None
+    touched = session.execute(_TOUCH_MADE_ACTION, {
+        'b_action_id': action_id, 'b_instance_uuid': instance_uuid,
+        'b_request_id': context.request_id, 'updated_at': now})
+    return action_id if touched.rowcount == 1 else None
+
+
 def _start_in(session, context, instance_uuid, event, host, action):
     """``InstanceActionEvent.event_start`` in the caller's transaction;
     the event's columns."""
     now = base.utcnow()
-    action_id = _action_id(session, instance_uuid, context.request_id)
+    action_id = _touch_made_action(session, context, instance_uuid, now)
     if action_id is None:
-        action_id = _new_action_row(session, context, instance_uuid,
-                                    action or event, now).id
-    else:
-        session.execute(_UPDATE_ACTION, {'b_action_id': action_id,
-                                         'updated_at': now})
+        action_id = _action_id(session, instance_uuid, context.request_id)
+        if action_id is None:
+            action_id = _new_action_row(session, context, instance_uuid,
+                                        action or event, now).id
+        else:
+            session.execute(_UPDATE_ACTION, {'b_action_id': action_id,
+                                             'updated_at': now})
     values = dict(action_id=action_id, event=event, start_time=now,
                   finish_time=None, result=None, traceback=None, host=host,
                   details=None, created_at=now, updated_at=now)
@@ -360,7 +408,7 @@ _UNFINISHED_EVENT = _UPDATE_EVENT.where(_EVENTS.c.finish_time.is_(None))
 def _started_key(context, instance_uuid, event, host):
     if context.request_id is None:
         return None
-    return (context.db_connection, instance_uuid, context.request_id,
+    return (db.cell_url(context), instance_uuid, context.request_id,
             event, host)
 
 

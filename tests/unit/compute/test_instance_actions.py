@@ -25,6 +25,24 @@ class Boom(Exception):
     pass
 
 
+def statements_on_actions(context, function):
+    """Run ``function()``; the kind of each statement it ran on the
+    actions tables (SELECT, UPDATE...), in order. It raises as the
+    function did."""
+    seen = []
+
+    def listen(conn, cursor, statement, *rest):
+        if 'instance_actions' in statement:
+            seen.append(statement.split()[0].upper())
+    engine = db.get_engine(context.db_connection)
+    sa.event.listen(engine, 'before_cursor_execute', listen)
+    try:
+        function()
+    finally:
+        sa.event.remove(engine, 'before_cursor_execute', listen)
+    return seen
+
+
 class InstanceActionsTestCase(test_objects.DatabaseTestCase):
 
     def setUp(self):
@@ -243,22 +261,13 @@ class TestEventRecordedInSaves(InstanceActionsTestCase):
     def record(self, record, then_fail=False):
         """Record ``record`` in a transaction of its own (rolled back if
         ``then_fail``); the statements it ran on the actions tables."""
-        seen = []
-
-        def listen(conn, cursor, statement, *rest):
-            if 'instance_actions' in statement:
-                seen.append(statement.split()[0].upper())
-        engine = db.get_engine(self.request.db_connection)
-        sa.event.listen(engine, 'before_cursor_execute', listen)
-        try:
+        def run():
             with db.cell_session(self.request) as session:
                 instance_action_obj.record_event_in(session, self.request,
                                                     self.uuid, record)
                 if then_fail:
                     raise Boom('after the record')
-        finally:
-            sa.event.remove(engine, 'before_cursor_execute', listen)
-        return seen
+        return statements_on_actions(self.request, run)
 
     def test_a_start_and_a_finish_write_the_event_and_touch_the_action(self):
         before = self.action().updated_at
@@ -382,6 +391,69 @@ class TestEventRecordedInSaves(InstanceActionsTestCase):
             instance_action_obj.event_finish_record('build', 'Error'))
         self.assertEqual([], self.events())
         self.assertIsNone(self.action().message)
+
+
+class TestActionOfServersCreatedTogether(InstanceActionsTestCase):
+    """Instance.create_all keeps its actions' ids: the start of the
+    compute's event on one of those servers finds its action without
+    looking it up, and one no longer there is looked up as ever."""
+
+    def setUp(self):
+        super().setUp()
+        for memory in (instance_action_obj._MADE,
+                       instance_action_obj._STARTED):
+            memory.clear()
+            self.addCleanup(memory.clear)
+        self.instance = objects.Instance(
+            self.request, uuid=self.uuid, project_id='demo',
+            user_id='alice', vm_state=states.BUILDING,
+            task_state=states.SCHEDULING, flavor=test_objects.make_flavor())
+        objects.Instance.create_all(self.request, [self.instance], 'create')
+
+    def start(self):
+        """The start of the compute's build event, as its save records
+        it; the statements it ran on the actions tables."""
+        def run():
+            with db.cell_session(self.request) as session:
+                instance_action_obj.record_event_in(
+                    session, self.request, self.uuid,
+                    instance_action_obj.event_start_record('build', 'c1'))
+        return statements_on_actions(self.request, run)
+
+    def test_the_start_finds_the_action_create_all_made(self):
+        self.assertEqual(['UPDATE', 'INSERT'], self.start())
+        [event] = self.events()
+        self.assertEqual((self.action().id, 'c1'),
+                         (event.action_id, event.host))
+
+    def test_an_action_started_alone_is_found_too(self):
+        self.uuid = uuidutils.generate_uuid()
+        objects.InstanceAction.action_start(self.request, self.uuid,
+                                            'create')
+        self.assertEqual(['UPDATE', 'INSERT'], self.start())
+        self.assertEqual(['build'], [e.event for e in self.events()])
+
+    def test_an_action_no_longer_there_is_looked_up(self):
+        with db.cell_session(self.request) as session:
+            session.execute(sa.delete(models.InstanceAction))
+        self.assertEqual(['UPDATE', 'SELECT', 'INSERT', 'INSERT'],
+                         self.start())
+        # As any start without an action: one is made, named after it.
+        self.assertEqual('build', self.action().action)
+        self.assertEqual(['build'], [e.event for e in self.events()])
+
+    def test_another_request_on_the_server_looks_its_own_up(self):
+        with nova_context.target_cell(
+                nova_context.RequestContext(user_id='alice',
+                                            project_id='demo',
+                                            request_id='req-2'),
+                self.databases.cell1) as other:
+            objects.InstanceActionEvent.event_start(other, self.uuid,
+                                                    'stop')
+            self.assertEqual('stop', objects.InstanceAction
+                             .get_by_request_id(other, self.uuid,
+                                                'req-2').action)
+        self.assertEqual([], self.events())
 
 
 class TestRecordAction(InstanceActionsTestCase):
