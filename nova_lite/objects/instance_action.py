@@ -298,6 +298,39 @@ def _action_id(session, instance_uuid, request_id):
 # saves of every build (Instance.save(action_event=...)), where the
 # session's bookkeeping of a row object cost more than the statement.
 
+class _Kept:
+    """A bounded memory shared by a process's threads: the newest
+    ``most`` entries (the oldest are forgotten first)."""
+
+    def __init__(self, most=4096):
+        self.most = most
+        self._entries = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, key, value):
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.most:
+                self._entries.popitem(last=False)
+
+    def get(self, key):
+        with self._lock:
+            return self._entries.get(key)
+
+    def pop(self, key):
+        with self._lock:
+            return self._entries.pop(key, None)
+
+    def keys(self):
+        with self._lock:
+            return list(self._entries)
+
+    def clear(self):
+        with self._lock:
+            self._entries.clear()
+
+
 # The actions this process made (``_new_action_row``, and
 # ``Instance.create_all`` for the servers a conductor places together),
 # kept for the start of a compute's event, which would otherwise look its
@@ -306,9 +339,7 @@ def _action_id(session, instance_uuid, request_id):
 # request's (``_TOUCH_MADE_ACTION``); one gone (archived, or never
 # committed) is looked for as any other. A request has one action per
 # server, but for a history a server rebuilt from cell0 brings along.
-_MADE = collections.OrderedDict()
-_MADE_MOST = 4096
-_MADE_LOCK = threading.Lock()
+_MADE = _Kept()
 _TOUCH_MADE_ACTION = _UPDATE_ACTION.where(
     _ACTIONS.c.instance_uuid == sa.bindparam('b_instance_uuid'),
     _ACTIONS.c.request_id == sa.bindparam('b_request_id'))
@@ -317,12 +348,9 @@ _TOUCH_MADE_ACTION = _UPDATE_ACTION.where(
 def remember_actions(context, action_ids):
     """Keep the ids of the actions ({instance uuid: action id}) the
     request of ``context`` has just created in its cell."""
-    with _MADE_LOCK:
-        for instance_uuid, action_id in action_ids.items():
-            _MADE[(db.cell_url(context), instance_uuid,
-                   context.request_id)] = action_id
-        while len(_MADE) > _MADE_MOST:
-            _MADE.popitem(last=False)
+    for instance_uuid, action_id in action_ids.items():
+        _MADE.put((db.cell_url(context), instance_uuid, context.request_id),
+                  action_id)
 
 
 def _touch_made_action(session, context, instance_uuid, now):
@@ -331,9 +359,8 @@ def _touch_made_action(session, context, instance_uuid, now):
     None, having written nothing."""
     if context.request_id is None:
         return None
-    with _MADE_LOCK:
-        action_id = _MADE.get((db.cell_url(context), instance_uuid,
-                               context.request_id))
+    action_id = _MADE.get((db.cell_url(context), instance_uuid,
+                           context.request_id))
     if action_id is None:
         return None
     touched = session.execute(_TOUCH_MADE_ACTION, {
@@ -399,9 +426,7 @@ def _finish_in(session, context, instance_uuid, event, result, traceback,
 # query that finds them. A finish that finds its event finished or gone
 # (another process finished it, the archive removed it, the start's
 # transaction never committed) looks for it as any other finish does.
-_STARTED = collections.OrderedDict()
-_STARTED_MOST = 4096
-_STARTED_LOCK = threading.Lock()
+_STARTED = _Kept()
 _UNFINISHED_EVENT = _UPDATE_EVENT.where(_EVENTS.c.finish_time.is_(None))
 
 
@@ -412,18 +437,10 @@ def _started_key(context, instance_uuid, event, host):
             event, host)
 
 
-def _remember_start(key, row):
-    with _STARTED_LOCK:
-        _STARTED[key] = (row.id, row.action_id)
-        while len(_STARTED) > _STARTED_MOST:
-            _STARTED.popitem(last=False)
-
-
 def _finish_remembered(session, key, result, traceback, details):
     """Finish the event whose start is remembered under ``key`` by its
     ids: whether it was there to finish."""
-    with _STARTED_LOCK:
-        ids = _STARTED.pop(key, None)
+    ids = _STARTED.pop(key)
     if ids is None:
         return False
     event_id, action_id = ids
@@ -478,7 +495,7 @@ def record_event_in(session, context, instance_uuid, record):
         row = _start_in(session, context, instance_uuid, record['event'],
                         record['host'], record['start'].get('action'))
         if key is not None:
-            _remember_start(key, row)
+            _STARTED.put(key, (row.id, row.action_id))
         return
     finish = record['finish']
     if key is not None and _finish_remembered(

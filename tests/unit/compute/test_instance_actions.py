@@ -337,7 +337,7 @@ class TestEventRecordedInSaves(InstanceActionsTestCase):
                                                     host='c1')))
         [event] = self.events()
         self.assertEqual('Success', event.result)
-        self.assertEqual({}, dict(instance_action_obj._STARTED))
+        self.assertEqual([], instance_action_obj._STARTED.keys())
         # A finish whose start another process recorded looks for it.
         self.record(instance_action_obj.event_start_record('other'))
         instance_action_obj._STARTED.clear()
@@ -368,11 +368,11 @@ class TestEventRecordedInSaves(InstanceActionsTestCase):
 
     def test_the_memory_keeps_the_latest_starts_only(self):
         self.useFixture(fixtures.MockPatchObject(
-            instance_action_obj, '_STARTED_MOST', 2))
+            instance_action_obj._STARTED, 'most', 2))
         for name in ('one', 'two', 'three'):
             self.record(instance_action_obj.event_start_record(name))
         self.assertEqual(['two', 'three'], [
-            key[3] for key in instance_action_obj._STARTED])
+            key[3] for key in instance_action_obj._STARTED.keys()])
         for name in ('one', 'two', 'three'):
             self.record(instance_action_obj.event_finish_record(
                 name, 'Success'))
