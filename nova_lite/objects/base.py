@@ -246,13 +246,25 @@ def end_if_stale(obj, model, timeout, where, **values):
 
 
 def copy_from_row(obj, row, names, renames=None):
-    """Set ``names`` on ``obj`` from the columns of ``row``."""
+    """Set ``names`` on ``obj`` from the columns of ``row``, unchanged.
+
+    Each value is coerced by its field and stored where its setter
+    stores it, without the setter's note that it changed, which the
+    reset would only take back: reading rows is much of a scheduler's
+    and a conductor's work, and the setters were half of it (a read-only
+    field, which must not change once set, still goes through its
+    setter)."""
     renames = renames or {}
+    fields = obj.fields
     for name in names:
         value = getattr(row, renames.get(name, name))
         if name == 'deleted':
             value = bool(value)
-        setattr(obj, name, value)
+        field = fields[name]
+        if field.read_only:
+            setattr(obj, name, value)
+        else:
+            setattr(obj, '_obj_' + name, field.coerce(obj, name, value))
     obj.obj_reset_changes(names)
     return obj
 

@@ -103,6 +103,10 @@ class TestBenchmarksRun(testtools.TestCase):
             self.assertRegex(output, r'%s_cpu_ms: [0-9.]+  %s_wall_ms: '
                                      r'[0-9.]+  statements: 1.0  hosts '
                                      r'answered: 5\n' % (name, name))
+        # (--nodes-read 30 of 5 hosts: all five.)
+        self.assertRegex(output, r'nodes_by_uuid_cpu_ms: [0-9.]+  '
+                                 r'nodes_by_uuid_wall_ms: [0-9.]+  '
+                                 r'statements: 1.0  hosts answered: 5\n')
 
     def test_wire_bench(self):
         output = self.bench('wire_bench.py', '--calls', '5',

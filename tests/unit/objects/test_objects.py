@@ -3,11 +3,13 @@ the indirection through the conductor that computes rely on."""
 
 import contextlib
 import datetime
+import types
 
 from oslo_serialization import jsonutils
 import oslo_messaging as messaging
 from oslo_utils import uuidutils
 from oslo_versionedobjects import base as ovo_base
+from oslo_versionedobjects import exception as ovo_exception
 from oslo_versionedobjects import fixture as ovo_fixture
 import sqlalchemy as sa
 import testtools
@@ -303,6 +305,85 @@ class TestWhatChanged(testtools.TestCase):
         node.obj_reset_changes(['host'])
         self.assertEqual({'running_vms'}, node.obj_what_changed())
         self.assertEqual(self.oslo_answer(node), node.obj_what_changed())
+
+
+class TestCopyFromRow(testtools.TestCase):
+    """base.copy_from_row stores each column's value as its field's setter
+    would, without the setter's bookkeeping: same values, same types,
+    nothing left changed."""
+
+    def setUp(self):
+        super().setUp()
+        objects.register_all()
+
+    ROW = dict(
+        id=7, uuid=uuidutils.generate_uuid(), host='compute1',
+        hypervisor_hostname='compute1', hypervisor_type='fake',
+        hypervisor_version=1, host_ip=None, vcpus=8, memory_mb=8192,
+        local_gb=100, vcpus_used=1, memory_mb_used=512, local_gb_used=1,
+        free_ram_mb=7680, free_disk_gb=99, running_vms=1,
+        current_workload=0, disk_available_least=None,
+        cpu_allocation_ratio=16, ram_allocation_ratio=1.5,
+        disk_allocation_ratio=1.0, mapped=1,
+        created_at=datetime.datetime(2026, 12, 7, 15, 0, 0),
+        updated_at=datetime.datetime(2026, 12, 7, 15, 1, 2, 345678),
+        deleted_at=None, deleted=0)
+
+    def row(self, **changes):
+        return types.SimpleNamespace(**dict(self.ROW, **changes))
+
+    def by_setters(self, row):
+        node = objects.ComputeNode()
+        for name in self.ROW:
+            value = getattr(row, name)
+            setattr(node, name, bool(value) if name == 'deleted' else value)
+        node.obj_reset_changes()
+        return node
+
+    def test_the_values_are_those_the_setters_store(self):
+        row = self.row()
+        copied = base.copy_from_row(objects.ComputeNode(), row,
+                                    list(self.ROW))
+        expected = self.by_setters(row)
+        for name in self.ROW:
+            self.assertEqual(getattr(expected, name), getattr(copied, name),
+                             name)
+            self.assertIs(type(getattr(expected, name)),
+                          type(getattr(copied, name)), name)
+        # Coerced as the setter does: an integer column of a float field,
+        # a 0/1 column of a boolean, an aware datetime.
+        self.assertIs(float, type(copied.cpu_allocation_ratio))
+        self.assertIs(True, copied.mapped)
+        self.assertIs(False, copied.deleted)
+        self.assertIsNotNone(copied.updated_at.tzinfo)
+        self.assertEqual(set(), copied.obj_what_changed())
+
+    def test_a_value_its_field_refuses_is_refused(self):
+        self.assertRaises(ValueError, base.copy_from_row,
+                          objects.ComputeNode(), self.row(vcpus='many'),
+                          list(self.ROW))
+        self.assertRaises(ValueError, base.copy_from_row,
+                          objects.ComputeNode(), self.row(host=None),
+                          list(self.ROW))
+
+    def test_a_read_only_field_set_already_cannot_change(self):
+        node = base.copy_from_row(objects.ComputeNode(), self.row(),
+                                  list(self.ROW))
+        base.copy_from_row(node, self.row(vcpus=16), list(self.ROW))
+        self.assertEqual(16, node.vcpus)
+        self.assertEqual(set(), node.obj_what_changed())
+        self.assertRaises(ovo_exception.ReadOnlyFieldError,
+                          base.copy_from_row, node, self.row(id=8),
+                          list(self.ROW))
+
+    def test_changes_made_before_are_forgotten_for_the_columns_copied(self):
+        node = base.copy_from_row(objects.ComputeNode(), self.row(),
+                                  list(self.ROW))
+        node.vcpus_used = 3
+        node.stats = {'a': '1'}
+        base.copy_from_row(node, self.row(), list(self.ROW))
+        self.assertEqual(1, node.vcpus_used)
+        self.assertEqual({'stats'}, node.obj_what_changed())
 
 
 class TestInstance(DatabaseTestCase):
