@@ -162,6 +162,11 @@ class ControlPlane:
         # {compute index (1-based): "ini text"} for per-host overrides.
         self.compute_conf = compute_conf or {}
         self.extra_conf = extra_conf
+        # Whether the hosts are mapped by running cell_v2 discover_hosts
+        # (for a plane whose extra_conf turns the scheduler's periodic
+        # discovery off, as a deployment's default does), rather than
+        # waited for from the scheduler's.
+        self.discover_by_command = False
         self.backend = backend
         self.suffix = uuid.uuid4().hex[:10]
         self.vhost = 'nl_ft_%s' % self.suffix
@@ -650,10 +655,15 @@ class ControlPlane:
                 '/os-hypervisors/detail').json()['hypervisors']
             if h['state'] == 'up']) >= count,
             timeout, interval, what='%d hypervisors up' % count)
-        # The scheduler maps hosts on its own period; give it one turn.
-        wait_for(lambda: self.manage('cell_v2', 'list_hosts').stdout
-                 .count(' ' + host_prefix) >= count, timeout, interval,
-                 what='hosts mapped')
+        # The scheduler maps hosts on its own period; give it one turn
+        # (or map them as an operator does, if it does not).
+
+        def mapped():
+            if self.discover_by_command:
+                self.manage('cell_v2', 'discover_hosts')
+            return self.manage('cell_v2', 'list_hosts').stdout.count(
+                ' ' + host_prefix) >= count
+        wait_for(mapped, timeout, interval, what='hosts mapped')
         # A compute whose first report found placement not listening yet
         # reports again a period later; until then it is no candidate.
         wait_for(lambda: len(self.placement_providers_with_room()) >= count,
