@@ -250,10 +250,11 @@ def copy_from_row(obj, row, names, renames=None):
 
     Each value is coerced by its field and stored where its setter
     stores it, without the setter's note that it changed, which the
-    reset would only take back: reading rows is much of a scheduler's
-    and a conductor's work, and the setters were half of it (a read-only
+    reset would only take back: objects are built from rows on the
+    scheduler's and the conductor's busiest paths (a scheduler reads
+    again every node written since its last request). A read-only
     field, which must not change once set, still goes through its
-    setter)."""
+    setter."""
     renames = renames or {}
     fields = obj.fields
     for name in names:

@@ -655,10 +655,11 @@ class ControlPlane:
                 '/os-hypervisors/detail').json()['hypervisors']
             if h['state'] == 'up']) >= count,
             timeout, interval, what='%d hypervisors up' % count)
-        # The scheduler maps hosts on its own period; give it one turn
-        # (or map them as an operator does, if it does not).
 
         def mapped():
+            # The scheduler maps hosts on its own period (give it one
+            # turn), or, where it does not, they are mapped as an
+            # operator maps them.
             if self.discover_by_command:
                 self.manage('cell_v2', 'discover_hosts')
             return self.manage('cell_v2', 'list_hosts').stdout.count(

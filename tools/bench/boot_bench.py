@@ -405,9 +405,9 @@ def main():
             'fake_local_gb = 100000\n')
     if not args.test_intervals:
         # (the provider caches of computes and the port service too: the
-        # tests' 5 s is for tests that change providers behind their backs)
-        # (and no periodic host discovery in the scheduler, off by
-        # default: the bench maps the hosts with cell_v2 discover_hosts)
+        # tests' 5 s is for tests that change providers behind their
+        # backs; and no host discovery in the scheduler, off by default:
+        # the bench maps the hosts with cell_v2 discover_hosts)
         room += ('update_resources_interval = 60\n'
                  'resource_provider_association_refresh = 300\n'
                  '[DEFAULT]\nreport_interval = 10\n'
