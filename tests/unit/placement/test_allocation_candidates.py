@@ -1,10 +1,13 @@
 """GET /allocation_candidates: flat, shared and nested providers, granular
 groups, policies, filters and the response format per microversion."""
 
+from unittest import mock
+
 from oslo_config import fixture as config_fixture
 from oslo_utils import uuidutils
 
 from nova_lite import conf as nova_conf
+from nova_lite.placement import candidates
 from tests.unit.placement import base
 
 
@@ -537,3 +540,93 @@ class TestCandidateCapFlat(CandidatesTestCase):
             self.compute_node('cn%d' % index)
         body = self.candidates('resources=VCPU:1')
         self.assertEqual(2, len(body['allocation_requests']))
+
+
+class TestRootsOnlyInANestedWorld(CandidatesTestCase):
+    """Where only roots hold what is asked for (a flavor's classes, the
+    children holding bandwidth), every candidate is one root and the
+    search is the flat world's, plus the rest of each tree for the
+    summaries: the answer is the one the general search gives."""
+
+    def setUp(self):
+        super().setUp()
+        self.roots = []
+        for index in range(6):
+            root = self.compute_node('cn%d' % index, vcpus=2 + index,
+                                     memory_mb=1024 * (index + 1))
+            nic = self.make_provider('nic%d' % index, parent=root)['uuid']
+            self.set_inventory(nic, NET_BW_EGR_KILOBIT_PER_SEC=1000 + index)
+            self.set_traits(nic, 'CUSTOM_PHYSNET_%d' % (index % 2))
+            self.roots.append(root)
+        # A grandchild, and a child with no inventory.
+        nic0 = self.get('/resource_providers?in_tree=%s' % self.roots[0]
+                        ).json['resource_providers']
+        nic0 = [p['uuid'] for p in nic0 if p['uuid'] != self.roots[0]][0]
+        self.pf = self.make_provider('pf0', parent=nic0)['uuid']
+        self.set_inventory(self.pf, NET_PACKET_RATE_KILOPACKET_PER_SEC=10)
+        self.make_provider('empty1', parent=self.roots[1])
+        self.allocate(uuidutils.generate_uuid(), {
+            self.roots[2]: {'VCPU': 3, 'MEMORY_MB': 1024},
+            nic0: {'NET_BW_EGR_KILOBIT_PER_SEC': 10}})
+        self.set_traits(self.roots[3], 'HW_CPU_X86_AVX2')
+        self.set_traits(self.roots[4], 'COMPUTE_STATUS_DISABLED',
+                        'HW_CPU_X86_AVX2')
+        self.agg = uuidutils.generate_uuid()
+        for root in self.roots[3:]:
+            self.set_aggregates(root, self.agg)
+
+    def general(self, query, version):
+        """The answer of the general (tree by tree) search."""
+        real = candidates._world
+
+        def below_roots(connection, class_ids):
+            return real(connection, class_ids)[:2] + (True,)
+
+        with mock.patch.object(candidates, '_world', below_roots):
+            return self.candidates(query, version=version)
+
+    def test_the_same_answer_as_the_general_search(self):
+        queries = [
+            'resources=VCPU:1,MEMORY_MB:512',
+            'resources=VCPU:4',
+            'resources=VCPU:1&limit=2',
+            'resources=VCPU:1&required=HW_CPU_X86_AVX2',
+            'resources=VCPU:1&required=!HW_CPU_X86_AVX2',
+            'resources=VCPU:1&root_required=!COMPUTE_STATUS_DISABLED',
+            'resources=VCPU:1&member_of=%s' % self.agg,
+            'resources=VCPU:1&in_tree=%s' % self.pf,
+            'resources=DISK_GB:10,MEMORY_MB:6144',
+            'resources=VCPU:100',
+        ]
+        fast = mock.patch.object(candidates, '_find_single_providers',
+                                 wraps=candidates._find_single_providers)
+        # (Each query parameter from the version that has it.)
+        since = {'root_required': (1, 35), 'in_tree': (1, 31),
+                 'required=!': (1, 22), 'member_of': (1, 21),
+                 'required': (1, 17),
+                 'limit': (1, 16)}
+        for version in ('1.36', '1.29', '1.28', '1.17', '1.12'):
+            for query in queries:
+                if any(name in query and base._as_tuple(version) < first
+                       for name, first in since.items()):
+                    continue
+                with fast as found:
+                    answer = self.candidates(query, version=version)
+                self.assertTrue(found.called, query)
+                self.assertEqual(self.general(query, version), answer,
+                                 '%s at %s' % (query, version))
+
+    def test_summaries_cover_every_tree_of_the_candidates(self):
+        body = self.candidates('resources=VCPU:1&in_tree=%s' % self.pf)
+        self.assertEqual(3, len(body['provider_summaries']))
+        self.assertEqual({'NET_PACKET_RATE_KILOPACKET_PER_SEC': {
+            'capacity': 10, 'used': 0}},
+            body['provider_summaries'][self.pf]['resources'])
+
+    def test_a_child_with_a_class_asked_for_takes_the_general_search(self):
+        nic = self.make_provider('vcpus', parent=self.roots[5])['uuid']
+        self.set_inventory(nic, VCPU=64)
+        with mock.patch.object(candidates, '_find_single_providers') as fast:
+            body = self.candidates('resources=VCPU:32')
+        fast.assert_not_called()
+        self.assertEqual([[nic]], self.providers_of(body))
