@@ -252,6 +252,38 @@ def _world(connection, class_ids):
         sa.select(nested, sharing, below_roots)).one())
 
 
+def _packed_inventory(inventories):
+    """GROUP_CONCAT of 'class/capacity/used/max_unit' of ``inventories``'
+    rows, ';' between them (``_inventory_of`` reads it back)."""
+    return db.group_concat(db.as_text(
+        inventories.c.resource_class_id,
+        sa.cast(capacity.capacity_sql(inventories), sa.Integer),
+        inventories.c.used, inventories.c.max_unit, sep='/'),
+        db.separator(';'))
+
+
+def _inventory_of(text):
+    """{class id: (capacity, used, max_unit)} from ``_packed_inventory``'s
+    text ('' for none)."""
+    classes = {}
+    for item in text.split(';') if text else ():
+        cid, room, used, max_unit = item.split('/')
+        classes[int(cid)] = (int(room), int(used), int(max_unit))
+    return classes
+
+
+def _packed_traits_of_provider():
+    """The trait ids of the provider ``P.c.id`` (a correlated subquery),
+    '/' between them (``_trait_ids_of`` reads them back)."""
+    return (sa.select(db.group_concat(sa.cast(PT.c.trait_id, sa.String),
+                                      db.separator('/')))
+            .where(PT.c.resource_provider_id == P.c.id).scalar_subquery())
+
+
+def _trait_ids_of(text):
+    return {int(t) for t in text.split('/')}
+
+
 def _find_single_providers(connection, request, group):
     """The whole search in one statement when every candidate is one
     provider: one pass over the requested classes' inventories (covered
@@ -262,11 +294,7 @@ def _find_single_providers(connection, request, group):
     wanted = lambda: sa.case(amounts, value=INV.c.resource_class_id)  # noqa
     per_provider = (
         sa.select(INV.c.resource_provider_id.label('id'),
-                  db.group_concat(db.as_text(
-                      INV.c.resource_class_id,
-                      sa.cast(capacity.capacity_sql(INV), sa.Integer),
-                      INV.c.used, INV.c.max_unit, sep='/'),
-                      db.separator(';')).label('inventory'))
+                  _packed_inventory(INV).label('inventory'))
         .where(INV.c.resource_class_id.in_(sorted(amounts)),
                capacity.capacity_sql(INV) - INV.c.used >= wanted(),
                INV.c.min_unit <= wanted(), INV.c.max_unit >= wanted(),
@@ -292,19 +320,12 @@ def _find_single_providers(connection, request, group):
     # The providers' other classes (for the summaries) and traits, as
     # correlated subqueries: the whole answer in one round trip.
     other = INV.alias('other')
-    others = (sa.select(db.group_concat(db.as_text(
-        other.c.resource_class_id,
-        sa.cast(capacity.capacity_sql(other), sa.Integer),
-        other.c.used, other.c.max_unit, sep='/'), db.separator(';')))
-        .where(other.c.resource_provider_id == P.c.id,
-               other.c.resource_class_id.not_in(sorted(amounts)))
-        .scalar_subquery())
-    trait_ids = (sa.select(db.group_concat(sa.cast(PT.c.trait_id, sa.String),
-                                           db.separator('/')))
-                 .where(PT.c.resource_provider_id == P.c.id)
-                 .scalar_subquery())
+    others = (sa.select(_packed_inventory(other))
+              .where(other.c.resource_provider_id == P.c.id,
+                     other.c.resource_class_id.not_in(sorted(amounts)))
+              .scalar_subquery())
     query = (sa.select(P.c.id, P.c.uuid, per_provider.c.inventory, others,
-                       trait_ids)
+                       _packed_traits_of_provider())
              .select_from(per_provider.join(P,
                                             P.c.id == per_provider.c.id)))
     result = Result()
@@ -317,40 +338,25 @@ def _find_single_providers(connection, request, group):
         limits[pid] = _inventory_of(inventory + ';' + extra if extra
                                     else inventory)
         if trait_list:
-            traits[pid] = {int(t) for t in trait_list.split('/')}
+            traits[pid] = _trait_ids_of(trait_list)
     result.allocation_requests = [({pid: amounts}, {'': [pid]})
                                   for pid in sorted(limits)[:request.cap]]
     return result
-
-
-def _inventory_of(text):
-    """{class id: (capacity, used, max_unit)} from the 'class/capacity/
-    used/max_unit;...' a packed read made ('' for none)."""
-    classes = {}
-    for item in text.split(';') if text else ():
-        cid, room, used, max_unit = item.split('/')
-        classes[int(cid)] = (int(room), int(used), int(max_unit))
-    return classes
 
 
 def _add_descendants(connection, result):
     """Add to a ``result`` whose candidates are all roots the other
     providers of their trees -- their rows, inventories and traits --
     which the summaries describe (from 1.29): one read per 5,000 trees."""
-    inventory = (sa.select(db.group_concat(db.as_text(
-        INV.c.resource_class_id, sa.cast(capacity.capacity_sql(INV),
-                                         sa.Integer),
-        INV.c.used, INV.c.max_unit, sep='/'), db.separator(';')))
-        .where(INV.c.resource_provider_id == P.c.id).scalar_subquery())
-    trait_ids = (sa.select(db.group_concat(sa.cast(PT.c.trait_id, sa.String),
-                                           db.separator('/')))
-                 .where(PT.c.resource_provider_id == P.c.id)
+    inventory = (sa.select(_packed_inventory(INV))
+                 .where(INV.c.resource_provider_id == P.c.id)
                  .scalar_subquery())
     roots = {p for allocations, _m in result.allocation_requests
              for p in allocations}
     for chunk in db.chunks(sorted(roots), 5000):
         query = (sa.select(P.c.id, P.c.uuid, P.c.parent_provider_id,
-                           P.c.root_provider_id, inventory, trait_ids)
+                           P.c.root_provider_id, inventory,
+                           _packed_traits_of_provider())
                  .where(db.in_ids(P.c.root_provider_id, chunk),
                         P.c.parent_provider_id.is_not(None)))
         for pid, uuid, parent, root, inventory_text, trait_list in \
@@ -360,8 +366,7 @@ def _add_descendants(connection, result):
                                             int(root))
             result.capacities[pid] = _inventory_of(inventory_text)
             if trait_list:
-                result.trait_ids[pid] = {
-                    int(t) for t in trait_list.split('/')}
+                result.trait_ids[pid] = _trait_ids_of(trait_list)
     return result
 
 
