@@ -54,9 +54,11 @@ def _field_getter(name):
         try:
             return self.__dict__[attribute]
         except KeyError:
-            # Unset: a lazy default, else an error (obj_load_attr).
-            self.obj_load_attr(name)
-            return getattr(self, attribute)
+            pass
+        # Unset: a lazy default, else an error (obj_load_attr) that does
+        # not carry the KeyError along.
+        self.obj_load_attr(name)
+        return getattr(self, attribute)
     getter.direct = True
     return getter
 

@@ -409,8 +409,9 @@ class TestFieldReads(testtools.TestCase):
         self.assertEqual({}, objects.Flavor().extra_specs)
 
     def test_an_unset_field_without_one_is_an_error(self):
-        self.assertRaises(exception.ObjectActionError,
-                          lambda: objects.Flavor().memory_mb)
+        error = self.assertRaises(exception.ObjectActionError,
+                                  lambda: objects.Flavor().memory_mb)
+        self.assertIsNone(error.__context__)
 
     def test_every_field_of_every_object_reads_what_was_set(self):
         for name, classes in ovo_base.VersionedObjectRegistry.obj_classes(
