@@ -15,10 +15,11 @@ For every server:
 Besides: a move in progress (a migration record not finished) may hold
 the source node's resources as its own consumer, and nothing else;
 allocations of any other consumer on this deployment's compute nodes (or
-their children), and ports bound to servers that do not exist, are
-violations too. No provider of this deployment (its compute nodes' trees
-and the sharing providers) may have more of a resource in use than its
-inventory allows (total - reserved, times the allocation ratio).
+their children), ports bound to servers that do not exist, and ports of
+no server whose binding still names an allocation, are violations too.
+No provider of this deployment (its compute nodes' trees and the sharing
+providers) may have more of a resource in use than its inventory allows
+(total - reserved, times the allocation ratio).
 
 Placement may be shared with other services (another Nova, Neutron's own
 providers, a storage service): providers outside this deployment's
@@ -91,6 +92,8 @@ class Audit:
         for port in self.ports.list_ports():
             if port.get('device_id'):
                 ports_by_server[port['device_id']].append(port)
+            else:
+                self._check_released_port(port)
 
         building = {r.instance_uuid for r in
                     objects.BuildRequestList.get_all(self.context)}
@@ -154,6 +157,18 @@ class Audit:
                     self.violation('port %s is bound to %s, which is not '
                                    'a server' % (port['id'], server))
         return self.violations
+
+    def _check_released_port(self, port):
+        """A port of no server names an allocation only where a move's
+        binding outlived the server (or the port's detach) it was made
+        for: the allocation key is the compute's, written with the
+        server's device_id and cleared with it."""
+        provider = (port.get('binding:profile') or {}).get('allocation')
+        if provider:
+            self.violation('port %s belongs to no server but is bound to '
+                           '%s with an allocation on %s' % (
+                               port['id'], port.get('binding:host_id') or
+                               'no host', self._rp(provider)))
 
     def _check_capacity(self, uuid):
         for resource_class, (usable, used) in sorted(

@@ -472,6 +472,12 @@ class PortBindingFailed(NovaLiteException):
                'physical networks.')
 
 
+class PortReleasedDuringMove(NovaLiteException):
+    msg_fmt = ('Port %(port_id)s was released while the move of '
+               '%(instance_uuid)s to %(host)s was prepared (the server was '
+               'deleted, or the port detached); the move is undone.')
+
+
 class PortUpdateFailed(NovaLiteException):
     msg_fmt = 'Updating port %(port_id)s failed: %(reason)s'
 

@@ -34,6 +34,8 @@ LOG = logging.getLogger(__name__)
 
 DEVICE_OWNER = 'compute:nova'
 VIF_FAILED = ('binding_failed', 'unbound')
+# The status of a port's own binding (the others of a move are INACTIVE).
+ACTIVE = 'ACTIVE'
 # system_metadata key listing ports the compute created for ``networks:
 # [{"uuid": ...}]`` requests: deleted with the server, where ports the user
 # brought are only unbound.
@@ -361,6 +363,27 @@ def unbind_from_host(client, port):
     return client.update_port(port['id'], **{
         'binding:host_id': None,
         'binding:profile': profile_naming(port, None)})
+
+
+def drop_binding(client, port_id, host):
+    """Delete the binding a move made for ``port_id`` on ``host`` (its
+    undo). A port released after the move read it (its server deleted,
+    or the port detached) was bound to no host when that binding was
+    made, so the binding became its ACTIVE one, which cannot be deleted:
+    the port is then bound to no host again, unless a server took it
+    since. Raises what the port service raises otherwise."""
+    try:
+        client.delete_binding(port_id, host)
+    except exception.PortUpdateFailed:
+        try:
+            port = client.show_port(port_id)
+        except exception.PortNotFound:
+            return
+        if port.get('device_id') or port.get('binding:host_id') != host:
+            raise
+        LOG.info('Port %s was released during a move; its binding on %s '
+                 'became the active one and is unbound', port_id, host)
+        unbind_from_host(client, port)
 
 
 def move_bindings(client, instance, host, provider_of_port, ports=None):

@@ -3,9 +3,10 @@ conductor's reschedule loop (seed 001), through the real daemons.
 
 compute1 is every server's source (its transfers take two seconds and fail
 for a server named "doomed-lm"); compute2 refuses every live migration at
-its pre-check; compute3 takes them. A filler server on compute3 makes the
-scheduler prefer compute2 (more free RAM), so each migration is first
-refused by compute2 and rescheduled.
+its pre-check; compute3 takes them (its pre-check of a server named
+"deleted-before-bind" takes eight seconds). A filler server on compute3
+makes the scheduler prefer compute2 (more free RAM), so each migration is
+first refused by compute2 and rescheduled.
 """
 
 from tests.functional import base
@@ -22,6 +23,8 @@ class LiveMigrationTest(test_port_resources.PortServiceMixin,
         1: '[compute]\nfake_live_migration_seconds = 2\n'
            'fake_fail_live_migration_for = doomed-lm\n',
         2: '[compute]\nfake_refuse_live_migration = true\n',
+        3: '[compute]\nfake_live_migration_check_seconds = '
+           'deleted-before-bind:8\n',
     }
 
     @classmethod
@@ -195,6 +198,40 @@ class LiveMigrationTest(test_port_resources.PortServiceMixin,
                       server['id'] in line]
             self.assertEqual([], errors, host)
         # (The audit after the test finds no guest left on either host.)
+
+    def test_a_delete_before_the_port_is_bound_leaves_it_bound_nowhere(
+            self):
+        # The soak's race: the delete releases the port while compute3
+        # checks; the conductor's binding there, made on a port bound to
+        # no host, becomes the port's own, and the undo unbinds it.
+        server, port = self.boot_on_compute1('deleted-before-bind')
+        self.migrate(server['id'])
+        fixtures.wait_for(
+            lambda: 'Live migration of %s: compute2 refused' % server['id']
+            in self.plane.daemons['conductor'].log(),
+            30, interval=0.05, what='compute2 refusing')
+        response = self.admin.delete('/servers/%s' % server['id'])
+        self.assertEqual(204, response.status_code, response.text)
+        self.admin.wait_for_gone(server['id'])
+        released = 'Port %s was released' % port['id']
+        fixtures.wait_for(
+            lambda: released in self.plane.daemons['conductor'].log(),
+            30, what='the conductor finding the port released')
+        fixtures.wait_for(
+            lambda: self.migrations(server['id'])[-1]['status'] == 'error',
+            30, what='the migration ended')
+        self.assertEqual({'': 'ACTIVE'}, {
+            host: b['status'] for host, b in
+            self.bindings(port['id']).items()})
+        left = self.port(port['id'])
+        self.assertEqual(('', ''), (left['device_id'],
+                                    left['binding:host_id']))
+        self.assertNotIn('allocation', left['binding:profile'])
+        [migration] = self.migrations(server['id'])
+        self.assertEqual(({}, {}), (self.allocations(server['id']),
+                                    self.allocations(migration['uuid'])))
+        # (The audit after the test finds no port left naming an
+        # allocation.)
 
     def anti_affinity_pair(self, name):
         """The ids of two members of a new anti-affinity group, the first

@@ -263,6 +263,20 @@ class TestPortViolations(AuditTestCase):
                                        project_id='someone-else'))
         self.assertEqual([], self.run_audit())
 
+    def test_a_port_of_no_server_naming_an_allocation(self):
+        # A move's binding on a destination outlived the server deleted
+        # meanwhile (the port released before the binding was made).
+        port = self.ports.add(port_fakes.port(
+            host='h2', profile={'allocation': self.nics['h2']},
+            egress=1000))
+        self.assertOneViolation(port['id'], 'belongs to no server',
+                                self.nics['h2'])
+
+    def test_a_port_of_no_server_bound_without_an_allocation_is_fine(self):
+        # Bound by its owner (any project may bind its port to a host).
+        self.ports.add(port_fakes.port(host='h2'))
+        self.assertEqual([], self.run_audit())
+
     def test_a_port_of_a_server_being_scheduled_is_not_reported(self):
         uuid = self.build_request()
         self.ports.add(port_fakes.port(device_id=uuid))

@@ -47,6 +47,8 @@ the steps recorded on the migration: up to ``transferred`` it replays
 their undos, from there it finishes the move.
 """
 
+import time
+
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
@@ -57,6 +59,7 @@ from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import flow as flows
 from nova_lite import lifecycle
+from nova_lite.network import api as network_api
 from nova_lite import objects
 from nova_lite import outage
 
@@ -75,6 +78,10 @@ def check_destination(compute, context, instance, migrate_data):
     """As the destination: can ``instance`` come here live? The
     scheduler has claimed the room; what is left is the hypervisor's
     say."""
+    held = CONF.compute.fake_live_migration_check_seconds.get(
+        instance.display_name)
+    if held:
+        time.sleep(float(held))
     if CONF.compute.fake_refuse_live_migration:
         raise exception.MigrationPreCheckError(
             reason='%s refuses live migrations ([compute] '
@@ -239,7 +246,8 @@ def live_migration_undos(compute, context, instance, migration,
             context, instance, dest, _migrate_data(migration, dest))
 
     def unbind(bound):
-        compute.ports.delete_binding(bound['port'], bound['host'])
+        network_api.drop_binding(compute.ports, bound['port'],
+                                 bound['host'])
 
     return flows.undo_table(
         migrating=clear_task,

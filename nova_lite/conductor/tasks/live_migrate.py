@@ -249,6 +249,11 @@ class LiveMigrationTask:
                                                       profile)
             migrate_data.bound_ports = migrate_data.bound_ports + [
                 port['id']]
+            if binding.get('status') == network_api.ACTIVE:
+                # Bound to no host any more: released since it was read.
+                raise exception.PortReleasedDuringMove(
+                    port_id=port['id'], instance_uuid=self.instance.uuid,
+                    host=dest)
             if binding.get('vif_type') in network_api.VIF_FAILED:
                 raise exception.PortBindingFailed(
                     port_id=port['id'], host=dest,
@@ -297,7 +302,8 @@ def live_migration_undos(cctxt, reportclient, port_client, instance_uuid,
     docstring); each is idempotent."""
     def unbind(bound):
         try:
-            port_client.delete_binding(bound['port'], bound['host'])
+            network_api.drop_binding(port_client, bound['port'],
+                                     bound['host'])
         except exception.NovaLiteException as e:
             LOG.error('Inactive binding of port %s on %s not deleted: %s',
                       bound['port'], bound['host'], e)

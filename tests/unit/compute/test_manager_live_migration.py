@@ -373,6 +373,33 @@ class TestDeletedBeforeItStarts(LiveMigrationTestCase):
         self.assertNotIn('dst', self.bindings())
 
 
+class TestDeletedBeforeItsPortWasBound(LiveMigrationTestCase):
+    """The delete reached the source before the conductor bound the
+    server's port on the destination: the port, released by the delete,
+    was bound to no host, so that binding became its own (ACTIVE) one.
+    Undone, the port is bound to no host again rather than left on the
+    destination naming an allocation given back."""
+
+    def setUp(self):
+        super().setUp()
+        self.ports.delete_binding(self.port['id'], 'dst')
+        self.manager.terminate_instance(self.context, self.instance)
+        self.allocate(self.instance.uuid, self.allocation_on('dst'))
+        self.assertEqual('ACTIVE', self.ports.create_binding(
+            self.port['id'], 'dst',
+            {'allocation': self.nics['dst']})['status'])
+        self.live_migrate()
+
+    def test_the_port_is_left_bound_to_no_host(self):
+        self.assertEqual({'': ('ACTIVE', {})}, self.bindings())
+
+    def test_nothing_stays_held_and_the_migration_is_cancelled(self):
+        self.assertEqual(({}, {}, 'cancelled'), (
+            self.resources(self.instance.uuid),
+            self.resources(self.migration.uuid),
+            self.stored_migration().status))
+
+
 class TestDeletedWhileItIsUnderWay(LiveMigrationTestCase):
     """The delete reaches the source while the server's consumer holds
     the destination the conductor claimed for it (its source side is the

@@ -26,6 +26,7 @@ from nova_lite.compute import states
 from nova_lite.conductor.tasks import live_migrate
 from nova_lite import context as nova_context
 from nova_lite import exception
+from nova_lite.network import api as network_api
 from nova_lite import objects
 from tests.unit.conductor import test_evacuate_unshelve_tasks as move_fakes
 from tests.unit.network import test_client_helpers as port_fakes
@@ -36,9 +37,10 @@ DESTINATIONS = ('dst', 'dst2')
 class BindingPortService(port_fakes.FakePortService):
     """``FakePortService`` with the multiple port bindings extension
     (``binding-extended``) as the port service serves it: a binding made
-    for another host than the port's is INACTIVE; activating it makes the
-    port's ACTIVE binding INACTIVE in its place; the ACTIVE binding cannot
-    be deleted. ``extensions``: the aliases it answers for."""
+    for another host than the port's is INACTIVE (made for a port bound
+    to no host, it becomes the port's own, ACTIVE); activating it makes
+    the port's ACTIVE binding INACTIVE in its place; the ACTIVE binding
+    cannot be deleted. ``extensions``: the aliases it answers for."""
 
     def __init__(self, *ports, extensions=('binding-extended',)):
         super().__init__(*ports)
@@ -63,9 +65,14 @@ class BindingPortService(port_fakes.FakePortService):
                    'profile': dict(profile or {}),
                    'vif_type': 'binding_failed'
                    if host in self.unbindable_hosts else 'ovs'}
-        self.extra_bindings.setdefault(port_id, []).append(binding)
         self.calls.append(('create_binding', port_id,
                            {'host': host, 'profile': dict(profile or {})}))
+        if not document.get('binding:host_id'):
+            document.update({'binding:host_id': host,
+                             'binding:profile': dict(binding['profile']),
+                             'binding:vif_type': binding['vif_type']})
+            return dict(binding, status='ACTIVE')
+        self.extra_bindings.setdefault(port_id, []).append(binding)
         return copy.deepcopy(binding)
 
     def activate_binding(self, port_id, host):
@@ -672,3 +679,51 @@ class TestUnsentCast(LiveMigrateTestCase):
         self.migrate(LiveMigrationComputeRPC(
             cast_error=messaging.MessageDeliveryFailure('broker down')))
         self.assertNotIn('dst', self.bindings())
+
+
+# -- the server is deleted while its destination checks ----------------------
+
+class DeletingDestination(LiveMigrationComputeRPC):
+    """The server's user deletes it while the destination runs its
+    pre-check: its compute gives back what the server holds (nothing,
+    its source being the migration's), releases its ports and deletes
+    its record, before the conductor binds the ports on the
+    destination."""
+
+    def __init__(self, test):
+        super().__init__()
+        self.test = test
+
+    def check_can_live_migrate_destination(self, context, instance, host,
+                                           migrate_data):
+        stored = self.test.stored(self.test.instance)
+        self.test.reportclient.delete_allocations(stored.uuid)
+        network_api.release_ports(self.test.ports, stored)
+        stored.destroy()
+        return super().check_can_live_migrate_destination(
+            context, instance, host, migrate_data)
+
+
+class TestDeletedWhileTheDestinationChecks(LiveMigrateTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.migrate(DeletingDestination(self))
+
+    def test_the_released_port_is_left_bound_to_no_host(self):
+        # Its binding on the destination, made on a port bound nowhere,
+        # became the port's own; the undo binds it to no host again.
+        self.assertEqual({'': ('ACTIVE', {})}, self.bindings())
+        self.assertEqual(('', None), (
+            self.ports.ports[self.port['id']]['device_id'],
+            self.ports.ports[self.port['id']]['binding:host_id']))
+
+    def test_nothing_is_held_and_nothing_is_cast(self):
+        self.assertEqual(({}, {}, []), (self.held(self.instance.uuid),
+                                        self.held(self.migration.uuid),
+                                        self.compute.live_migrations))
+
+    def test_the_migration_is_error_naming_the_released_port(self):
+        self.assertEqual('error', self.stored_migration().status)
+        self.assertIn('Port %s was released' % self.port['id'],
+                      self.logs.output)

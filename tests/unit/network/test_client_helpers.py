@@ -596,7 +596,7 @@ class _Answering:
             environ, start_response)
 
 
-class TestPortClient(base.NetworkTestCase):
+class PortAppTestCase(base.NetworkTestCase):
     """PortClient against the port API app, in this process."""
 
     def setUp(self):
@@ -608,6 +608,9 @@ class TestPortClient(base.NetworkTestCase):
         client.session.mount(NETWORK_URL, adapter or base.WSGIAdapter(
             app or self.app))
         return client
+
+
+class TestPortClient(PortAppTestCase):
 
     def test_show_port_answers_the_port(self):
         made = self.make_port(self.network['id'])
@@ -713,3 +716,64 @@ class TestPortClient(base.NetworkTestCase):
         self.assertTrue(url.endswith(
             '/v2.0/ports/%s/bindings/..%%2F..%%2Fagents%%3Fx%%3D1' % PORT_ID),
             url)
+
+
+class TestDropBinding(PortAppTestCase):
+    """The undo of a move's binding on a destination, against the port
+    API app: the rules of multiple bindings are the service's own."""
+
+    SERVER = uuidutils.generate_uuid()
+    PROVIDER = uuidutils.generate_uuid()
+
+    def bound_port(self, host='src', device_id=SERVER):
+        made = self.make_port(self.network['id'])
+        return self.client().update_port(
+            made['id'], device_id=device_id,
+            device_owner=network_api.DEVICE_OWNER,
+            **{'binding:host_id': host})
+
+    def hosts(self, port_id):
+        return {b['host']: b['status']
+                for b in self.client().bindings(port_id)}
+
+    def test_the_inactive_binding_of_a_bound_port_is_deleted(self):
+        made = self.bound_port()
+        client = self.client()
+        self.assertEqual('INACTIVE', client.create_binding(
+            made['id'], 'dst')['status'])
+        network_api.drop_binding(client, made['id'], 'dst')
+        self.assertEqual({'src': 'ACTIVE'}, self.hosts(made['id']))
+
+    def test_a_port_released_before_the_binding_is_unbound_again(self):
+        # The server was deleted after the move read its port: the
+        # destination's binding, made on a port bound nowhere, became
+        # the port's own, with the move's allocation in its profile.
+        made = self.bound_port()
+        client = self.client()
+        client.update_port(made['id'], device_id='', device_owner='',
+                           **{'binding:host_id': None})
+        self.assertEqual('ACTIVE', client.create_binding(
+            made['id'], 'dst', {'allocation': self.PROVIDER})['status'])
+        network_api.drop_binding(client, made['id'], 'dst')
+        self.assertEqual({'': 'ACTIVE'}, self.hosts(made['id']))
+        left = client.show_port(made['id'])
+        self.assertFalse(left['binding:host_id'])
+        self.assertNotIn('allocation', left['binding:profile'])
+
+    def test_a_port_another_server_took_on_that_host_is_left_alone(self):
+        other = uuidutils.generate_uuid()
+        made = self.bound_port(host='dst', device_id=other)
+        client = self.client()
+        self.assertRaises(exception.PortUpdateFailed,
+                          network_api.drop_binding, client, made['id'],
+                          'dst')
+        left = client.show_port(made['id'])
+        self.assertEqual((other, 'dst'), (left['device_id'],
+                                          left['binding:host_id']))
+
+    def test_a_port_deleted_meanwhile_is_nothing_to_undo(self):
+        made = self.bound_port()
+        client = self.client()
+        client.create_binding(made['id'], 'dst')
+        client.delete_port(made['id'])
+        network_api.drop_binding(client, made['id'], 'dst')
