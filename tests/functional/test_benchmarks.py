@@ -107,6 +107,12 @@ class TestBenchmarksRun(testtools.TestCase):
         self.assertRegex(output, r'nodes_by_uuid_cpu_ms: [0-9.]+  '
                                  r'nodes_by_uuid_wall_ms: [0-9.]+  '
                                  r'statements: 1.0  hosts answered: 5\n')
+        # The pass over the nodes, with both getters, reads no row.
+        for name in ('host_state_updates',
+                     'host_state_updates_oslo_getters'):
+            self.assertRegex(output, r'%s_cpu_ms: [0-9.]+  %s_wall_ms: '
+                                     r'[0-9.]+  statements: 0.0  hosts '
+                                     r'answered: 5\n' % (name, name))
 
     def test_wire_bench(self):
         output = self.bench('wire_bench.py', '--calls', '5',
