@@ -111,10 +111,13 @@ def claim_and_bind_here(compute, context, instance, flow, node, limits,
     ports' request groups on the providers the scheduler chose), then
     point each port's binding here, with this host's provider as its
     ``allocation``. ``bind_here`` records what it replaces, for its
-    undo to put back."""
+    undo to put back. The node's record follows the claim within
+    ``resource_tracker.WRITE_SOON_SECONDS``, with the operation's last
+    save if that comes first (``save_ending``, ``usage_with_save``)."""
     flow.step('claim_here', node)
     compute.rt.claim(context, instance, node, limits,
-                     network_api.port_allocations(groups, provider_of_port))
+                     network_api.port_allocations(groups, provider_of_port),
+                     write_soon=True)
     for port in ports:
         flow.step('bind_here', {
             'port': port['id'], 'host': port.get('binding:host_id'),

@@ -127,8 +127,13 @@ def _evacuate(compute, context, instance, image, migration, selection,
                 compute.driver.spawn(context, instance, image)
                 common.spawned(compute, instance, was_stopped)
                 try:
-                    instance.save(
-                        expected_task_state=[states.REBUILD_SPAWNING])
+                    # The claim's record and the end of the move's
+                    # workload go with it.
+                    with compute.rt.usage_with_save(context,
+                                                    instance) as changes:
+                        instance.save(
+                            expected_task_state=[states.REBUILD_SPAWNING],
+                            node=changes)
                 except exception.UnexpectedTaskStateError as e:
                     LOG.info('%s changed while it was evacuated (%s)',
                              instance.uuid, e)

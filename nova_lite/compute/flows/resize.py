@@ -300,7 +300,12 @@ def finish_resize(compute, context, instance, migration, flavor,
                                         else states.RUNNING)
                 instance.task_state = None
                 instance.launched_at = timeutils.utcnow()
-                instance.save(expected_task_state=[states.RESIZE_FINISH])
+                # The claim's record and the end of the move's workload
+                # go with it.
+                with compute.rt.usage_with_save(context,
+                                                instance) as changes:
+                    instance.save(expected_task_state=[states.RESIZE_FINISH],
+                                  node=changes)
                 migration.status = 'finished'
                 migration.save(expected_status=['post-migrating'])
                 flow.done()

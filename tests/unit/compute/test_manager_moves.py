@@ -14,6 +14,7 @@ bandwidth resource request.
 """
 
 import datetime
+import time
 from unittest import mock
 
 import fixtures
@@ -27,6 +28,7 @@ from nova_lite.compute.flows import evacuate
 from nova_lite.compute.flows import shelve
 from nova_lite.compute import instance_actions
 from nova_lite.compute import manager as compute_manager
+from nova_lite.compute import resource_tracker
 from nova_lite.compute import states
 from nova_lite import context as nova_context
 from nova_lite import objects
@@ -263,6 +265,23 @@ class TestEvacuate(EvacuateTestCase):
         stored = self.stored(self.instance)
         self.assertEqual((states.STOPPED, states.SHUTDOWN),
                          (stored.vm_state, stored.power_state))
+
+    def test_its_claim_goes_to_the_node_with_its_last_save(self):
+        # An evacuation quicker than WRITE_SOON_SECONDS: the node's record
+        # is not saved on its own; its claim and the server ACTIVE here
+        # go with the save that ends it.
+        self.useFixture(fixtures.MockPatchObject(
+            resource_tracker, 'WRITE_SOON_SECONDS', 0.05))
+        with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
+                               side_effect=objects.ComputeNode.save) as saves:
+            self.evacuate()
+            time.sleep(0.2)  # the claim's write would have come by now
+        self.assertEqual(0, saves.call_count)
+        node = objects.ComputeNode.get_by_host_and_nodename(
+            self.context, 'dst', 'dst')
+        self.assertEqual(('0', '1', 1),
+                         (node.stats['io_workload'],
+                          node.stats['num_vm_active'], node.vcpus_used))
 
 
 class TestEvacuateLateOrRepeated(EvacuateTestCase):
@@ -695,19 +714,25 @@ class TestUnshelveOffloaded(UnshelveOffloadedTestCase):
         self.assertEqual((None, {}), self.binding(self.port))
         self.assertEqual([], self.guests())
 
-    def test_its_end_goes_to_the_nodes_stats_with_its_last_save(self):
-        # The claim's is the node's only save of its own; the server
-        # ACTIVE, no I/O operation left, goes with the save that ends it.
+    def test_its_claim_and_end_go_to_the_node_with_its_last_save(self):
+        # An unshelve quicker than WRITE_SOON_SECONDS: the node's record
+        # is not saved on its own; its claim (the resources used) and its
+        # end (the server ACTIVE, no I/O operation left) go with the save
+        # that ends it.
+        self.useFixture(fixtures.MockPatchObject(
+            resource_tracker, 'WRITE_SOON_SECONDS', 0.05))
         with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
                                side_effect=objects.ComputeNode.save) as saves:
             self.manager._submit(shelve.unshelve, self.context,
                                  self.instance, None, self.spec,
                                  self.selection()).result(30)
-        self.assertEqual(1, saves.call_count)
-        stats = objects.ComputeNode.get_by_host_and_nodename(
-            self.context, 'dst', 'dst').stats
-        self.assertEqual(('0', '1'),
-                         (stats['io_workload'], stats['num_vm_active']))
+            time.sleep(0.2)  # the claim's write would have come by now
+        self.assertEqual(0, saves.call_count)
+        node = objects.ComputeNode.get_by_host_and_nodename(
+            self.context, 'dst', 'dst')
+        self.assertEqual(('0', '1', 1),
+                         (node.stats['io_workload'],
+                          node.stats['num_vm_active'], node.vcpus_used))
 
 
 # -- build: binding the ports -------------------------------------------------
