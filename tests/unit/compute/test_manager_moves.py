@@ -196,6 +196,20 @@ class ManagerTestCase(testtools.TestCase):
     def guests(self, manager=None):
         return (manager or self.manager).driver.list_instance_uuids()
 
+    def node_saves_during(self, run):
+        """How often the node's record was saved on its own (not with an
+        instance's save) while ``run()`` ran and for a moment after,
+        within which a claim's write-soon would have come
+        (WRITE_SOON_SECONDS made 0.05); and ``dst``'s record then."""
+        self.useFixture(fixtures.MockPatchObject(
+            resource_tracker, 'WRITE_SOON_SECONDS', 0.05))
+        with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
+                               side_effect=objects.ComputeNode.save) as saves:
+            run()
+            time.sleep(0.2)
+        return saves.call_count, objects.ComputeNode.get_by_host_and_nodename(
+            self.context, 'dst', 'dst')
+
 
 # -- evacuation to this host --------------------------------------------------
 
@@ -270,17 +284,9 @@ class TestEvacuate(EvacuateTestCase):
         # An evacuation quicker than WRITE_SOON_SECONDS: the node's record
         # is not saved on its own; its claim and the server ACTIVE here
         # go with the save that ends it.
-        self.useFixture(fixtures.MockPatchObject(
-            resource_tracker, 'WRITE_SOON_SECONDS', 0.05))
-        with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
-                               side_effect=objects.ComputeNode.save) as saves:
-            self.evacuate()
-            time.sleep(0.2)  # the claim's write would have come by now
-        self.assertEqual(0, saves.call_count)
-        node = objects.ComputeNode.get_by_host_and_nodename(
-            self.context, 'dst', 'dst')
-        self.assertEqual(('0', '1', 1),
-                         (node.stats['io_workload'],
+        saves, node = self.node_saves_during(self.evacuate)
+        self.assertEqual((0, '0', '1', 1),
+                         (saves, node.stats['io_workload'],
                           node.stats['num_vm_active'], node.vcpus_used))
 
 
@@ -719,19 +725,12 @@ class TestUnshelveOffloaded(UnshelveOffloadedTestCase):
         # is not saved on its own; its claim (the resources used) and its
         # end (the server ACTIVE, no I/O operation left) go with the save
         # that ends it.
-        self.useFixture(fixtures.MockPatchObject(
-            resource_tracker, 'WRITE_SOON_SECONDS', 0.05))
-        with mock.patch.object(objects.ComputeNode, 'save', autospec=True,
-                               side_effect=objects.ComputeNode.save) as saves:
-            self.manager._submit(shelve.unshelve, self.context,
-                                 self.instance, None, self.spec,
-                                 self.selection()).result(30)
-            time.sleep(0.2)  # the claim's write would have come by now
-        self.assertEqual(0, saves.call_count)
-        node = objects.ComputeNode.get_by_host_and_nodename(
-            self.context, 'dst', 'dst')
-        self.assertEqual(('0', '1', 1),
-                         (node.stats['io_workload'],
+        saves, node = self.node_saves_during(
+            lambda: self.manager._submit(
+                shelve.unshelve, self.context, self.instance, None,
+                self.spec, self.selection()).result(30))
+        self.assertEqual((0, '0', '1', 1),
+                         (saves, node.stats['io_workload'],
                           node.stats['num_vm_active'], node.vcpus_used))
 
 
