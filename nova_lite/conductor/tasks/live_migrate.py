@@ -22,7 +22,10 @@ task_state to ``migrating``. Here, in order, each step with its undo (a
    given back); the destination and
    the source run their pre-checks; ``bind_destination`` -- each port gets
    an INACTIVE binding on the destination whose ``allocation`` is the
-   destination's provider (undo: that binding is deleted). When a
+   destination's provider (undo: that binding is deleted; one made
+   ACTIVE -- the port was released since it was read, its server
+   deleted or the port detached -- ends the move, PortReleasedDuringMove,
+   and its undo binds the port to no host again). When a
    pre-check or a binding fails, that try's steps are undone, the host is
    added to the tried ones and the scheduler is asked again, up to
    ``[DEFAULT] migrate_max_retries`` times (-1: until no host is left);
