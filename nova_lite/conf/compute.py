@@ -42,11 +42,12 @@ compute_opts = [
                 help='Failure injection: instance names (or "*") whose live '
                      'migration transfer fails when this compute is the '
                      'source.'),
-    cfg.DictOpt('fake_live_migration_check_seconds', default={},
-                help='Failure injection: {instance name: seconds} the '
-                     'pre-check of a live migration of that server to this '
-                     'compute takes, so a test can act on the server (delete '
-                     'it) while the conductor prepares the move.'),
+    cfg.Opt('fake_live_migration_check_seconds', default={},
+            type=types.Dict(value_type=types.Float(min=0)),
+            help='Failure injection: {instance name: seconds} the '
+                 'pre-check of a live migration of that server to this '
+                 'compute takes, so a test can act on the server (delete '
+                 'it) while the conductor prepares the move.'),
     cfg.BoolOpt('fake_refuse_live_migration', default=False,
                 help='Failure injection: this compute answers every live '
                      'migration pre-check as a destination with a refusal, '

@@ -27,6 +27,7 @@ from oslo_utils import uuidutils
 from nova_lite import conf as nova_conf
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite import outage
 from nova_lite import service_auth
 
 CONF = nova_conf.CONF
@@ -371,19 +372,25 @@ def drop_binding(client, port_id, host):
     or the port detached) was bound to no host when that binding was
     made, so the binding became its ACTIVE one, which cannot be deleted:
     the port is then bound to no host again, unless a server took it
-    since. Raises what the port service raises otherwise."""
-    try:
-        client.delete_binding(port_id, host)
-    except exception.PortUpdateFailed:
+    since. Safe to repeat: while the port service does not answer it is
+    asked again, until [DEFAULT] outage_wait is over. Raises what the
+    port service raises otherwise."""
+    def drop():
         try:
-            port = client.show_port(port_id)
-        except exception.PortNotFound:
-            return
-        if port.get('device_id') or port.get('binding:host_id') != host:
-            raise
-        LOG.info('Port %s was released during a move; its binding on %s '
-                 'became the active one and is unbound', port_id, host)
-        unbind_from_host(client, port)
+            client.delete_binding(port_id, host)
+        except exception.PortUpdateFailed:
+            try:
+                port = client.show_port(port_id)
+            except exception.PortNotFound:
+                return
+            if port.get('device_id') or port.get('binding:host_id') != host:
+                raise
+            LOG.info('Port %s was released during a move; its binding on '
+                     '%s became the active one and is unbound', port_id,
+                     host)
+            unbind_from_host(client, port)
+    outage.ride_out(drop, exception.NetworkUnavailable,
+                    'Dropping the binding of port %s on %s' % (port_id, host))
 
 
 def move_bindings(client, instance, host, provider_of_port, ports=None):

@@ -33,13 +33,20 @@ def save_expecting(instance, task_state):
     return None
 
 
+def save_with_usage(compute, context, instance, task_state):
+    """The last save of an operation here, expecting ``task_state``: what
+    the node's record waits to have written (a claim's, the operation's
+    end in its stats) goes with the same conductor call
+    (``ResourceTracker.usage_with_save``). Raises what the save raises."""
+    with compute.rt.usage_with_save(context, instance) as node:
+        instance.save(expected_task_state=[task_state], node=node)
+
+
 def save_ending(compute, context, instance, task_state):
-    """``save_expecting`` for the last save of an operation here: the
-    node's stats see the operation end with the same conductor call
-    (``ResourceTracker.usage_with_save``)."""
+    """``save_expecting`` for the last save of an operation here
+    (``save_with_usage``)."""
     try:
-        with compute.rt.usage_with_save(context, instance) as node:
-            instance.save(expected_task_state=[task_state], node=node)
+        save_with_usage(compute, context, instance, task_state)
     except (exception.InstanceNotFound,
             exception.UnexpectedTaskStateError) as e:
         return e
@@ -113,7 +120,7 @@ def claim_and_bind_here(compute, context, instance, flow, node, limits,
     ``allocation``. ``bind_here`` records what it replaces, for its
     undo to put back. The node's record follows the claim within
     ``resource_tracker.WRITE_SOON_SECONDS``, with the operation's last
-    save if that comes first (``save_ending``, ``usage_with_save``)."""
+    save if that comes first (``save_with_usage``)."""
     flow.step('claim_here', node)
     compute.rt.claim(context, instance, node, limits,
                      network_api.port_allocations(groups, provider_of_port),

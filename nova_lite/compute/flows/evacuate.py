@@ -129,11 +129,8 @@ def _evacuate(compute, context, instance, image, migration, selection,
                 try:
                     # The claim's record and the end of the move's
                     # workload go with it.
-                    with compute.rt.usage_with_save(context,
-                                                    instance) as changes:
-                        instance.save(
-                            expected_task_state=[states.REBUILD_SPAWNING],
-                            node=changes)
+                    common.save_with_usage(compute, context, instance,
+                                           states.REBUILD_SPAWNING)
                 except exception.UnexpectedTaskStateError as e:
                     LOG.info('%s changed while it was evacuated (%s)',
                              instance.uuid, e)

@@ -81,7 +81,7 @@ def check_destination(compute, context, instance, migrate_data):
     held = CONF.compute.fake_live_migration_check_seconds.get(
         instance.display_name)
     if held:
-        time.sleep(float(held))
+        time.sleep(held)
     if CONF.compute.fake_refuse_live_migration:
         raise exception.MigrationPreCheckError(
             reason='%s refuses live migrations ([compute] '

@@ -302,10 +302,8 @@ def finish_resize(compute, context, instance, migration, flavor,
                 instance.launched_at = timeutils.utcnow()
                 # The claim's record and the end of the move's workload
                 # go with it.
-                with compute.rt.usage_with_save(context,
-                                                instance) as changes:
-                    instance.save(expected_task_state=[states.RESIZE_FINISH],
-                                  node=changes)
+                common.save_with_usage(compute, context, instance,
+                                       states.RESIZE_FINISH)
                 migration.status = 'finished'
                 migration.save(expected_status=['post-migrating'])
                 flow.done()

@@ -583,6 +583,21 @@ class _Recording(base.DownAdapter):
         return response
 
 
+class _Blinking(base.WSGIAdapter):
+    """The port API app behind a transport that refuses the first
+    ``refused`` requests (the service restarting)."""
+
+    def __init__(self, app, refused):
+        super().__init__(app)
+        self.refused = refused
+
+    def send(self, request, **kwargs):
+        if self.refused:
+            self.refused -= 1
+            raise requests.ConnectionError('Connection refused')
+        return super().send(request, **kwargs)
+
+
 class _Answering:
     """A WSGI app that answers every request with ``status``."""
 
@@ -770,6 +785,20 @@ class TestDropBinding(PortAppTestCase):
         left = client.show_port(made['id'])
         self.assertEqual((other, 'dst'), (left['device_id'],
                                           left['binding:host_id']))
+
+    def test_a_port_service_that_blinks_costs_a_pause(self):
+        # Its first request (the DELETE) is refused; asked again once the
+        # service is back, the binding goes.
+        made = self.bound_port()
+        self.client().create_binding(made['id'], 'dst')
+        pauses = []
+        self.useFixture(fixtures.MonkeyPatch('nova_lite.outage.sleep',
+                                             pauses.append))
+        blinking = _Blinking(self.app, refused=1)
+        network_api.drop_binding(self.client(adapter=blinking), made['id'],
+                                 'dst')
+        self.assertEqual((1, 0), (len(pauses), blinking.refused))
+        self.assertEqual({'src': 'ACTIVE'}, self.hosts(made['id']))
 
     def test_a_port_deleted_meanwhile_is_nothing_to_undo(self):
         made = self.bound_port()
